@@ -1,0 +1,1 @@
+//! Audits (in progress)

@@ -1,0 +1,1 @@
+//! Bounds (in progress)

@@ -1,0 +1,1 @@
+//! Divergences (in progress)

@@ -1,0 +1,142 @@
+//! Typed errors shared by the whole library.
+//!
+//! Every variant names the offending parameter and its value, so that a message printed by the CLI
+//! (or written into the `error` column of `dpaudit eval`) tells the user exactly what to fix.
+
+use thiserror::Error;
+
+/// The library's error type.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum Error {
+    /// A parameter is outside its domain (σ ≤ 0, α ≤ 1, a ≥ b, NaN, …).
+    #[error("invalid parameter {name} = {value}: must be {expected}")]
+    InvalidParameter {
+        /// Parameter name as in the paper / the eval vocabulary.
+        name: String,
+        /// The offending value, as given.
+        value: String,
+        /// The valid range, in words.
+        expected: String,
+    },
+    /// A theorem's validity condition does not hold for the given parameters.
+    #[error("{theorem}: outside its validity range: {condition}")]
+    OutsideValidity {
+        /// Which result (paper, theorem, equation).
+        theorem: String,
+        /// The violated condition, with the values that violate it.
+        condition: String,
+    },
+    /// A required parameter is missing.
+    #[error("missing parameter {name} (needed by {needed_by})")]
+    MissingParameter {
+        /// Parameter name.
+        name: String,
+        /// What needs it.
+        needed_by: String,
+    },
+    /// A parameter was given that the quantity/family does not take.
+    #[error("unknown parameter {name} for {context} (accepted: {accepted})")]
+    UnknownParameter {
+        /// Parameter name.
+        name: String,
+        /// Quantity and family.
+        context: String,
+        /// The accepted parameter names.
+        accepted: String,
+    },
+    /// A value could not be parsed.
+    #[error("cannot parse {what} {text:?}: {reason}")]
+    Parse {
+        /// What was being parsed.
+        what: String,
+        /// The text.
+        text: String,
+        /// Why it failed.
+        reason: String,
+    },
+    /// The requested number of digits could not be certified.
+    #[error("cannot certify {requested} digits for {what}: only {certified} certified")]
+    Precision {
+        /// Digits requested.
+        requested: u32,
+        /// Digits that could be certified.
+        certified: u32,
+        /// What was computed.
+        what: String,
+    },
+    /// The requested method does not exist for this quantity (e.g. no closed form).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The quantity is infinite or undefined for these parameters.
+    #[error("{0}")]
+    Undefined(String),
+    /// Input/output failure (files, CSV, TOML).
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Shorthand result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// An [`Error::InvalidParameter`].
+    pub fn invalid(name: &str, value: impl std::fmt::Display, expected: &str) -> Self {
+        Error::InvalidParameter {
+            name: name.to_string(),
+            value: value.to_string(),
+            expected: expected.to_string(),
+        }
+    }
+
+    /// An [`Error::OutsideValidity`].
+    pub fn outside(theorem: &str, condition: impl Into<String>) -> Self {
+        Error::OutsideValidity {
+            theorem: theorem.to_string(),
+            condition: condition.into(),
+        }
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e.to_string())
+    }
+}
+
+/// Checks that `x` is finite.
+pub fn check_finite(name: &str, x: f64) -> Result<f64> {
+    if x.is_finite() {
+        Ok(x)
+    } else {
+        Err(Error::invalid(name, x, "a finite number"))
+    }
+}
+
+/// Checks that `x` is finite and > 0.
+pub fn check_positive(name: &str, x: f64) -> Result<f64> {
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(Error::invalid(name, x, "finite and > 0"))
+    }
+}
+
+/// Checks that `x` is finite and ≥ 0.
+pub fn check_nonnegative(name: &str, x: f64) -> Result<f64> {
+    if x.is_finite() && x >= 0.0 {
+        Ok(x)
+    } else {
+        Err(Error::invalid(name, x, "finite and >= 0"))
+    }
+}
+
+/// Checks a < b, both finite.
+pub fn check_interval(a: f64, b: f64) -> Result<()> {
+    check_finite("a", a)?;
+    check_finite("b", b)?;
+    if a < b {
+        Ok(())
+    } else {
+        Err(Error::invalid("a", a, &format!("< b = {b}")))
+    }
+}

@@ -1,0 +1,1 @@
+//! Batch evaluation (in progress)
