@@ -1,0 +1,1 @@
+//! Quadrature routes (in progress)
