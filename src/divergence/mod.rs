@@ -381,14 +381,14 @@ impl Location {
     }
 }
 
-/// Checks α > 0, α ≠ 1, finite (the Rényi order).
+/// Checks the Rényi order: finite and α > 1 (the orders RDP uses; α → 1 is `kl`).
 pub fn check_alpha(alpha: &Scalar) -> Result<()> {
     let a = alpha.f64();
-    if !a.is_finite() || a <= 0.0 || alpha.mp(256) == 1 {
+    if !a.is_finite() || alpha.mp(256) <= 1 {
         return Err(Error::invalid(
             "alpha",
             alpha,
-            "finite, > 0 and != 1 (use kl for alpha = 1)",
+            "finite and > 1 (use kl for the limit alpha -> 1)",
         ));
     }
     Ok(())
