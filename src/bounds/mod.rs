@@ -1,1 +1,3 @@
-//! Bounds (in progress)
+//! Bounds (placeholder until the bounds branch lands).
+pub mod rgm;
+pub mod rho;
