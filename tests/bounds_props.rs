@@ -2,7 +2,9 @@
 //! checked on random parameters (proptest, deterministic per-test seeds from proptest's default
 //! configuration; failures are shrunk and persisted in `proptest-regressions/`).
 
-use dpaudit::bounds::conversion::{canonne_kamath_steinke, mironov, optimize_over_alpha, Conversion};
+use dpaudit::bounds::conversion::{
+    canonne_kamath_steinke, mironov, optimize_over_alpha, Conversion,
+};
 use dpaudit::bounds::{gaussian, rgm, rho};
 use dpaudit::numeric::mp::agreement_digits;
 use dpaudit::{Error, Scalar};
@@ -140,7 +142,9 @@ proptest! {
             |a| rgm::theorem1_eps(&eta_s, &gamma, d, &dec(a), 30).map(|c| c.value),
             &lo, &hi, &delta.mp(p), Conversion::Mironov,
         ).unwrap();
-        prop_assert!(num >= Float::with_val(p, &e.value) * (1.0 - 1e-25), "numerical {} below closed form {}", num, e.value);
+        // The closed form is certified to 30 digits: the numerical minimum may not lie below it by more.
+        let slack = Float::with_val(p, 1u32) - Float::with_val(p, Float::parse("1e-29").unwrap());
+        prop_assert!(num >= Float::with_val(p, &e.value * &slack), "numerical {} below closed form {}", num, e.value);
         let a = agreement_digits(&num, &e.value);
         prop_assert!(a >= 25.0, "{a:.1} digits: {} vs {}", num, e.value);
     }

@@ -27,7 +27,11 @@ pub enum Conversion {
 
 fn check_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<()> {
     if !(eps_alpha.is_finite() && *eps_alpha >= 0) {
-        return Err(Error::invalid("eps_alpha", eps_alpha.to_f64(), "finite and >= 0"));
+        return Err(Error::invalid(
+            "eps_alpha",
+            eps_alpha.to_f64(),
+            "finite and >= 0",
+        ));
     }
     if !(alpha.is_finite() && *alpha > 1) {
         return Err(Error::invalid("alpha", alpha.to_f64(), "finite and > 1"));
@@ -68,14 +72,25 @@ pub fn cks_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Float> 
 }
 
 /// Applies the chosen conversion on `rug` values.
-pub fn convert_mp(which: Conversion, eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Float> {
+pub fn convert_mp(
+    which: Conversion,
+    eps_alpha: &Float,
+    alpha: &Float,
+    delta: &Float,
+) -> Result<Float> {
     match which {
         Conversion::Mironov => mironov_mp(eps_alpha, alpha, delta),
         Conversion::CanonneKamathSteinke => cks_mp(eps_alpha, alpha, delta),
     }
 }
 
-fn certified(which: Conversion, eps_alpha: &Scalar, alpha: &Scalar, delta: &Scalar, digits: u32) -> Result<Certified> {
+fn certified(
+    which: Conversion,
+    eps_alpha: &Scalar,
+    alpha: &Scalar,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
     nonnegative("eps_alpha", eps_alpha)?;
     alpha_above_one(alpha)?;
     delta_in_unit(delta)?;
@@ -91,14 +106,30 @@ fn certified(which: Conversion, eps_alpha: &Scalar, alpha: &Scalar, delta: &Scal
 }
 
 /// Mironov 2017, Prop. 3: an (α, ε_α)-RDP mechanism is (ε_α + log(1/δ)/(α−1), δ)-DP.
-pub fn mironov(eps_alpha: &Scalar, alpha: &Scalar, delta: &Scalar, digits: u32) -> Result<Certified> {
+pub fn mironov(
+    eps_alpha: &Scalar,
+    alpha: &Scalar,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
     certified(Conversion::Mironov, eps_alpha, alpha, delta, digits)
 }
 
 /// Canonne, Kamath & Steinke 2020, Prop. 12 (Balle et al. 2020, Thm 21): an (α, ε_α)-RDP
 /// mechanism is (ε, δ)-DP with ε = ε_α + log((α−1)/α) − (log δ + log α)/(α−1) (floored at 0).
-pub fn canonne_kamath_steinke(eps_alpha: &Scalar, alpha: &Scalar, delta: &Scalar, digits: u32) -> Result<Certified> {
-    certified(Conversion::CanonneKamathSteinke, eps_alpha, alpha, delta, digits)
+pub fn canonne_kamath_steinke(
+    eps_alpha: &Scalar,
+    alpha: &Scalar,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
+    certified(
+        Conversion::CanonneKamathSteinke,
+        eps_alpha,
+        alpha,
+        delta,
+        digits,
+    )
 }
 
 /// Double-precision [`mironov`].
@@ -136,7 +167,11 @@ fn check_range(lo: f64, hi: f64) -> Result<()> {
         return Err(Error::invalid("alpha_lo", lo, "finite and > 1"));
     }
     if !(hi.is_finite() && hi > lo) {
-        return Err(Error::invalid("alpha_hi", hi, &format!("finite and > alpha_lo = {lo}")));
+        return Err(Error::invalid(
+            "alpha_hi",
+            hi,
+            &format!("finite and > alpha_lo = {lo}"),
+        ));
     }
     Ok(())
 }
@@ -187,13 +222,21 @@ where
     };
     let width = Float::with_val(p, &u_hi - &u_lo);
     let us: Vec<Float> = (0..GRID)
-        .map(|i| Float::with_val(p, &u_lo + Float::with_val(p, &width * i as u32) / (GRID as u32 - 1)))
+        .map(|i| {
+            Float::with_val(
+                p,
+                &u_lo + Float::with_val(p, &width * i as u32) / (GRID as u32 - 1),
+            )
+        })
         .collect();
     let vals: Vec<Option<Float>> = us.iter().map(|u| eval(u, &mut best)).collect();
-    let Some(ibest) = (0..GRID)
-        .filter(|&i| vals[i].is_some())
-        .min_by(|&i, &j| vals[i].as_ref().unwrap().partial_cmp(vals[j].as_ref().unwrap()).unwrap())
-    else {
+    let Some(ibest) = (0..GRID).filter(|&i| vals[i].is_some()).min_by(|&i, &j| {
+        vals[i]
+            .as_ref()
+            .unwrap()
+            .partial_cmp(vals[j].as_ref().unwrap())
+            .unwrap()
+    }) else {
         return Err(first_err.unwrap_or_else(|| Error::Undefined("no alpha evaluated".into())));
     };
     let mut a = us[ibest.saturating_sub(1)].clone();
@@ -202,8 +245,14 @@ where
     let inv_phi = Float::with_val(p, 5u32).sqrt() - 1u32;
     let inv_phi = Float::with_val(p, inv_phi / 2u32);
     let inf = Float::with_val(p, f64::INFINITY);
-    let mut c = Float::with_val(p, &b - Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)));
-    let mut d = Float::with_val(p, &a + Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)));
+    let mut c = Float::with_val(
+        p,
+        &b - Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)),
+    );
+    let mut d = Float::with_val(
+        p,
+        &a + Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)),
+    );
     let mut fc = eval(&c, &mut best).unwrap_or_else(|| inf.clone());
     let mut fd = eval(&d, &mut best).unwrap_or_else(|| inf.clone());
     let mut iter = 0;
@@ -212,13 +261,19 @@ where
             b = d;
             d = c;
             fd = fc;
-            c = Float::with_val(p, &b - Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)));
+            c = Float::with_val(
+                p,
+                &b - Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)),
+            );
             fc = eval(&c, &mut best).unwrap_or_else(|| inf.clone());
         } else {
             a = c;
             c = d;
             fc = fd;
-            d = Float::with_val(p, &a + Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)));
+            d = Float::with_val(
+                p,
+                &a + Float::with_val(p, &inv_phi * Float::with_val(p, &b - &a)),
+            );
             fd = eval(&d, &mut best).unwrap_or_else(|| inf.clone());
         }
         iter += 1;
@@ -268,7 +323,6 @@ where
         .min_by(|&i, &j| vals[i].total_cmp(&vals[j]))
         .unwrap_or(0);
     if !vals[ibest].is_finite() {
-        drop(eval);
         return Err(first_err.unwrap_or_else(|| Error::Undefined("no alpha evaluated".into())));
     }
     let (mut a, mut b) = (us[ibest.saturating_sub(1)], us[(ibest + 1).min(GRID - 1)]);
@@ -292,7 +346,6 @@ where
         }
         iter += 1;
     }
-    drop(eval);
     best.ok_or_else(|| first_err.unwrap_or_else(|| Error::Undefined("no alpha evaluated".into())))
 }
 
@@ -311,15 +364,35 @@ mod tests {
         // eps_a + log((a-1)/a) - (log(delta) + log(a))/(a-1), for (eps_a, a, delta) = (1, 2, 1e-5)
         // and (0.3, 11.5, 1e-10).
         let cases = [
-            ("1", "2", "1e-5", "12.5129254649702284200899572734218210380055074431", "11.1266311038503378012554930305054679018545071744"),
-            ("0.3", "11.5", "1e-10", "2.49293818380385303239808709969939448342962046536", "2.16936192603915449224531122822137812780830303978"),
+            (
+                "1",
+                "2",
+                "1e-5",
+                "12.5129254649702284200899572734218210380055074431",
+                "11.1266311038503378012554930305054679018545071744",
+            ),
+            (
+                "0.3",
+                "11.5",
+                "1e-10",
+                "2.49293818380385303239808709969939448342962046536",
+                "2.16936192603915449224531122822137812780830303978",
+            ),
         ];
         for (e, a, d, m, c) in cases {
             let mv = mironov(&s(e), &s(a), &s(d), 45).unwrap();
             let cv = canonne_kamath_steinke(&s(e), &s(a), &s(d), 45).unwrap();
             let p = mv.value.prec();
-            assert!(agreement_digits(&mv.value, &Float::with_val(p, Float::parse(m).unwrap())) >= 44.0, "{}", mv.value);
-            assert!(agreement_digits(&cv.value, &Float::with_val(p, Float::parse(c).unwrap())) >= 44.0, "{}", cv.value);
+            assert!(
+                agreement_digits(&mv.value, &Float::with_val(p, Float::parse(m).unwrap())) >= 44.0,
+                "{}",
+                mv.value
+            );
+            assert!(
+                agreement_digits(&cv.value, &Float::with_val(p, Float::parse(c).unwrap())) >= 44.0,
+                "{}",
+                cv.value
+            );
             assert!(cv.value < mv.value);
         }
     }
@@ -332,7 +405,13 @@ mod tests {
         assert!(mironov_f64(1.0, 2.0, 0.0).is_err());
         let p = 100;
         let one = Float::with_val(p, 1u32);
-        let r = optimize_over_alpha(|_| Ok(one.clone()), &Float::with_val(p, 0.5), &Float::with_val(p, 10), &Float::with_val(p, 0.1), Conversion::Mironov);
+        let r = optimize_over_alpha(
+            |_| Ok(one.clone()),
+            &Float::with_val(p, 0.5),
+            &Float::with_val(p, 10),
+            &Float::with_val(p, 0.1),
+            Conversion::Mironov,
+        );
         assert!(r.is_err());
     }
 
@@ -345,7 +424,8 @@ mod tests {
         let delta = Float::with_val(p, Float::parse("1e-6").unwrap());
         let l = Float::with_val(p, delta.ln_ref()).abs();
         let want_alpha = Float::with_val(p, Float::with_val(p, &l * 2u32).sqrt() / &mu) + 1u32;
-        let want_eps = Float::with_val(p, mu.square_ref()) / 2u32 + Float::with_val(p, &mu * Float::with_val(p, &l * 2u32).sqrt());
+        let want_eps = Float::with_val(p, mu.square_ref()) / 2u32
+            + Float::with_val(p, &mu * Float::with_val(p, &l * 2u32).sqrt());
         let (eps, alpha) = optimize_over_alpha(
             |a| Ok(Float::with_val(p, a * Float::with_val(p, mu.square_ref())) / 2u32),
             &Float::with_val(p, 1.01),
@@ -354,9 +434,14 @@ mod tests {
             Conversion::Mironov,
         )
         .unwrap();
-        assert!(agreement_digits(&eps, &want_eps) > 55.0, "{eps} vs {want_eps}");
+        assert!(
+            agreement_digits(&eps, &want_eps) > 55.0,
+            "{eps} vs {want_eps}"
+        );
         assert!(agreement_digits(&alpha, &want_alpha) > 25.0);
-        let (ef, af) = optimize_over_alpha_f64(|a| Ok(a * 0.125), 1.01, 1000.0, 1e-6, Conversion::Mironov).unwrap();
+        let (ef, af) =
+            optimize_over_alpha_f64(|a| Ok(a * 0.125), 1.01, 1000.0, 1e-6, Conversion::Mironov)
+                .unwrap();
         assert!((ef / want_eps.to_f64() - 1.0).abs() < 1e-14);
         assert!((af / want_alpha.to_f64() - 1.0).abs() < 1e-6);
     }

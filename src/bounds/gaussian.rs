@@ -20,7 +20,12 @@ use crate::scalar::Scalar;
 use rug::Float;
 
 /// Mironov 2017, Prop. 7: the Gaussian mechanism is (α, αΔ²/(2σ²))-RDP for every α > 1.
-pub fn rdp_eps(sensitivity: &Scalar, sigma: &Scalar, alpha: &Scalar, digits: u32) -> Result<Certified> {
+pub fn rdp_eps(
+    sensitivity: &Scalar,
+    sigma: &Scalar,
+    alpha: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
     positive("sensitivity", sensitivity)?;
     positive("sigma", sigma)?;
     alpha_above_one(alpha)?;
@@ -67,7 +72,12 @@ pub fn log_dp_delta_mp(mu: &Float, eps: &Float) -> Float {
 
 /// Balle & Wang 2018, Thm 8: the exact privacy profile
 /// δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), ε ≥ 0, in the log form of MATH.md §7.1.
-pub fn dp_delta(sensitivity: &Scalar, sigma: &Scalar, eps: &Scalar, digits: u32) -> Result<Certified> {
+pub fn dp_delta(
+    sensitivity: &Scalar,
+    sigma: &Scalar,
+    eps: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
     positive("sensitivity", sensitivity)?;
     positive("sigma", sigma)?;
     nonnegative("eps", eps)?;
@@ -108,12 +118,22 @@ pub fn dp_eps_mp(mu: &Float, delta: &Float) -> Result<Float> {
     // Start from the double-precision inverse when it is usable.
     let guess = f64s::gaussian_eps_for_delta(mu.to_f64(), delta.to_f64());
     let mut lo = Float::new(p);
-    let mut hi = Float::with_val(p, if guess.is_finite() && guess > 0.0 { guess * 1.25 + 1e-3 } else { 1.0 });
+    let mut hi = Float::with_val(
+        p,
+        if guess.is_finite() && guess > 0.0 {
+            guess * 1.25 + 1e-3
+        } else {
+            1.0
+        },
+    );
     let mut n = 0;
     loop {
         let (hv, _) = h(&hi);
         if hv.is_nan() {
-            return Err(Error::Undefined(format!("Gaussian eps(delta): log delta undefined at eps = {}", hi.to_f64())));
+            return Err(Error::Undefined(format!(
+                "Gaussian eps(delta): log delta undefined at eps = {}",
+                hi.to_f64()
+            )));
         }
         if hv <= 0 {
             break;
@@ -122,7 +142,9 @@ pub fn dp_eps_mp(mu: &Float, delta: &Float) -> Result<Float> {
         hi *= 2u32;
         n += 1;
         if n > 2000 {
-            return Err(Error::Undefined("Gaussian eps(delta): no bracket found".into()));
+            return Err(Error::Undefined(
+                "Gaussian eps(delta): no bracket found".into(),
+            ));
         }
     }
     let mut x = if guess.is_finite() && guess > lo.to_f64() && guess < hi.to_f64() {
@@ -143,23 +165,31 @@ pub fn dp_eps_mp(mu: &Float, delta: &Float) -> Result<Float> {
         }
         let step = Float::with_val(p, &hv / &dh);
         let mut next = Float::with_val(p, &x - &step);
-        if !(next > lo && next < hi) || !step.is_finite() {
+        if !step.is_finite() || next <= lo || next >= hi {
             next = Float::with_val(p, &lo + &hi) / 2u32;
         }
         let scale = Float::with_val(p, x.abs_ref()).max(&Float::with_val(p, 1u32));
         let moved = Float::with_val(p, &next - &x).abs();
         x = next;
         let width = Float::with_val(p, &hi - &lo);
-        if moved <= Float::with_val(p, &scale * &tol) || width <= Float::with_val(p, &scale * &tol) {
+        if moved <= Float::with_val(p, &scale * &tol) || width <= Float::with_val(p, &scale * &tol)
+        {
             return Ok(x);
         }
     }
-    Err(Error::Undefined("Gaussian eps(delta): root finding did not converge".into()))
+    Err(Error::Undefined(
+        "Gaussian eps(delta): root finding did not converge".into(),
+    ))
 }
 
 /// The exact ε(δ) of the Gaussian mechanism: the inverse of [`dp_delta`] in ε (Balle & Wang
 /// 2018, Thm 8), certified on the precision ladder. Returns 0 when δ ≥ δ(0) = 1 − 2Φ(−Δ/(2σ)).
-pub fn dp_eps(sensitivity: &Scalar, sigma: &Scalar, delta: &Scalar, digits: u32) -> Result<Certified> {
+pub fn dp_eps(
+    sensitivity: &Scalar,
+    sigma: &Scalar,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
     positive("sensitivity", sensitivity)?;
     positive("sigma", sigma)?;
     delta_in_unit(delta)?;
@@ -188,18 +218,51 @@ mod tests {
         x.parse().unwrap()
     }
     fn agree(c: &Certified, want: &str) -> f64 {
-        agreement_digits(&c.value, &Float::with_val(c.value.prec(), Float::parse(want).unwrap()))
+        agreement_digits(
+            &c.value,
+            &Float::with_val(c.value.prec(), Float::parse(want).unwrap()),
+        )
     }
 
     // (Δ, σ, ε, δ): mpmath 1.3.0 at dps 60, ncdf(Δ/(2σ) − εσ/Δ) − exp(ε) ncdf(−Δ/(2σ) − εσ/Δ)
     // evaluated literally (mpmath does not overflow) — independent of this code.
     const DELTAS: &[(&str, &str, &str, &str)] = &[
-        ("1", "0.02", "1560", "2.50408036568241717657825578325498310304408692e-10"),
-        ("1", "1", "1", "0.12693673750664394580082962475776688041508065"),
-        ("1", "0.5", "3", "0.18381307654447215597010727020143692071534397"),
-        ("1", "5", "0.01", "0.0751305824360244192854710663056662483061569924"),
-        ("2", "3", "0", "0.26111731963647272345441543586085283334349126"),
-        ("1", "0.1", "20", "0.998029181465427633537601252528745550868879959"),
+        (
+            "1",
+            "0.02",
+            "1560",
+            "2.50408036568241717657825578325498310304408692e-10",
+        ),
+        (
+            "1",
+            "1",
+            "1",
+            "0.12693673750664394580082962475776688041508065",
+        ),
+        (
+            "1",
+            "0.5",
+            "3",
+            "0.18381307654447215597010727020143692071534397",
+        ),
+        (
+            "1",
+            "5",
+            "0.01",
+            "0.0751305824360244192854710663056662483061569924",
+        ),
+        (
+            "2",
+            "3",
+            "0",
+            "0.26111731963647272345441543586085283334349126",
+        ),
+        (
+            "1",
+            "0.1",
+            "20",
+            "0.998029181465427633537601252528745550868879959",
+        ),
     ];
 
     #[test]
@@ -207,7 +270,8 @@ mod tests {
         for (d, sg, e, want) in DELTAS {
             let c = dp_delta(&s(d), &s(sg), &s(e), 42).unwrap();
             assert!(agree(&c, want) >= 41.0, "({d},{sg},{e}): {}", c.value);
-            let f = dp_delta_f64(d.parse().unwrap(), sg.parse().unwrap(), e.parse().unwrap()).unwrap();
+            let f =
+                dp_delta_f64(d.parse().unwrap(), sg.parse().unwrap(), e.parse().unwrap()).unwrap();
             assert!((f / c.to_f64() - 1.0).abs() < 1e-11, "f64 {f}");
         }
     }
@@ -216,9 +280,24 @@ mod tests {
     fn eps_inverts_delta_matches_mpmath() {
         // mpmath findroot on log(δ(ε)) − log(δ_target), dps 60.
         let cases = [
-            ("1", "1", "1e-5", "4.37717809568122462765011629324201091315343852"),
-            ("1", "2", "1e-10", "3.09943033024319605064015941107396202749241334"),
-            ("1", "0.3", "1e-6", "20.7812222565381646460241134087589534630740484"),
+            (
+                "1",
+                "1",
+                "1e-5",
+                "4.37717809568122462765011629324201091315343852",
+            ),
+            (
+                "1",
+                "2",
+                "1e-10",
+                "3.09943033024319605064015941107396202749241334",
+            ),
+            (
+                "1",
+                "0.3",
+                "1e-6",
+                "20.7812222565381646460241134087589534630740484",
+            ),
         ];
         for (d, sg, dl, want) in cases {
             let c = dp_eps(&s(d), &s(sg), &s(dl), 42).unwrap();
@@ -228,7 +307,13 @@ mod tests {
         let z = dp_eps(&s("1"), &s("5"), &s("0.5"), 30).unwrap();
         assert!(z.value.is_zero());
         // round trip at ε = 1560
-        let e = dp_eps(&s("1"), &s("0.02"), &s("2.50408036568241717657825578325498310304408692e-10"), 40).unwrap();
+        let e = dp_eps(
+            &s("1"),
+            &s("0.02"),
+            &s("2.50408036568241717657825578325498310304408692e-10"),
+            40,
+        )
+        .unwrap();
         assert!(agree(&e, "1560") >= 40.0, "{}", e.value);
     }
 
@@ -236,9 +321,18 @@ mod tests {
     fn rdp_and_errors() {
         let r = rdp_eps(&s("2"), &s("4"), &s("3"), 40).unwrap();
         assert!(agree(&r, "0.375") >= 40.0);
-        assert!(matches!(rdp_eps(&s("2"), &s("0"), &s("3"), 40), Err(Error::InvalidParameter { .. })));
-        assert!(matches!(dp_eps(&s("1"), &s("1"), &s("1"), 40), Err(Error::InvalidParameter { .. })));
-        assert!(matches!(dp_delta(&s("1"), &s("1"), &s("-1"), 40), Err(Error::InvalidParameter { .. })));
+        assert!(matches!(
+            rdp_eps(&s("2"), &s("0"), &s("3"), 40),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            dp_eps(&s("1"), &s("1"), &s("1"), 40),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            dp_delta(&s("1"), &s("1"), &s("-1"), 40),
+            Err(Error::InvalidParameter { .. })
+        ));
         assert!(rdp_eps_f64(1.0, 1.0, 1.0).is_err());
     }
 }

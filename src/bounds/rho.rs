@@ -75,7 +75,8 @@ impl Radial {
     fn eval(&self, r: &Float, extra: u32) -> Float {
         let wp = r.prec();
         let pow = self.d - 1 + extra;
-        let mut l = Float::with_val(wp, &self.log_norm) - Float::with_val(wp, r.square_ref()) / 2u32;
+        let mut l =
+            Float::with_val(wp, &self.log_norm) - Float::with_val(wp, r.square_ref()) / 2u32;
         if pow > 0 {
             l += Float::with_val(wp, r.ln_ref()) * pow;
         }
@@ -86,7 +87,10 @@ impl Radial {
     /// the mode, with log-slope ≤ (d−1)/T − T there).
     fn tail_bound(&self, t: &Float) -> Option<Float> {
         let wp = t.prec();
-        let kappa = Float::with_val(wp, t - Float::with_val(wp, Float::with_val(wp, self.d - 1) / t));
+        let kappa = Float::with_val(
+            wp,
+            t - Float::with_val(wp, Float::with_val(wp, self.d - 1) / t),
+        );
         if kappa <= 0 {
             return None;
         }
@@ -98,12 +102,20 @@ impl Radial {
 /// successive levels agree to 2^-(wp−12) relative, or `abs_tol` absolute. Nodes are placed by
 /// their distance to the nearer endpoint, (b−a)/(1+e^{2|s|}) with s = (π/2) sinh t, so no
 /// precision is lost near the ends.
-fn tanh_sinh<F: Fn(&Float) -> Float>(f: &F, a: &Float, b: &Float, wp: u32, abs_tol: &Float) -> Result<Float> {
+fn tanh_sinh<F: Fn(&Float) -> Float>(
+    f: &F,
+    a: &Float,
+    b: &Float,
+    wp: u32,
+    abs_tol: &Float,
+) -> Result<Float> {
     let pi_half = Float::with_val(wp, Constant::Pi) / 2u32;
     let half_len = Float::with_val(wp, b - a) / 2u32;
     let len = Float::with_val(wp, b - a);
     // t_max with (π/2) sinh t_max = 2 (wp + 40) ln 2: weights beyond are < 2^-(4 wp)
-    let t_max = (2.0 * (f64::from(wp) + 40.0) * std::f64::consts::LN_2 / std::f64::consts::FRAC_PI_2).asinh();
+    let t_max = (2.0 * (f64::from(wp) + 40.0) * std::f64::consts::LN_2
+        / std::f64::consts::FRAC_PI_2)
+        .asinh();
     // contribution of node t (and its mirror −t): weight·(f(left node) + f(right node))
     let pair = |t: &Float| -> Float {
         let sh = Float::with_val(wp, t.sinh_ref());
@@ -187,7 +199,11 @@ pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified>
         let zero = Float::new(wp);
         for i in 0..n_in {
             let a = Float::with_val(wp, &step * i);
-            let b = if i + 1 == n_in { rcf.clone() } else { Float::with_val(wp, &step * (i + 1)) };
+            let b = if i + 1 == n_in {
+                rcf.clone()
+            } else {
+                Float::with_val(wp, &step * (i + 1))
+            };
             inner += tanh_sinh(&g2, &a, &b, wp, &zero)?;
         }
         // Outer part: ∫_{R_c}^∞ f(r) dr, unit panels until the tail bound is negligible.
@@ -221,7 +237,10 @@ mod tests {
         x.parse().unwrap()
     }
     fn agree(c: &Certified, want: &str) -> f64 {
-        agreement_digits(&c.value, &Float::with_val(c.value.prec(), Float::parse(want).unwrap()))
+        agreement_digits(
+            &c.value,
+            &Float::with_val(c.value.prec(), Float::parse(want).unwrap()),
+        )
     }
 
     /// (d, R_c, ρ̄): mpmath 1.3.0 at dps 60 from gammainc(d/2+1, 0, R_c²/2, regularized=True)
@@ -229,11 +248,27 @@ mod tests {
     const REFS: &[(u32, &str, &str)] = &[
         (22, "7", "0.999885643307623348490707622363599614583064776"),
         (1, "0.5", "0.185128365146720177681876474315988956715088083"),
-        (1000, "30", "0.899848991195811626564592351490735582206011482"),
-        (1000, "31.6", "0.981441045021020704384845841320771548741425437"),
-        (1000, "40", "0.999999999999999999999999999999990838362131276"),
+        (
+            1000,
+            "30",
+            "0.899848991195811626564592351490735582206011482",
+        ),
+        (
+            1000,
+            "31.6",
+            "0.981441045021020704384845841320771548741425437",
+        ),
+        (
+            1000,
+            "40",
+            "0.999999999999999999999999999999990838362131276",
+        ),
         (5, "10", "0.999999999999999999978231705018359697864335091"),
-        (3, "0.001", "3.33333333297871804896549952299722233273860891e-7"),
+        (
+            3,
+            "0.001",
+            "3.33333333297871804896549952299722233273860891e-7",
+        ),
         (2, "1", "0.393469340287366576396200465008819546558081865"),
         (7, "2.5", "0.741483281735866753192074548180320328472072848"),
     ];
@@ -257,14 +292,28 @@ mod tests {
             let q = rho_bar_quadrature(*d, &s(rc), 32).unwrap();
             let c = rho_bar(*d, &s(rc), 40).unwrap();
             let a = agreement_digits(&q.value, &c.value);
-            assert!(a >= 30.0, "d={d} rc={rc}: {a:.1} digits ({} vs {})", q.value, c.value);
+            assert!(
+                a >= 30.0,
+                "d={d} rc={rc}: {a:.1} digits ({} vs {})",
+                q.value,
+                c.value
+            );
         }
     }
 
     #[test]
     fn domain_errors() {
-        assert!(matches!(rho_bar(0, &s("1"), 20), Err(Error::InvalidParameter { .. })));
-        assert!(matches!(rho_bar(3, &s("0"), 20), Err(Error::InvalidParameter { .. })));
-        assert!(matches!(rho_bar_quadrature(3, &s("-1"), 20), Err(Error::InvalidParameter { .. })));
+        assert!(matches!(
+            rho_bar(0, &s("1"), 20),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            rho_bar(3, &s("0"), 20),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            rho_bar_quadrature(3, &s("-1"), 20),
+            Err(Error::InvalidParameter { .. })
+        ));
     }
 }
