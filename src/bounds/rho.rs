@@ -98,131 +98,203 @@ impl Radial {
     }
 }
 
-/// tanh–sinh quadrature of `f` over [a, b] (finite) at precision `wp`: levels h = 2^-k until two
-/// successive levels agree to 2^-(wp−12) relative, or `abs_tol` absolute. Nodes are placed by
-/// their distance to the nearer endpoint, (b−a)/(1+e^{2|s|}) with s = (π/2) sinh t, so no
-/// precision is lost near the ends.
-fn tanh_sinh<F: Fn(&Float) -> Float>(
-    f: &F,
-    a: &Float,
-    b: &Float,
+/// A tanh–sinh rule on the reference interval, cached level by level: for each node t ≥ 0 the
+/// distance of the node to the nearer endpoint as a fraction of the length, u = 1/(1+e^{2s}) with
+/// s = (π/2) sinh t (no precision lost near the ends), and the weight factor
+/// (π/2) cosh t / cosh² s. Level 0 has t = 0, 1, 2, …; level k adds the odd multiples of 2^-k.
+struct TanhSinh {
     wp: u32,
-    abs_tol: &Float,
-) -> Result<Float> {
-    let pi_half = Float::with_val(wp, Constant::Pi) / 2u32;
-    let half_len = Float::with_val(wp, b - a) / 2u32;
-    let len = Float::with_val(wp, b - a);
-    // t_max with (π/2) sinh t_max = 2 (wp + 40) ln 2: weights beyond are < 2^-(4 wp)
-    let t_max = (2.0 * (f64::from(wp) + 40.0) * std::f64::consts::LN_2
-        / std::f64::consts::FRAC_PI_2)
-        .asinh();
-    // contribution of node t (and its mirror −t): weight·(f(left node) + f(right node))
-    let pair = |t: &Float| -> Float {
-        let sh = Float::with_val(wp, t.sinh_ref());
-        let ch = Float::with_val(wp, t.cosh_ref());
-        let s = Float::with_val(wp, &pi_half * &sh);
-        // distance to the nearer endpoint for node at +t: (b−a)/(1+e^{2s})
+    t_max: f64,
+    levels: Vec<Vec<(Float, Float, bool)>>,
+}
+
+impl TanhSinh {
+    /// Maximum number of halvings.
+    const MAX_LEVEL: usize = 16;
+
+    fn new(wp: u32) -> Self {
+        // (π/2) sinh t_max = 2 (wp + 40) ln 2: beyond it weights are < 2^-(4 wp).
+        let t_max = (2.0 * (f64::from(wp) + 40.0) * std::f64::consts::LN_2
+            / std::f64::consts::FRAC_PI_2)
+            .asinh();
+        TanhSinh {
+            wp,
+            t_max,
+            levels: Vec::new(),
+        }
+    }
+
+    fn node(&self, t: &Float) -> (Float, Float, bool) {
+        let wp = self.wp;
+        let pi_half = Float::with_val(wp, Constant::Pi) / 2u32;
+        let s = Float::with_val(wp, &pi_half * Float::with_val(wp, t.sinh_ref()));
         let e2s = Float::with_val(wp, Float::with_val(wp, &s * 2u32).exp());
-        let dist = Float::with_val(wp, &len / Float::with_val(wp, &e2s + 1u32));
-        // weight: (b−a)/2 · (π/2) cosh t / cosh²(s)
+        let u = Float::with_val(wp, e2s + 1u32).recip();
         let cs = Float::with_val(wp, s.cosh_ref());
-        let w = Float::with_val(wp, &half_len * &pi_half) * ch / cs.square();
-        let right = Float::with_val(wp, b - &dist);
-        let left = Float::with_val(wp, a + &dist);
-        if t.is_zero() {
-            w * f(&right)
-        } else {
-            w * (f(&right) + f(&left))
-        }
-    };
-    // level 0: h = 1, t = 0, 1, 2, …
-    let mut h = Float::with_val(wp, 1u32);
-    let mut sum = Float::new(wp);
-    let mut j = 0u32;
-    loop {
-        let t = Float::with_val(wp, j);
-        if t.to_f64() > t_max {
-            break;
-        }
-        sum += pair(&t);
-        j += 1;
+        let w = pi_half * Float::with_val(wp, t.cosh_ref()) / cs.square();
+        (u, w, t.is_zero())
     }
-    let mut prev = Float::with_val(wp, &sum * &h);
-    let tol_rel = Float::with_val(wp, Float::i_exp(1, 12 - wp as i32));
-    for _level in 1..=16 {
-        h /= 2u32;
-        // add the odd multiples of the new h
-        let mut k = 1u32;
-        loop {
-            let t = Float::with_val(wp, &h * k);
-            if t.to_f64() > t_max {
-                break;
+
+    fn level(&mut self, k: usize) -> &[(Float, Float, bool)] {
+        while self.levels.len() <= k {
+            let lev = self.levels.len();
+            let mut nodes = Vec::new();
+            if lev == 0 {
+                let mut j = 0u32;
+                while f64::from(j) <= self.t_max {
+                    nodes.push(self.node(&Float::with_val(self.wp, j)));
+                    j += 1;
+                }
+            } else {
+                let h = Float::with_val(self.wp, Float::i_exp(1, -(lev as i32)));
+                let mut j = 1u32;
+                loop {
+                    let t = Float::with_val(self.wp, &h * j);
+                    if t.to_f64() > self.t_max {
+                        break;
+                    }
+                    nodes.push(self.node(&t));
+                    j += 2;
+                }
             }
-            sum += pair(&t);
-            k += 2;
+            self.levels.push(nodes);
         }
-        let cur = Float::with_val(wp, &sum * &h);
-        let diff = Float::with_val(wp, &cur - &prev).abs();
-        let scale = Float::with_val(wp, cur.abs_ref());
-        if diff <= Float::with_val(wp, &scale * &tol_rel) || diff <= *abs_tol {
-            return Ok(cur);
-        }
-        prev = cur;
+        &self.levels[k]
     }
-    Err(Error::Precision {
-        requested: wp,
-        certified: 0,
-        what: "tanh-sinh quadrature did not converge in 16 levels".into(),
-    })
+
+    /// ∫_a^b f: levels until two successive ones agree to 2^-(wp−12) relative.
+    fn integrate<F: Fn(&Float) -> Float>(&mut self, f: &F, a: &Float, b: &Float) -> Result<Float> {
+        let wp = self.wp;
+        let len = Float::with_val(wp, b - a);
+        let half_len = Float::with_val(wp, &len / 2u32);
+        let tol_rel = Float::with_val(wp, Float::i_exp(1, 12 - wp as i32));
+        let mut sum = Float::new(wp);
+        let mut prev: Option<Float> = None;
+        for k in 0..=Self::MAX_LEVEL {
+            for (u, w, centre) in self.level(k) {
+                let dist = Float::with_val(wp, &len * u);
+                let right = Float::with_val(wp, b - &dist);
+                let fv = if *centre {
+                    f(&right)
+                } else {
+                    let left = Float::with_val(wp, a + &dist);
+                    f(&right) + f(&left)
+                };
+                sum += Float::with_val(wp, w * &fv);
+            }
+            let h = Float::with_val(wp, Float::i_exp(1, -(k as i32)));
+            let cur = Float::with_val(wp, &sum * &h) * &half_len;
+            if let Some(pv) = prev {
+                let diff = Float::with_val(wp, &cur - &pv).abs();
+                let scale = Float::with_val(wp, cur.abs_ref());
+                if diff <= Float::with_val(wp, &scale * &tol_rel) {
+                    return Ok(cur);
+                }
+            }
+            prev = Some(cur);
+        }
+        Err(Error::Precision {
+            requested: wp,
+            certified: 0,
+            what: "tanh-sinh quadrature did not converge in 16 levels".into(),
+        })
+    }
+}
+
+/// ∫ over consecutive panels [x_i, x_{i+1}] of a unimodal g with mode `mode`, skipping panels
+/// whose bound (width × max of g on the panel, the max being g(mode) if the mode lies inside, else
+/// the larger endpoint value) is below 2^-(wp+20)/n of the largest panel's integral: the skipped
+/// mass is then below 2^-(wp+20) of the total.
+fn panels<F: Fn(&Float) -> Float>(
+    rule: &mut TanhSinh,
+    g: &F,
+    xs: &[Float],
+    mode: &Float,
+) -> Result<Float> {
+    let wp = rule.wp;
+    let n = xs.len() - 1;
+    let bounds: Vec<Float> = (0..n)
+        .map(|i| {
+            let (a, b) = (&xs[i], &xs[i + 1]);
+            let m = if a <= mode && mode <= b {
+                g(mode)
+            } else {
+                let (ga, gb) = (g(a), g(b));
+                if ga > gb {
+                    ga
+                } else {
+                    gb
+                }
+            };
+            Float::with_val(wp, b - a) * m
+        })
+        .collect();
+    let imax = (0..n)
+        .max_by(|&i, &j| bounds[i].partial_cmp(&bounds[j]).unwrap())
+        .unwrap_or(0);
+    let big = rule.integrate(g, &xs[imax], &xs[imax + 1])?;
+    let cut = Float::with_val(
+        wp,
+        &big * Float::with_val(wp, Float::i_exp(1, -(wp as i32) - 20)),
+    ) / n.max(1) as u32;
+    let mut total = big;
+    for i in (0..n).filter(|&i| i != imax) {
+        if bounds[i] > cut {
+            total += rule.integrate(g, &xs[i], &xs[i + 1])?;
+        }
+    }
+    Ok(total)
 }
 
 /// HMB eq. (74) by direct radial quadrature (independent of [`rho_bar`]):
 /// ρ̄ = (1/d)[∫_0^{R_c} r² f(r) dr + R_c² ∫_{R_c}^∞ f(r) dr] with f the density of ‖u‖,
-/// u ~ N(0, I_d); composite tanh–sinh on panels of width ≤ 1, the tail truncated where the bound
-/// ∫_T^∞ f ≤ f(T)/(T − (d−1)/T) falls below 2^-(wp+20) of the accumulated integral. Certified on
-/// the precision ladder (each rung converges the quadrature to its own precision).
+/// u ~ N(0, I_d); composite tanh–sinh on panels of width ≤ 1 (negligible panels skipped with a
+/// rigorous bound), the infinite range truncated at T where ∫_T^∞ f ≤ f(T)/(T − (d−1)/T) is below
+/// 2^-(wp+20) of the integral. Certified on the precision ladder (each rung converges the
+/// quadrature to its own precision).
 pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
     dim(d)?;
     positive("rc", rc)?;
     certify(digits, "HMB eq. (74) rho_bar (radial quadrature)", |p| {
         let wp = p + 24;
         let rad = Radial::new(d, wp);
+        let mut rule = TanhSinh::new(wp);
         let rcf = rc.mp(wp);
-        let negligible = Float::with_val(wp, Float::i_exp(1, -(wp as i32) - 20));
-        // Inner part: ∫_0^{R_c} r² f(r) dr on unit panels.
+        // Inner part: ∫_0^{R_c} r² f(r) dr; r^{d+1} e^{−r²/2} has its mode at √(d+1).
         let n_in = rcf.to_f64().ceil().max(1.0) as u32;
         let step = Float::with_val(wp, &rcf / n_in);
+        let mut xs: Vec<Float> = (0..n_in).map(|i| Float::with_val(wp, &step * i)).collect();
+        xs.push(rcf.clone());
         let g2 = |r: &Float| rad.eval(r, 2);
-        let mut inner = Float::new(wp);
-        // Absolute tolerance per panel: relative to E[min(χ², R_c²)] ≥ tiny; panels far below the
-        // peak converge in the first levels anyway, so use 0 (pure relative criterion).
-        let zero = Float::new(wp);
-        for i in 0..n_in {
-            let a = Float::with_val(wp, &step * i);
-            let b = if i + 1 == n_in {
-                rcf.clone()
-            } else {
-                Float::with_val(wp, &step * (i + 1))
-            };
-            inner += tanh_sinh(&g2, &a, &b, wp, &zero)?;
-        }
-        // Outer part: ∫_{R_c}^∞ f(r) dr, unit panels until the tail bound is negligible.
+        let inner = panels(&mut rule, &g2, &xs, &Float::with_val(wp, d + 1).sqrt())?;
+        // Outer part: ∫_{R_c}^T f(r) dr; r^{d−1} e^{−r²/2} has its mode at √(d−1). T: unit
+        // steps beyond max(R_c, mode + 1) until the tail bound is below 2^-(wp+40) of a lower
+        // bound on the integral (the first unit panel's value bounds it from below).
         let g0 = |r: &Float| rad.eval(r, 0);
-        let mut outer = Float::new(wp);
-        let mut a = rcf.clone();
-        let mode = f64::from(d - 1).sqrt();
-        for _ in 0..100_000 {
-            let b = Float::with_val(wp, &a + 1u32);
-            outer += tanh_sinh(&g0, &a, &b, wp, &zero)?;
-            a = b;
-            if a.to_f64() > mode + 1.0 {
-                if let Some(tb) = rad.tail_bound(&a) {
-                    if tb <= Float::with_val(wp, &outer * &negligible) {
+        let mode = Float::with_val(wp, d - 1).sqrt();
+        let first = rule.integrate(&g0, &rcf, &Float::with_val(wp, &rcf + 1u32))?;
+        let negligible = Float::with_val(wp, Float::i_exp(1, -(wp as i32) - 40));
+        let mut t_end = Float::with_val(wp, &rcf + 1u32);
+        let mut steps = 0;
+        loop {
+            if t_end > Float::with_val(wp, &mode + 1u32) {
+                if let Some(tb) = rad.tail_bound(&t_end) {
+                    if tb <= Float::with_val(wp, &first * &negligible) {
                         break;
                     }
                 }
             }
+            t_end += 1u32;
+            steps += 1;
+            if steps > 1_000_000 {
+                return Err(Error::Undefined(
+                    "rho_bar quadrature: no truncation point".into(),
+                ));
+            }
         }
+        let n_out = Float::with_val(wp, &t_end - &rcf).to_f64().round() as u32;
+        let xs: Vec<Float> = (0..=n_out).map(|i| Float::with_val(wp, &rcf + i)).collect();
+        let outer = panels(&mut rule, &g0, &xs, &mode)?;
         let total = inner + outer * Float::with_val(wp, rcf.square_ref());
         Ok(Float::with_val(p, total / d))
     })
