@@ -76,7 +76,10 @@ fn golden_tables_agree_by_both_routes() {
         let prec = 400;
         let want = Float::with_val(prec, Float::parse(&g.value).unwrap());
         let mut values = Vec::new();
-        for (mi, method) in [Method::ClosedForm, Method::Quadrature].into_iter().enumerate() {
+        for (mi, method) in [Method::ClosedForm, Method::Quadrature]
+            .into_iter()
+            .enumerate()
+        {
             if method == Method::Quadrature && !is_integral(&g.row.quantity) {
                 continue;
             }
@@ -130,5 +133,10 @@ fn golden_tables_agree_by_both_routes() {
     for u in &unsupported {
         eprintln!("  unsupported: {u}");
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
