@@ -19,7 +19,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::stats::{
-    check_audit_beta, region_record, search_best, CpCache, Direction, RegionAudit, ThresholdTable,
+    check_audit_beta, check_same_thresholds, region_record, search_best, CpCache, Direction,
+    RegionAudit, ThresholdTable,
 };
 use crate::error::{Error, Result};
 use crate::numeric::f64s::{gaussian_eps_for_delta, ndtri_upper};
@@ -115,6 +116,11 @@ fn check_gdp_delta(delta: f64) -> Result<f64> {
 ///
 /// Errors: invalid table, δ not in (0, 1), β not in (0, ½).
 pub fn gdp_best_region(table: &ThresholdTable, delta: f64, beta: f64) -> Result<GdpAudit> {
+    let (_, region) = gdp_best_indexed(table, delta, beta)?;
+    finish(region, delta)
+}
+
+fn gdp_best_indexed(table: &ThresholdTable, delta: f64, beta: f64) -> Result<(usize, RegionAudit)> {
     table.validate()?;
     check_gdp_delta(delta)?;
     check_audit_beta(beta)?;
@@ -122,7 +128,7 @@ pub fn gdp_best_region(table: &ThresholdTable, delta: f64, beta: f64) -> Result<
     let mut cache = CpCache::new(beta / family as f64);
     let (i, tail, dir, _) = search_best(table, &[Direction::PvsQ], &mut cache, mu_raw)?;
     let region = region_record(table, i, tail, dir, delta, &mut cache, family, 1.0 - beta)?;
-    finish(region, delta)
+    Ok((i, region))
 }
 
 /// GDP audit with held-out selection: threshold and tail chosen on `select` (by
@@ -137,30 +143,13 @@ pub fn gdp_held_out(
     beta: f64,
 ) -> Result<GdpAudit> {
     evaluate.validate()?;
-    if select.thresholds.len() != evaluate.thresholds.len()
-        || select
-            .thresholds
-            .iter()
-            .zip(&evaluate.thresholds)
-            .any(|(a, b)| a.to_bits() != b.to_bits())
-    {
-        return Err(Error::invalid(
-            "evaluate.thresholds",
-            "different from select.thresholds",
-            "the same thresholds as the selection split",
-        ));
-    }
-    let chosen = gdp_best_region(select, delta, beta)?;
-    let i = select
-        .thresholds
-        .iter()
-        .position(|t| t.to_bits() == chosen.region.threshold.to_bits())
-        .unwrap_or(0);
+    check_same_thresholds(select, evaluate)?;
+    let (i, chosen) = gdp_best_indexed(select, delta, beta)?;
     let mut cache = CpCache::new(beta / 2.0);
     let region = region_record(
         evaluate,
         i,
-        chosen.region.tail,
+        chosen.tail,
         Direction::PvsQ,
         delta,
         &mut cache,

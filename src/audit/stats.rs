@@ -53,6 +53,10 @@ const CF_MAX_ITER: usize = 2_000_000;
 /// Iteration cap of the Clopper–Pearson root search (Illinois steps plus bisection fallbacks).
 const ROOT_MAX_ITER: usize = 400;
 
+/// Level at which the CP root search accepts g = ln(tail) − ln β as zero: the binomial tails are
+/// accurate to a few 10⁻¹⁴ relative (see the tests), so a smaller residual carries no information.
+const G_TOL: f64 = 1e-14;
+
 /// ln √(2π).
 const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 
@@ -299,10 +303,12 @@ fn check_beta(name: &str, beta: f64) -> Result<f64> {
     }
 }
 
-/// Root of a monotone function g on [a, b] with g(a), g(b) of opposite signs (either may be
-/// ±∞): Illinois (modified regula falsi) with a bisection step whenever an end value is
-/// infinite or the bracket failed to halve over two steps. Stops when the bracket is narrower
-/// than `tol` or after [`ROOT_MAX_ITER`] steps (an error).
+/// Root of a monotone function g on the bracket [a, b], g(a) and g(b) of opposite signs (either
+/// may be ±∞): the Illinois method (Dowell & Jarratt 1971; regula falsi whose retained end has
+/// its value halved), with a bisection step whenever an end value is infinite and plain
+/// bisection after 100 steps, so the bracket always shrinks. Stops when the bracket is narrower
+/// than `tol`, or when |g| ≤ `ftol` (g's own rounding level: the root is then as accurate as g
+/// allows), or after [`ROOT_MAX_ITER`] steps (an error).
 fn bracketed_root(
     g: impl Fn(f64) -> Result<f64>,
     mut a: f64,
@@ -310,17 +316,15 @@ fn bracketed_root(
     mut b: f64,
     mut fb: f64,
     tol: f64,
+    ftol: f64,
 ) -> Result<f64> {
-    let mut side = 0i8;
-    let mut width_before = [f64::INFINITY; 2];
     for it in 0..ROOT_MAX_ITER {
-        let width = (b - a).abs();
-        if width <= tol {
-            return Ok(0.5 * (a + b));
+        // Never ask for less than 2 ulps of the bracket's magnitude.
+        let floor = 4.0 * f64::EPSILON * a.abs().max(b.abs());
+        if (b - a).abs() <= tol.max(floor) {
+            return Ok(b);
         }
-        let stalled = width > 0.5 * width_before[it % 2];
-        width_before[it % 2] = width;
-        let mut c = if fa.is_finite() && fb.is_finite() && !stalled {
+        let mut c = if fa.is_finite() && fb.is_finite() && it < 100 {
             b - fb * (b - a) / (fb - fa)
         } else {
             0.5 * (a + b)
@@ -328,21 +332,25 @@ fn bracketed_root(
         let (lo, hi) = if a < b { (a, b) } else { (b, a) };
         if !(c > lo && c < hi) {
             c = 0.5 * (a + b);
+            if !(c > lo && c < hi) {
+                // adjacent doubles: the bracket cannot shrink further.
+                return Ok(b);
+            }
         }
         let fc = g(c)?;
-        if fc == 0.0 {
+        if fc.is_nan() {
+            return Err(Error::Undefined(format!(
+                "Clopper–Pearson root search: NaN tail at u = {c}"
+            )));
+        }
+        if fc.abs() <= ftol {
             return Ok(c);
         }
-        if (fc > 0.0) == (fb > 0.0) {
-            // c replaces b; a is retained: Illinois halving of its value.
-            if side == -1 {
-                fa *= 0.5;
-            }
-            side = -1;
-        } else {
+        if (fc > 0.0) != (fb > 0.0) {
             a = b;
             fa = fb;
-            side = 1;
+        } else {
+            fa *= 0.5;
         }
         b = c;
         fb = fc;
@@ -366,8 +374,9 @@ fn z_of(beta: f64) -> f64 {
 /// quantile of Beta(k + 1, n − k) (Clopper & Pearson 1934). P(p_true > bound) ≤ β.
 ///
 /// k = 0: 1 − β^{1/n}, computed as −expm1(ln β / n); k = n: 1. Otherwise a bracketed
-/// Illinois/bisection search in u = ln p (at most 400 steps) to |Δu| ≤ 4·10⁻¹⁶·max(1, |u|),
-/// i.e. relative accuracy ~10⁻¹⁵ in p, limited by the binomial tail's own accuracy.
+/// Illinois/bisection search in u = ln p (at most 400 steps) until the bracket is 2 ulps wide
+/// or |ln P(X ≤ k) − ln β| ≤ 10⁻¹⁴, the tail's own accuracy: relative accuracy ~10⁻¹⁴ in p
+/// (1.3·10⁻¹⁴ worst against mpmath for n ≤ 10⁹).
 /// Errors: n = 0 or > 2⁵³, k > n, β not in (0, 1).
 pub fn cp_upper(k: u64, n: u64, beta: f64) -> Result<f64> {
     let (kf, nf) = check_counts(k, n)?;
@@ -416,8 +425,8 @@ pub fn cp_upper(k: u64, n: u64, beta: f64) -> Result<f64> {
             )));
         }
     }
-    let tol = 4e-16 * u_lo.abs().max(1.0);
-    let u = bracketed_root(g, u_lo, g_lo, u_hi, g_hi, tol)?;
+    let tol = 4e-16;
+    let u = bracketed_root(g, u_lo, g_lo, u_hi, g_hi, tol, G_TOL)?;
     Ok(u.exp())
 }
 
@@ -471,8 +480,8 @@ pub fn cp_lower(k: u64, n: u64, beta: f64) -> Result<f64> {
             )));
         }
     }
-    let tol = 4e-16 * u_hi.abs().max(1.0);
-    let u = bracketed_root(g, u_lo, g_lo, u_hi, g_hi, tol)?;
+    let tol = 4e-16;
+    let u = bracketed_root(g, u_lo, g_lo, u_hi, g_hi, tol, G_TOL)?;
     Ok(u.exp())
 }
 
@@ -804,8 +813,8 @@ pub(crate) fn region_record(
     })
 }
 
-/// All (tail, direction) pairs.
-pub(crate) const STATEMENTS: [(Tail, Direction); 4] = [
+/// All four (tail, direction) statements of a threshold.
+pub const STATEMENT_KINDS: [(Tail, Direction); 4] = [
     (Tail::Above, Direction::PvsQ),
     (Tail::Below, Direction::PvsQ),
     (Tail::Above, Direction::QvsP),
@@ -828,7 +837,7 @@ pub(crate) fn search_best(
     let cp0_q = cache.upper(0, table.n_q)?;
     let mut cands: Vec<(f64, usize, Tail, Direction)> = Vec::with_capacity(4 * table.len());
     for i in 0..table.len() {
-        for &(tail, dir) in STATEMENTS.iter().filter(|(_, d)| dirs.contains(d)) {
+        for &(tail, dir) in STATEMENT_KINDS.iter().filter(|(_, d)| dirs.contains(d)) {
             let (fp, n_neg, fnc, n_pos) = table.statement_counts(i, tail, dir);
             let (cp0_neg, cp0_pos) = match dir {
                 Direction::PvsQ => (cp0_q, cp0_p),
@@ -920,6 +929,15 @@ pub fn audit_region(
 ///
 /// Errors: invalid table, δ not in [0, 1), β not in (0, ½).
 pub fn best_region(table: &ThresholdTable, delta: f64, beta: f64) -> Result<RegionAudit> {
+    Ok(best_region_indexed(table, delta, beta)?.1)
+}
+
+/// [`best_region`] and the index of the chosen threshold in `table`.
+fn best_region_indexed(
+    table: &ThresholdTable,
+    delta: f64,
+    beta: f64,
+) -> Result<(usize, RegionAudit)> {
     table.validate()?;
     check_delta(delta)?;
     check_audit_beta(beta)?;
@@ -931,7 +949,29 @@ pub fn best_region(table: &ThresholdTable, delta: f64, beta: f64) -> Result<Regi
         &mut cache,
         |fpr, fnr| eps_raw(fpr, fnr, delta),
     )?;
-    region_record(table, i, tail, dir, delta, &mut cache, family, 1.0 - beta)
+    let record = region_record(table, i, tail, dir, delta, &mut cache, family, 1.0 - beta)?;
+    Ok((i, record))
+}
+
+/// Checks that two tables share their thresholds (bit for bit).
+pub(crate) fn check_same_thresholds(
+    select: &ThresholdTable,
+    evaluate: &ThresholdTable,
+) -> Result<()> {
+    if select.thresholds.len() != evaluate.thresholds.len()
+        || select
+            .thresholds
+            .iter()
+            .zip(&evaluate.thresholds)
+            .any(|(a, b)| a.to_bits() != b.to_bits())
+    {
+        return Err(Error::invalid(
+            "evaluate.thresholds",
+            "different from select.thresholds",
+            "the same thresholds as the selection split",
+        ));
+    }
+    Ok(())
 }
 
 /// Held-out threshold selection: the region and direction are chosen on `select` (by the
@@ -946,27 +986,9 @@ pub fn held_out_region(
     delta: f64,
     beta: f64,
 ) -> Result<RegionAudit> {
-    select.validate()?;
     evaluate.validate()?;
-    if select.thresholds.len() != evaluate.thresholds.len()
-        || select
-            .thresholds
-            .iter()
-            .zip(&evaluate.thresholds)
-            .any(|(a, b)| a.to_bits() != b.to_bits())
-    {
-        return Err(Error::invalid(
-            "evaluate.thresholds",
-            "different from select.thresholds",
-            "the same thresholds as the selection split",
-        ));
-    }
-    let chosen = best_region(select, delta, beta)?;
-    let i = select
-        .thresholds
-        .iter()
-        .position(|t| t.to_bits() == chosen.threshold.to_bits())
-        .unwrap_or(0);
+    check_same_thresholds(select, evaluate)?;
+    let (i, chosen) = best_region_indexed(select, delta, beta)?;
     let mut cache = CpCache::new(beta / 2.0);
     region_record(
         evaluate,
@@ -1443,6 +1465,441 @@ mod tests {
             9.9999999987304462404e-1,
         ),
     ];
+
+    // Clopper–Pearson bounds (k, n, β, cp_lower(k, n, β), cp_upper(k, n, β)). Provenance: mpmath
+    // 1.3.0 at dps 50: the exact binomial tails by explicit summation (as for TAILS), inverted by
+    // mp.findroot (Anderson–Björck on a verified bracket in log p, tol 1e-44); k = 0 and k = n by
+    // the closed forms 1 − β^(1/n) and β^(1/n).
+    const CP: &[(u64, u64, f64, f64, f64)] = &[
+        (0, 10, 0.05, 0.0, 2.5886555089305228268e-1),
+        (
+            1,
+            10,
+            0.05,
+            5.1161968918237011347e-3,
+            3.9416330243650478172e-1,
+        ),
+        (
+            3,
+            10,
+            0.05,
+            8.7264433914150306368e-2,
+            6.0662421610541342555e-1,
+        ),
+        (
+            5,
+            10,
+            0.05,
+            2.2244110100812907857e-1,
+            7.7755889899187092143e-1,
+        ),
+        (
+            9,
+            10,
+            0.05,
+            6.0583669756349521828e-1,
+            9.9488380310817629887e-1,
+        ),
+        (10, 10, 0.05, 7.4113444910694771732e-1, 1.0),
+        (0, 10, 1e-6, 0.0, 7.4881135684904198889e-1),
+        (
+            1,
+            10,
+            1e-6,
+            1.0000004500002850002e-7,
+            8.3008535985885635873e-1,
+        ),
+        (
+            3,
+            10,
+            1e-6,
+            2.0346356340910570672e-3,
+            9.2789802971840026404e-1,
+        ),
+        (
+            5,
+            10,
+            1e-6,
+            2.1255601405590602137e-2,
+            9.7874439859440939786e-1,
+        ),
+        (
+            9,
+            10,
+            1e-6,
+            1.6991464014114364127e-1,
+            9.9999989999995499997e-1,
+        ),
+        (10, 10, 1e-6, 2.5118864315095801111e-1, 1.0),
+        (0, 1000, 0.05, 0.0, 2.9912495450952962443e-3),
+        (
+            1,
+            1000,
+            0.05,
+            5.129197890901780815e-5,
+            4.7349935754997776983e-3,
+        ),
+        (
+            5,
+            1000,
+            0.05,
+            1.972153141805247142e-3,
+            1.0484076911415653719e-2,
+        ),
+        (
+            10,
+            1000,
+            0.05,
+            5.4351401447067733352e-3,
+            1.6903175120562505538e-2,
+        ),
+        (
+            500,
+            1000,
+            0.05,
+            4.7351773123569120446e-1,
+            5.2648226876430879554e-1,
+        ),
+        (
+            995,
+            1000,
+            0.05,
+            9.8951592308858434628e-1,
+            9.9802784685819475286e-1,
+        ),
+        (
+            999,
+            1000,
+            0.05,
+            9.952650064245002223e-1,
+            9.9994870802109098219e-1,
+        ),
+        (1000, 1000, 0.05, 9.9700875045490470376e-1, 1.0),
+        (0, 1000, 1e-6, 0.0, 1.3720514368789528427e-2),
+        (
+            1,
+            1000,
+            1e-6,
+            1.0000004995003328337e-9,
+            1.655816417474412694e-2,
+        ),
+        (
+            5,
+            1000,
+            1e-6,
+            1.6938763240095261968e-4,
+            2.5154702455158587671e-2,
+        ),
+        (
+            10,
+            1000,
+            1e-6,
+            1.2817742280059354911e-3,
+            3.4009775995208000417e-2,
+        ),
+        (
+            500,
+            1000,
+            1e-6,
+            4.2479050725463652968e-1,
+            5.7520949274536347032e-1,
+        ),
+        (
+            995,
+            1000,
+            1e-6,
+            9.7484529754484141233e-1,
+            9.9983061236759904738e-1,
+        ),
+        (
+            999,
+            1000,
+            1e-6,
+            9.8344183582525587306e-1,
+            9.999999989999995005e-1,
+        ),
+        (1000, 1000, 1e-6, 9.8627948563121047157e-1, 1.0),
+        (0, 1000000, 0.05, 0.0, 2.9957277863525444061e-6),
+        (
+            1,
+            1000000,
+            0.05,
+            5.1293293072049531354e-8,
+            4.743855638206810495e-6,
+        ),
+        (
+            5,
+            1000000,
+            0.05,
+            1.9701515676180150854e-6,
+            1.0513005929398719274e-5,
+        ),
+        (
+            10000,
+            1000000,
+            0.05,
+            9.8368883981143349911e-3,
+            1.0165213982092064239e-2,
+        ),
+        (
+            500000,
+            1000000,
+            0.05,
+            4.991770739494770517e-1,
+            5.008229260505229483e-1,
+        ),
+        (
+            999995,
+            1000000,
+            0.05,
+            9.9998948699407060128e-1,
+            9.9999802984843238198e-1,
+        ),
+        (
+            999999,
+            1000000,
+            0.05,
+            9.9999525614436179319e-1,
+            9.9999994870670692795e-1,
+        ),
+        (1000000, 1000000, 0.05, 9.9999700427221364746e-1, 1.0),
+        (0, 1000000, 1e-6, 0.0, 1.3815415124237774551e-5),
+        (
+            1,
+            1000000,
+            1e-6,
+            1.0000004999998333331e-12,
+            1.6688289884029307379e-5,
+        ),
+        (
+            5,
+            1000000,
+            1e-6,
+            1.6906332545712496406e-7,
+            2.5412366701671699834e-5,
+        ),
+        (
+            10000,
+            1000000,
+            1e-6,
+            9.5340675366052434744e-3,
+            1.0481044128686954033e-2,
+        ),
+        (
+            500000,
+            1000000,
+            1e-6,
+            4.9762280187287197635e-1,
+            5.0237719812712802365e-1,
+        ),
+        (
+            999995,
+            1000000,
+            1e-6,
+            9.999745876332983283e-1,
+            9.9999983093667454288e-1,
+        ),
+        (
+            999999,
+            1000000,
+            1e-6,
+            9.9998331171011597069e-1,
+            9.999999999989999995e-1,
+        ),
+        (1000000, 1000000, 1e-6, 9.9998618458487576223e-1, 1.0),
+        (0, 100000000, 0.05, 0.0, 2.9957322286819321675e-8),
+        (
+            1,
+            100000000,
+            0.05,
+            5.1293294374395523183e-10,
+            4.7438644295886490493e-8,
+        ),
+        (
+            5,
+            100000000,
+            0.05,
+            1.9701495880550751751e-8,
+            1.0513034618947892596e-7,
+        ),
+        (
+            1000000,
+            100000000,
+            0.05,
+            9.9836393866212370953e-3,
+            1.0016381564362203132e-2,
+        ),
+        (
+            50000000,
+            100000000,
+            0.05,
+            4.9991775231941441779e-1,
+            5.0008224768058558221e-1,
+        ),
+        (
+            99999995,
+            100000000,
+            0.05,
+            9.9999989486965381052e-1,
+            9.9999998029850411945e-1,
+        ),
+        (
+            99999999,
+            100000000,
+            0.05,
+            9.9999995256135570411e-1,
+            9.9999999948706705626e-1,
+        ),
+        (100000000, 100000000, 0.05, 9.9999997004267771318e-1, 1.0),
+        (0, 100000000, 1e-6, 0.0, 1.3815509603622658167e-7),
+        (
+            1,
+            100000000,
+            1e-6,
+            1.0000005000003283336e-14,
+            1.6688419481785146485e-7,
+        ),
+        (
+            5,
+            100000000,
+            1e-6,
+            1.6906300485982587726e-9,
+            2.5412623475745203133e-7,
+        ),
+        (
+            1000000,
+            100000000,
+            1e-6,
+            9.9527744522245988305e-3,
+            1.0047376458746221687e-2,
+        ),
+        (
+            50000000,
+            100000000,
+            1e-6,
+            4.9976232379857928035e-1,
+            5.0023767620142071965e-1,
+        ),
+        (
+            99999995,
+            100000000,
+            1e-6,
+            9.9999974587376524255e-1,
+            9.999999983093699514e-1,
+        ),
+        (
+            99999999,
+            100000000,
+            1e-6,
+            9.9999983311580518215e-1,
+            9.9999999999998999999e-1,
+        ),
+        (100000000, 100000000, 1e-6, 9.9999986184490396377e-1, 1.0),
+        (0, 1000000000, 0.05, 0.0, 2.9957322690667850705e-9),
+        (
+            1,
+            1000000000,
+            0.05,
+            5.1293294386235032402e-11,
+            4.7438645095103853599e-9,
+        ),
+        (
+            5,
+            1000000000,
+            0.05,
+            1.9701495700590844955e-9,
+            1.0513034879762168495e-8,
+        ),
+        (
+            10000000,
+            1000000000,
+            0.05,
+            9.9948251360977652525e-3,
+            1.0005176958446773013e-2,
+        ),
+        (
+            500000000,
+            1000000000,
+            0.05,
+            4.999739920806303161e-1,
+            5.000260079193696839e-1,
+        ),
+        (
+            999999995,
+            1000000000,
+            0.05,
+            9.9999998948696512024e-1,
+            9.9999999802985042994e-1,
+        ),
+        (
+            999999999,
+            1000000000,
+            0.05,
+            9.9999999525613549049e-1,
+            9.9999999994870670561e-1,
+        ),
+        (1000000000, 1000000000, 0.05, 9.9999999700426773093e-1, 1.0),
+        (0, 1000000000, 1e-6, 0.0, 1.3815510462530108555e-8),
+        (
+            1,
+            1000000000,
+            1e-6,
+            1.0000005000003328336e-15,
+            1.6688420659952436473e-8,
+        ),
+        (
+            5,
+            1000000000,
+            1e-6,
+            1.6906300194531211282e-10,
+            2.5412625810068009756e-8,
+        ),
+        (
+            10000000,
+            1000000000,
+            1e-6,
+            9.9850507434248540048e-3,
+            1.0014964346076108379e-2,
+        ),
+        (
+            500000000,
+            1000000000,
+            1e-6,
+            4.9992484126293788829e-1,
+            5.0007515873706211171e-1,
+        ),
+        (
+            999999995,
+            1000000000,
+            1e-6,
+            9.9999997458737418993e-1,
+            9.9999999983093699805e-1,
+        ),
+        (
+            999999999,
+            1000000000,
+            1e-6,
+            9.9999998331157934005e-1,
+            9.99999999999999e-1,
+        ),
+        (1000000000, 1000000000, 1e-6, 9.9999998618448953747e-1, 1.0),
+    ];
+
+    #[test]
+    fn clopper_pearson_matches_mpmath() {
+        let mut worst: f64 = 0.0;
+        for &(k, n, beta, lo, up) in CP {
+            let l = cp_lower(k, n, beta).unwrap_or_else(|e| panic!("{k} {n} {beta}: {e}"));
+            let u = cp_upper(k, n, beta).unwrap();
+            let (el, eu) = (rel(l, lo), rel(u, up));
+            worst = worst.max(el).max(eu);
+            assert!(
+                el < 1e-10 && eu < 1e-10,
+                "k={k} n={n} beta={beta}: lower {l:e} vs {lo:e} ({el:.1e}), upper {u:e} vs {up:e} ({eu:.1e})"
+            );
+        }
+        eprintln!("Clopper–Pearson: worst relative error {worst:.2e}");
+    }
 
     #[test]
     fn incomplete_beta_matches_mpmath() {
