@@ -158,3 +158,53 @@ pub fn gdp_held_out(
     )?;
     finish(region, delta)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::stats::{cp_upper, Tail};
+
+    #[test]
+    fn mu_lower_bound_value() {
+        // mpmath dps 40: Φ⁻¹(1 − 1e-3) − Φ⁻¹(0.3) = 3.614632818875854325578689
+        let m = mu_lower_bound(1e-3, 0.3).unwrap();
+        assert!(((m - 3.614_632_818_875_854) / m).abs() < 1e-14, "{m}");
+        // Rates above the trade-off diagonal give no evidence: clamped at 0.
+        assert_eq!(mu_lower_bound(0.6, 0.6).unwrap(), 0.0);
+        assert!(mu_lower_bound(0.0, 0.1).is_err());
+        assert!(mu_lower_bound(0.1, 0.0).is_err());
+    }
+
+    #[test]
+    fn eps_from_mu_inverts_the_profile() {
+        assert_eq!(gdp_eps_for_delta(0.0, 1e-5).unwrap(), 0.0);
+        let e = gdp_eps_for_delta(1.0, 1e-5).unwrap();
+        let d = crate::numeric::f64s::gaussian_delta(1.0, e);
+        assert!(((d - 1e-5) / 1e-5).abs() < 1e-9);
+        assert!(gdp_eps_for_delta(-1.0, 1e-5).is_err());
+        assert!(gdp_eps_for_delta(1.0, 0.0).is_err());
+    }
+
+    #[test]
+    fn result_is_labelled_and_consistent() {
+        // Two well-separated samples on a small grid.
+        let p: Vec<f64> = (1..=2000).map(|i| 2.0 + i as f64 / 2000.0).collect();
+        let q: Vec<f64> = (0..2000).map(|i| i as f64 / 1000.0).collect();
+        let th = [0.5, 1.0, 1.5, 2.0, 2.5];
+        let t = ThresholdTable::from_sorted(&p, &q, &th).unwrap();
+        let g = gdp_best_region(&t, 1e-5, 0.05).unwrap();
+        assert!(g.assumes_gaussian_tradeoff);
+        assert_eq!(g.assumption, GDP_ASSUMPTION);
+        assert!(g.assumption.contains("assumes Gaussian trade-off (GDP)"));
+        // Threshold 2.0, above: FP = 0 of 2000 Q, FN = 0 of 2000 P.
+        assert_eq!(g.region.threshold, 2.0);
+        assert_eq!(g.region.tail, Tail::Above);
+        let ub = cp_upper(0, 2000, 0.05 / 20.0).unwrap();
+        assert_eq!((g.region.fpr_ub, g.region.fnr_ub), (ub, ub));
+        assert_eq!(g.mu_lb, 2.0 * ndtri_upper(ub));
+        assert_eq!(g.eps_lb_gdp, gaussian_eps_for_delta(g.mu_lb, 1e-5));
+        let text = toml::to_string(&g).unwrap();
+        let back: GdpAudit = toml::from_str(&text).unwrap();
+        assert_eq!(g, back);
+    }
+}

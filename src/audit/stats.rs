@@ -1917,4 +1917,244 @@ mod tests {
             );
         }
     }
+
+    // statrs 0.19's Beta(1, 1e7).inverse_cdf(1e-6) never returns (statrs #435); that quantile
+    // is cp_lower(1, 1e7, 1e-6) = 1 − (1 − β)^(1/n). mpmath dps 40: 1.000000500000283333533e-13.
+    #[test]
+    fn statrs_435_case_is_fast_and_right() {
+        let v = cp_lower(1, 10_000_000, 1e-6).unwrap();
+        assert!(rel(v, 1.000000500000283333533333e-13) < 1e-12, "{v:e}");
+    }
+
+    // Beta(a, a) is symmetric about ½, so I_½(a, a) = ½ exactly, for any a: a check near the
+    // mean for huge shapes, where statrs 0.19's Beta cdf is wrong (statrs #434).
+    #[test]
+    fn huge_shapes_at_the_mean() {
+        for a in [1e3, 1e6, 5e8, 5e9, 1e10] {
+            let (lo, up) = beta_inc(a, a, 0.5).unwrap();
+            assert!(
+                rel(lo, 0.5) < 1e-12 && rel(up, 0.5) < 1e-12,
+                "a={a}: {lo} {up}"
+            );
+        }
+    }
+
+    // I_x(a, b) = 1 − I_{1−x}(b, a) (DLMF 8.17.4); x dyadic so that 1 − x is exact.
+    #[test]
+    fn reflection_symmetry() {
+        for &(a, b) in &[
+            (2.0, 7.0),
+            (0.7, 3.2),
+            (1e4, 2e4),
+            (3e7, 1e9),
+            (1.0, 1e9),
+            (5.0, 1.0),
+        ] {
+            for x in [0.0009765625, 0.125, 0.3125, 0.5, 0.96875] {
+                let (l1, u1) = beta_inc(a, b, x).unwrap();
+                let (l2, u2) = beta_inc(b, a, 1.0 - x).unwrap();
+                assert!(
+                    rel(l1, u2) < 1e-12 || (l1 < 1e-300 && u2 < 1e-300),
+                    "{a} {b} {x}"
+                );
+                assert!(
+                    rel(u1, l2) < 1e-12 || (u1 < 1e-300 && l2 < 1e-300),
+                    "{a} {b} {x}"
+                );
+            }
+        }
+    }
+
+    // Consistency up to N = 10^10 (the stated range): the bounds solve their defining equations
+    // where p is representable to full relative precision in 1 − p as well (p ≤ ½); above, a
+    // double near 1 cannot carry 1 − p to 10⁻⁹, so the reflection cp_upper(k) = 1 − cp_lower(n − k)
+    // is checked instead. (Not an independent oracle; the tails are checked against mpmath above.)
+    #[test]
+    fn bounds_solve_their_equations_up_to_1e10() {
+        let n = 10_000_000_000u64;
+        for k in [0u64, 1, 5, 1000, n / 3, n - 5, n - 1] {
+            for beta in [0.05, 1e-9] {
+                if k < n {
+                    let u = cp_upper(k, n, beta).unwrap();
+                    if u <= 0.5 {
+                        let f = binom_cdf(k, n, u).unwrap();
+                        assert!(rel(f, beta) < 1e-9, "upper k={k}: F = {f:e}");
+                    } else {
+                        let l = cp_lower(n - k, n, beta).unwrap();
+                        assert!((u - (1.0 - l)).abs() <= 2.0 * f64::EPSILON, "k={k}");
+                    }
+                }
+                if k > 0 {
+                    let l = cp_lower(k, n, beta).unwrap();
+                    if l <= 0.5 {
+                        let g = binom_sf(k - 1, n, l).unwrap();
+                        assert!(rel(g, beta) < 1e-9, "lower k={k}: G = {g:e}");
+                    }
+                    assert!(l <= cp_upper(k, n, beta).unwrap());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_sided_interval_splits_the_level() {
+        let (l, u) = cp_interval(5, 1000, 0.9).unwrap();
+        // From the CP table: β = 0.05 on each side.
+        assert!(rel(l, 1.972153141805247142e-3) < 1e-12);
+        assert!(rel(u, 1.0484076911415653719e-2) < 1e-12);
+    }
+
+    #[test]
+    fn eps_lower_bound_values() {
+        // mpmath dps 40: ln((1 − 1e-5 − 0.3)/1e-3) = 6.551066049227077170701
+        let e = eps_lower_bound(1e-3, 0.3, 1e-5).unwrap();
+        assert!(rel(e, 6.551_066_049_227_077) < 1e-15);
+        assert_eq!(eps_lower_bound(0.5, 0.5, 0.0).unwrap(), 0.0);
+        assert_eq!(eps_lower_bound(0.01, 0.99, 0.02).unwrap(), 0.0);
+        assert_eq!(eps_lower_bound(1e-3, 1.0, 0.0).unwrap(), 0.0);
+    }
+
+    fn invalid_name(e: Error) -> String {
+        match e {
+            Error::InvalidParameter { name, .. } => name,
+            other => panic!("expected InvalidParameter, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn invalid_inputs_are_errors_naming_the_parameter() {
+        assert_eq!(invalid_name(cp_upper(5, 3, 0.05).unwrap_err()), "k");
+        assert_eq!(invalid_name(cp_upper(0, 0, 0.05).unwrap_err()), "n");
+        assert_eq!(invalid_name(cp_lower(1, 3, 0.0).unwrap_err()), "beta");
+        assert_eq!(invalid_name(cp_lower(1, 3, f64::NAN).unwrap_err()), "beta");
+        assert_eq!(invalid_name(cp_interval(1, 3, 1.0).unwrap_err()), "conf");
+        assert_eq!(
+            invalid_name(cp_upper(1, MAX_COUNT + 1, 0.1).unwrap_err()),
+            "n"
+        );
+        assert_eq!(invalid_name(beta_inc(-1.0, 2.0, 0.5).unwrap_err()), "a");
+        assert_eq!(
+            invalid_name(beta_inc(1.0, f64::INFINITY, 0.5).unwrap_err()),
+            "b"
+        );
+        assert_eq!(invalid_name(beta_inc(1.0, 2.0, 1.5).unwrap_err()), "x");
+        assert_eq!(invalid_name(binom_cdf(1, 10, -0.1).unwrap_err()), "p");
+        assert_eq!(
+            invalid_name(eps_lower_bound(0.0, 0.1, 0.0).unwrap_err()),
+            "fpr_ub"
+        );
+        assert_eq!(
+            invalid_name(eps_lower_bound(0.1, 1.1, 0.0).unwrap_err()),
+            "fnr_ub"
+        );
+        assert_eq!(
+            invalid_name(eps_lower_bound(0.1, 0.1, 1.0).unwrap_err()),
+            "delta"
+        );
+        let e = audit_region(0.0, Tail::Above, Direction::PvsQ, 10, 3, 10, 1, 0.0, 0.7);
+        assert_eq!(invalid_name(e.unwrap_err()), "beta");
+        let e = ThresholdTable::from_sorted(&[2.0, 1.0], &[0.0], &[0.5]);
+        assert_eq!(invalid_name(e.unwrap_err()), "p_sorted");
+        let e = ThresholdTable::from_sorted(&[1.0], &[0.0], &[f64::NAN]);
+        assert_eq!(invalid_name(e.unwrap_err()), "thresholds");
+        let e = ThresholdTable::from_histogram(&[1, 2], &[1, 2], &[0.0, 1.0]);
+        assert_eq!(invalid_name(e.unwrap_err()), "edges.len()");
+        let e = ThresholdTable::from_histogram(&[0, 0], &[1, 2], &[0.0, 1.0, 2.0]);
+        assert_eq!(invalid_name(e.unwrap_err()), "p_counts");
+        let a = ThresholdTable::from_sorted(&[1.0], &[0.0], &[0.5]).unwrap();
+        let b = ThresholdTable::from_sorted(&[1.0], &[0.0], &[0.25]).unwrap();
+        assert_eq!(
+            invalid_name(held_out_region(&a, &b, 0.0, 0.05).unwrap_err()),
+            "evaluate.thresholds"
+        );
+    }
+
+    #[test]
+    fn single_region_uses_a_family_of_two() {
+        // 1000 P-samples, 700 inside S; 1000 Q-samples, 20 inside S; P vs Q.
+        let r = audit_region(
+            1.5,
+            Tail::Above,
+            Direction::PvsQ,
+            1000,
+            700,
+            1000,
+            20,
+            1e-5,
+            0.05,
+        )
+        .unwrap();
+        assert_eq!((r.false_positives, r.false_negatives), (20, 300));
+        assert_eq!(r.family_size, 2);
+        let fpr = cp_upper(20, 1000, 0.025).unwrap();
+        let fnr = cp_upper(300, 1000, 0.025).unwrap();
+        assert_eq!((r.fpr_ub, r.fnr_ub), (fpr, fnr));
+        assert_eq!(r.eps_lb, eps_lower_bound(fpr, fnr, 1e-5).unwrap());
+        // The same region read as its complement in the other direction: Q vs P, S = {T ≤ t}
+        // has FP = P-samples in S = 300, FN = Q-samples outside S = 20.
+        let c = audit_region(
+            1.5,
+            Tail::Below,
+            Direction::QvsP,
+            1000,
+            300,
+            1000,
+            980,
+            1e-5,
+            0.05,
+        )
+        .unwrap();
+        assert_eq!((c.false_positives, c.false_negatives), (300, 20));
+    }
+
+    #[test]
+    fn lazy_search_equals_exhaustive_search() {
+        // Deterministic pseudo-samples: P shifted by 0.8.
+        let mut x = 0.123_456_789_f64;
+        let mut next = || {
+            x = (x * 997.0 + 0.1).fract();
+            x
+        };
+        let mut p: Vec<f64> = (0..3000).map(|_| 0.8 + next() + next() + next()).collect();
+        let mut q: Vec<f64> = (0..3000).map(|_| next() + next() + next()).collect();
+        p.sort_by(f64::total_cmp);
+        q.sort_by(f64::total_cmp);
+        let th: Vec<f64> = (0..60).map(|i| 0.05 * i as f64).collect();
+        let t = ThresholdTable::from_sorted(&p, &q, &th).unwrap();
+        let best = best_region(&t, 1e-3, 0.05).unwrap();
+        let level = 0.05 / (4.0 * th.len() as f64);
+        let mut exhaustive = f64::NEG_INFINITY;
+        for i in 0..t.len() {
+            for &(tail, dir) in STATEMENT_KINDS.iter() {
+                let (fp, nn, fnc, np) = t.statement_counts(i, tail, dir);
+                let e = eps_raw(
+                    cp_upper(fp, nn, level).unwrap(),
+                    cp_upper(fnc, np, level).unwrap(),
+                    1e-3,
+                );
+                exhaustive = exhaustive.max(e);
+            }
+        }
+        assert_eq!(best.eps_lb, exhaustive.max(0.0));
+        assert!(best.eps_lb > 0.0);
+    }
+
+    #[test]
+    fn region_audit_serde_roundtrip() {
+        let r = audit_region(
+            0.5,
+            Tail::Below,
+            Direction::QvsP,
+            500,
+            120,
+            400,
+            300,
+            1e-6,
+            0.01,
+        )
+        .unwrap();
+        let text = toml::to_string(&r).unwrap();
+        let back: RegionAudit = toml::from_str(&text).unwrap();
+        assert_eq!(r, back);
+    }
 }
