@@ -595,9 +595,9 @@ pub struct ThresholdTable {
     pub n_q: u64,
     /// Candidate thresholds, fixed before looking at the samples.
     pub thresholds: Vec<f64>,
-    /// P-samples with T > thresholds[i].
+    /// P-samples with T > `thresholds[i]`.
     pub p_above: Vec<u64>,
-    /// Q-samples with T > thresholds[i].
+    /// Q-samples with T > `thresholds[i]`.
     pub q_above: Vec<u64>,
 }
 
@@ -650,7 +650,7 @@ impl ThresholdTable {
 
     /// From per-bin counts on a common grid of B bins ordered by increasing statistic, with the
     /// B + 1 bin edges (±∞ allowed for overflow bins). The candidates are the B − 1 interior
-    /// cuts: cut j (1 ≤ j < B) has threshold edges[j] and counts "above" = bins j..B. O(B) by
+    /// cuts: cut j (1 ≤ j < B) has threshold `edges[j]` and counts "above" = bins j..B. O(B) by
     /// cumulative sums. Errors: length mismatch, B < 2, zero total count, NaN edges.
     pub fn from_histogram(p_counts: &[u64], q_counts: &[u64], edges: &[f64]) -> Result<Self> {
         let b = p_counts.len();
