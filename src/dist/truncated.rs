@@ -2,7 +2,7 @@
 //! MATH.md §2), with an exact sampler that stays fast at any location of μ, including hundreds of
 //! σ outside [a, b].
 
-use super::{ln_mills, ln_mp, ln_ndtr_interval, mpf, u01, ScalarDist};
+use super::{ln_mills, ln_mp, ln_ndtr_interval, ln_tail_ratio, mpf, u01, ScalarDist};
 use crate::error::{check_finite, check_interval, check_positive, Error, Result};
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
@@ -56,8 +56,10 @@ const EXP_REJECTION_THRESHOLD: f64 = 3.0;
 /// `Z(μ) = Φ((b − μ)/σ) − Φ((a − μ)/σ)` (HG Def. 3.2; MATH.md §2). `log Z` is computed without
 /// cancellation on either side of μ: through erf for intervals containing μ, and through the
 /// Mills ratio R(t) = Φ(−t)/φ(t) for one-sided intervals,
-/// `log Z = log Φ(−l) + log(1 − Φ(−l−w)/Φ(−l))` with `Φ(−l−w)/Φ(−l) = e^{−w(w+2l)/2} R(l+w)/R(l)`,
-/// where l is the standardised distance from μ to the near end and w = (b − a)/σ. The density,
+/// `log Z = log Φ(−l) + log(1 − Φ(−l−w)/Φ(−l))`, where l is the standardised distance from μ to
+/// the near end and w = (b − a)/σ, and the tail ratio
+/// `Φ(−l−w)/Φ(−l) = e^{−w(w+2l)/2} R(l+w)/R(l) = exp(−∫_l^{l+w} λ)` (λ = 1/R the hazard) is
+/// taken by Gauss–Legendre on λ for w ≤ 1 so that narrow intervals lose nothing. The density,
 /// cdf and survival function are written in the same offsets, so they keep ≈ 15 significant digits
 /// even at μ = a − 1000σ, where log φ and log Z are both ≈ −5·10⁵ and naive subtraction would keep
 /// only ≈ 5.
@@ -151,7 +153,7 @@ impl Truncated {
             Side::Central => (0.0, 0.0, ln_ndtr_interval(alpha, beta)),
             _ => {
                 let ln_r_l = ln_mills(l);
-                let ln_1m_rw = f64s::log1mexp(ln_tail_ratio(l, w, ln_r_l));
+                let ln_1m_rw = f64s::log1mexp(ln_tail_ratio(l, w));
                 // log Φ(−l) = log φ(l) + ln R(l).
                 let ln_z = f64s::log_norm_pdf(l) + ln_r_l + ln_1m_rw;
                 (ln_r_l, ln_1m_rw, ln_z)
@@ -324,15 +326,23 @@ impl Truncated {
         }
     }
 
-    /// For the tail sides: (log P(offset ≤ t), log P(offset > t)), both without cancellation.
-    fn tail_split(&self, t: f64) -> (f64, f64) {
-        let ln_rt = ln_tail_ratio(self.l, t, self.ln_r_l); // log Φ(−l−t)/Φ(−l)
-        let ln_rw = ln_tail_ratio(self.l, self.w, self.ln_r_l);
+    /// For the tail sides, at x ∈ [a, b]: (log P(offset ≤ t), log P(offset > t)) with t the
+    /// standardised offset of x from the near end. The distance s from x to the far end is formed
+    /// directly from x (not as w − t), so the second value keeps its relative accuracy when x is
+    /// within a few ulps of the far end.
+    fn tail_split(&self, x: f64) -> (f64, f64) {
+        let (t, s) = match self.side {
+            Side::Lower => ((self.b - x) / self.sigma, (x - self.a) / self.sigma),
+            _ => ((x - self.a) / self.sigma, (self.b - x) / self.sigma),
+        };
+        let (t, s) = (t.clamp(0.0, self.w), s.clamp(0.0, self.w));
+        let ln_rt = ln_tail_ratio(self.l, t); // log Φ(−l−t)/Φ(−l)
         let below = f64s::log1mexp(ln_rt) - self.ln_1m_rw;
-        let above = if t >= self.w {
+        let above = if s <= 0.0 {
             f64::NEG_INFINITY
         } else {
-            ln_rt + f64s::log1mexp(ln_rw - ln_rt) - self.ln_1m_rw
+            // r_t − r_w = r_t (1 − Φ(−l−w)/Φ(−l−t)).
+            ln_rt + f64s::log1mexp(ln_tail_ratio(self.l + t, s)) - self.ln_1m_rw
         };
         (below, above)
     }
@@ -345,18 +355,6 @@ impl Truncated {
         let be = Float::with_val(wp, mpf(wp, self.b) - &mu) / &s;
         (al, be)
     }
-}
-
-/// log(Φ(−l−t)/Φ(−l)) = −t(t + 2l)/2 + ln R(l + t) − ln R(l), for l ≥ 0, t ≥ 0 (`ln_r_l` = ln R(l)).
-#[inline]
-fn ln_tail_ratio(l: f64, t: f64, ln_r_l: f64) -> f64 {
-    if t == 0.0 {
-        return 0.0;
-    }
-    if t.is_infinite() {
-        return f64::NEG_INFINITY;
-    }
-    -0.5 * t * (t + 2.0 * l) + ln_mills(l + t) - ln_r_l
 }
 
 /// Picks the sampler with the largest acceptance per unit cost; returns it with its acceptance.
@@ -480,8 +478,8 @@ impl ScalarDist for Truncated {
                 let xs = (x - self.mu) / self.sigma;
                 (ln_ndtr_interval(self.alpha, xs) - self.ln_z).exp()
             }
-            Side::Upper => self.tail_split(self.offset(x)).0.exp(),
-            Side::Lower => self.tail_split(self.offset(x)).1.exp(),
+            Side::Upper => self.tail_split(x).0.exp(),
+            Side::Lower => self.tail_split(x).1.exp(),
         }
     }
 
@@ -497,8 +495,8 @@ impl ScalarDist for Truncated {
                 let xs = (x - self.mu) / self.sigma;
                 (ln_ndtr_interval(xs, self.beta) - self.ln_z).exp()
             }
-            Side::Upper => self.tail_split(self.offset(x)).1.exp(),
-            Side::Lower => self.tail_split(self.offset(x)).0.exp(),
+            Side::Upper => self.tail_split(x).1.exp(),
+            Side::Lower => self.tail_split(x).0.exp(),
         }
     }
 
