@@ -1,1 +1,501 @@
-//! Batch evaluation (in progress)
+//! Batch evaluation: the `dpaudit eval` interface that every other tool and test uses.
+//!
+//! Input rows are `id,quantity,family,params` (CSV; a header line starting with `id` is skipped),
+//! where `params` is `key=value` pairs joined by `;`. Each row is computed independently: a bad
+//! row gets an empty value and a message (with its line number) in `error`, and the rest of the
+//! file is still processed. Output rows are `id,quantity,family,params,value,digits,error`.
+//!
+//! Vocabulary (exactly these names):
+//!
+//! | family | params |
+//! |---|---|
+//! | `gaussian` | mu1, mu2, sigma |
+//! | `gaussian_dd` | dist, sigma1, sigma2, d |
+//! | `rgm` | d, gamma, sigma2, n1, n2, dist (optional eta, R: relative sensitivity is then checked) |
+//! | `rectified`, `truncated` | mu1, mu2, sigma, a, b |
+//! | `stochastic_sign` | mu1, mu2, sigma |
+//!
+//! Quantities: `renyi` (+alpha), `kl`, `fisher` (a single `mu` instead of mu1/mu2),
+//! `hockey_stick_delta` (+eps), `eps_for_delta` (+delta), `rgm_theorem1_eps` (eta, gamma, d, alpha),
+//! `rgm_corollary1_eps` and `rgm_optimized_dp_eps` (eta, gamma, d, delta), `rho_bar`
+//! (family gaussian; d, Rc).
+
+use crate::bounds;
+use crate::divergence::{self, Location, Method, Pair};
+use crate::error::{Error, Result};
+use crate::numeric::mp::Certified;
+use crate::scalar::Scalar;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+
+/// Largest dimension accepted for `d`.
+pub const MAX_DIM: u32 = 10_000_000;
+/// Largest number of digits accepted.
+pub const MAX_DIGITS: u32 = 2000;
+
+/// Options of a batch evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct EvalOptions {
+    /// Significant digits to certify.
+    pub digits: u32,
+    /// Which route.
+    pub method: Method,
+}
+
+impl Default for EvalOptions {
+    fn default() -> Self {
+        EvalOptions {
+            digits: 30,
+            method: Method::Auto,
+        }
+    }
+}
+
+/// One input row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Row {
+    /// 1-based line number in the input.
+    pub line: usize,
+    /// Row id.
+    pub id: String,
+    /// Quantity name.
+    pub quantity: String,
+    /// Family name.
+    pub family: String,
+    /// `key=value;…`.
+    pub params: String,
+}
+
+/// One output row.
+#[derive(Clone, Debug)]
+pub struct Evaluated {
+    /// The input row.
+    pub row: Row,
+    /// The certified value, or the error.
+    pub result: Result<Certified>,
+}
+
+impl Evaluated {
+    /// The value formatted with `digits + 5` significant digits (the trailing ones are not
+    /// certified; they only keep the rounding of the printout below the certified error).
+    pub fn value_text(&self) -> String {
+        match &self.result {
+            Ok(c) => format_value(&c.value, c.digits),
+            Err(_) => String::new(),
+        }
+    }
+}
+
+/// Formats a value with `digits + 5` significant decimal digits ("inf" for +∞).
+pub fn format_value(v: &rug::Float, digits: u32) -> String {
+    if v.is_zero() {
+        return "0".into();
+    }
+    v.to_string_radix(10, Some(digits as usize + 5))
+}
+
+/// Parses `key=value;key=value`. Empty segments are ignored; a segment without `=`, an empty key
+/// or a duplicate key is an error.
+pub fn parse_params(s: &str) -> Result<BTreeMap<String, String>> {
+    let mut map = BTreeMap::new();
+    for seg in s.split(';') {
+        let seg = seg.trim();
+        if seg.is_empty() {
+            continue;
+        }
+        let (k, v) = seg.split_once('=').ok_or_else(|| Error::Parse {
+            what: "parameter".into(),
+            text: seg.to_string(),
+            reason: "expected key=value".into(),
+        })?;
+        let (k, v) = (k.trim(), v.trim());
+        if k.is_empty() {
+            return Err(Error::Parse {
+                what: "parameter".into(),
+                text: seg.to_string(),
+                reason: "empty key".into(),
+            });
+        }
+        if map.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(Error::Parse {
+                what: "parameter".into(),
+                text: seg.to_string(),
+                reason: format!("duplicate key {k}"),
+            });
+        }
+    }
+    Ok(map)
+}
+
+/// A parameter map checked against the keys a quantity/family accepts.
+struct Params {
+    map: BTreeMap<String, String>,
+    context: String,
+}
+
+impl Params {
+    fn new(map: BTreeMap<String, String>, context: String, accepted: &[&str]) -> Result<Self> {
+        for k in map.keys() {
+            if !accepted.contains(&k.as_str()) {
+                return Err(Error::UnknownParameter {
+                    name: k.clone(),
+                    context,
+                    accepted: accepted.join(", "),
+                });
+            }
+        }
+        Ok(Params { map, context })
+    }
+
+    fn get(&self, key: &str) -> Result<&str> {
+        self.map
+            .get(key)
+            .map(String::as_str)
+            .ok_or_else(|| Error::MissingParameter {
+                name: key.to_string(),
+                needed_by: self.context.clone(),
+            })
+    }
+
+    fn scalar(&self, key: &str) -> Result<Scalar> {
+        let text = self.get(key)?;
+        text.parse::<Scalar>()
+            .map_err(|_| Error::invalid(key, format!("{text:?}"), "a finite decimal number"))
+    }
+
+    fn opt_scalar(&self, key: &str) -> Result<Option<Scalar>> {
+        if self.map.contains_key(key) {
+            self.scalar(key).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn dim(&self, key: &str) -> Result<u32> {
+        let text = self.get(key)?;
+        match text.parse::<u64>() {
+            Ok(v) if v >= 1 && v <= u64::from(MAX_DIM) => Ok(v as u32),
+            _ => Err(Error::invalid(
+                key,
+                format!("{text:?}"),
+                &format!("an integer in [1, {MAX_DIM}]"),
+            )),
+        }
+    }
+}
+
+fn family_keys(family: &str, fisher: bool) -> Result<&'static [&'static str]> {
+    Ok(match (family, fisher) {
+        ("gaussian", false) | ("stochastic_sign", false) => &["mu1", "mu2", "sigma"],
+        ("gaussian", true) | ("stochastic_sign", true) => &["mu", "sigma"],
+        ("rectified", false) | ("truncated", false) => &["mu1", "mu2", "sigma", "a", "b"],
+        ("rectified", true) | ("truncated", true) => &["mu", "sigma", "a", "b"],
+        ("gaussian_dd", false) => &["dist", "sigma1", "sigma2", "d"],
+        ("rgm", false) => &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"],
+        (other, _) => {
+            return Err(Error::Unsupported(format!(
+                "unknown or unsupported family {other:?} for this quantity (families: gaussian, \
+                 gaussian_dd, rgm, rectified, truncated, stochastic_sign; fisher takes gaussian, \
+                 rectified, truncated, stochastic_sign)"
+            )))
+        }
+    })
+}
+
+fn build_pair(family: &str, p: &Params) -> Result<Pair> {
+    match family {
+        "gaussian" => Pair::gaussian(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?),
+        "stochastic_sign" => {
+            Pair::stochastic_sign(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?)
+        }
+        "rectified" => Pair::rectified(
+            p.scalar("mu1")?,
+            p.scalar("mu2")?,
+            p.scalar("sigma")?,
+            p.scalar("a")?,
+            p.scalar("b")?,
+        ),
+        "truncated" => Pair::truncated(
+            p.scalar("mu1")?,
+            p.scalar("mu2")?,
+            p.scalar("sigma")?,
+            p.scalar("a")?,
+            p.scalar("b")?,
+        ),
+        "gaussian_dd" => Pair::gaussian_dd(
+            p.scalar("dist")?,
+            p.scalar("sigma1")?,
+            p.scalar("sigma2")?,
+            p.dim("d")?,
+        ),
+        "rgm" => {
+            let pair = Pair::rgm(
+                p.dim("d")?,
+                p.scalar("gamma")?,
+                p.scalar("sigma2")?,
+                p.scalar("n1")?,
+                p.scalar("n2")?,
+                p.scalar("dist")?,
+            )?;
+            match (p.opt_scalar("eta")?, p.opt_scalar("R")?) {
+                (None, None) => {}
+                (Some(eta), Some(r)) => {
+                    if let Pair::Rgm { n1, n2, dist, .. } = &pair {
+                        for (name, v) in [("eta", &eta), ("R", &r)] {
+                            if !(v.f64().is_finite() && v.f64() >= 0.0) {
+                                return Err(Error::invalid(name, v, "finite and >= 0"));
+                            }
+                        }
+                        // HMB Def. 2, eq. (3), in both directions.
+                        if !bounds::rgm::relative_sensitivity_holds(&eta, &r, n1, n2, dist) {
+                            return Err(Error::outside(
+                                "HMB Def. 2, eq. (3) (relative L2 sensitivity)",
+                                format!(
+                                    "dist^2 <= eta^2 min(n1^2, n2^2) + R^2 fails for dist = {dist}, \
+                                     n1 = {n1}, n2 = {n2}, eta = {eta}, R = {r}"
+                                ),
+                            ));
+                        }
+                    }
+                }
+                _ => {
+                    return Err(Error::MissingParameter {
+                        name: "eta and R (give both or neither)".into(),
+                        needed_by: "the relative-sensitivity check of family rgm".into(),
+                    })
+                }
+            }
+            Ok(pair)
+        }
+        other => Err(Error::Unsupported(format!("unknown family {other:?}"))),
+    }
+}
+
+/// Evaluates one row.
+pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
+    if opts.digits == 0 || opts.digits > MAX_DIGITS {
+        return Err(Error::invalid(
+            "digits",
+            opts.digits,
+            &format!("in [1, {MAX_DIGITS}]"),
+        ));
+    }
+    let map = parse_params(&row.params)?;
+    let q = row.quantity.as_str();
+    let fam = row.family.as_str();
+    let context = format!("{q}/{fam}");
+    let digits = opts.digits;
+    let accepted = |extra: &[&'static str], fisher: bool| -> Result<Vec<&'static str>> {
+        let mut v = family_keys(fam, fisher)?.to_vec();
+        v.extend_from_slice(extra);
+        Ok(v)
+    };
+    let rgm_only = || -> Result<()> {
+        if fam == "rgm" {
+            Ok(())
+        } else {
+            Err(Error::Unsupported(format!(
+                "{q} is an RGM bound: family must be rgm, not {fam:?}"
+            )))
+        }
+    };
+    match q {
+        "renyi" => {
+            let p = Params::new(map, context, &accepted(&["alpha"], false)?)?;
+            let pair = build_pair(fam, &p)?;
+            divergence::renyi(&pair, &p.scalar("alpha")?, digits, opts.method)
+        }
+        "kl" => {
+            let p = Params::new(map, context, &accepted(&[], false)?)?;
+            let pair = build_pair(fam, &p)?;
+            divergence::kl(&pair, digits, opts.method)
+        }
+        "hockey_stick_delta" => {
+            let p = Params::new(map, context, &accepted(&["eps"], false)?)?;
+            let pair = build_pair(fam, &p)?;
+            divergence::hockey_stick(&pair, &p.scalar("eps")?, digits, opts.method)
+        }
+        "eps_for_delta" => {
+            let p = Params::new(map, context, &accepted(&["delta"], false)?)?;
+            let pair = build_pair(fam, &p)?;
+            divergence::eps_for_delta(&pair, &p.scalar("delta")?, digits, opts.method)
+        }
+        "fisher" => {
+            let p = Params::new(map, context, &accepted(&[], true)?)?;
+            let support = match fam {
+                "rectified" | "truncated" => Some((p.scalar("a")?, p.scalar("b")?)),
+                _ => None,
+            };
+            let loc = Location::new(fam, p.scalar("mu")?, p.scalar("sigma")?, support)?;
+            divergence::fisher(&loc, digits, opts.method)
+        }
+        "rgm_theorem1_eps" => {
+            rgm_only()?;
+            let p = Params::new(map, context, &["eta", "gamma", "d", "alpha"])?;
+            bounds::rgm::theorem1_eps(
+                &p.scalar("eta")?,
+                &p.scalar("gamma")?,
+                p.dim("d")?,
+                &p.scalar("alpha")?,
+                digits,
+            )
+        }
+        "rgm_corollary1_eps" => {
+            rgm_only()?;
+            let p = Params::new(map, context, &["eta", "gamma", "d", "delta"])?;
+            bounds::rgm::corollary1_eps(
+                &p.scalar("eta")?,
+                &p.scalar("gamma")?,
+                p.dim("d")?,
+                &p.scalar("delta")?,
+                digits,
+            )
+        }
+        "rgm_optimized_dp_eps" => {
+            rgm_only()?;
+            let p = Params::new(map, context, &["eta", "gamma", "d", "delta"])?;
+            bounds::rgm::optimized_dp_eps(
+                &p.scalar("eta")?,
+                &p.scalar("gamma")?,
+                p.dim("d")?,
+                &p.scalar("delta")?,
+                digits,
+            )
+            .map(|(eps, _alpha)| eps)
+        }
+        "rho_bar" => {
+            if fam != "gaussian" {
+                return Err(Error::Unsupported(format!(
+                    "rho_bar takes family gaussian, not {fam:?}"
+                )));
+            }
+            let p = Params::new(map, context, &["d", "Rc"])?;
+            let (d, rc) = (p.dim("d")?, p.scalar("Rc")?);
+            match opts.method {
+                Method::Quadrature => bounds::rho::rho_bar_quadrature(d, &rc, digits),
+                _ => bounds::rho::rho_bar(d, &rc, digits),
+            }
+        }
+        other => Err(Error::Unsupported(format!(
+            "unknown quantity {other:?} (quantities: renyi, kl, fisher, hockey_stick_delta, \
+             eps_for_delta, rgm_theorem1_eps, rgm_corollary1_eps, rgm_optimized_dp_eps, rho_bar)"
+        ))),
+    }
+}
+
+/// Reads rows from CSV. Malformed records (wrong field count, bad UTF-8) become rows whose
+/// evaluation fails with a message naming the line; the rest of the file is still read.
+pub fn read_rows<R: Read>(input: R) -> Vec<(Row, Option<String>)> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .comment(Some(b'#'))
+        .from_reader(input);
+    let mut out = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        match rec {
+            Ok(r) => {
+                let line = r.position().map(|p| p.line() as usize).unwrap_or(i + 1);
+                if r.len() == 1 && r.get(0).is_some_and(str::is_empty) {
+                    continue;
+                }
+                if i == 0 && r.get(0) == Some("id") {
+                    continue;
+                }
+                let field = |k: usize| r.get(k).unwrap_or("").to_string();
+                let row = Row {
+                    line,
+                    id: field(0),
+                    quantity: field(1),
+                    family: field(2),
+                    params: field(3),
+                };
+                let problem = (r.len() != 4).then(|| {
+                    format!(
+                        "expected 4 fields id,quantity,family,params, found {}",
+                        r.len()
+                    )
+                });
+                out.push((row, problem));
+            }
+            Err(e) => {
+                let line = e.position().map(|p| p.line() as usize).unwrap_or(i + 1);
+                let row = Row {
+                    line,
+                    id: String::new(),
+                    quantity: String::new(),
+                    family: String::new(),
+                    params: String::new(),
+                };
+                out.push((row, Some(format!("unreadable CSV record: {e}"))));
+            }
+        }
+    }
+    out
+}
+
+/// Outcome counts of a batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Rows read.
+    pub rows: usize,
+    /// Rows that failed.
+    pub failed: usize,
+}
+
+/// Evaluates every row of `input` (in parallel, output in input order) and writes the output CSV
+/// to `output`; messages for failed rows also go to `log` with their line numbers.
+pub fn run<R: Read, W: Write, L: Write>(
+    input: R,
+    output: W,
+    log: &mut L,
+    opts: &EvalOptions,
+) -> Result<Summary> {
+    let rows = read_rows(input);
+    let results: Vec<Evaluated> = rows
+        .into_par_iter()
+        .map(|(row, problem)| {
+            let result = match problem {
+                None => evaluate(&row, opts),
+                Some(reason) => Err(Error::Parse {
+                    what: "CSV row".into(),
+                    text: format!("{},{},{},{}", row.id, row.quantity, row.family, row.params),
+                    reason,
+                }),
+            };
+            Evaluated { row, result }
+        })
+        .collect();
+    let mut wtr = csv::Writer::from_writer(output);
+    wtr.write_record([
+        "id", "quantity", "family", "params", "value", "digits", "error",
+    ])
+    .map_err(|e| Error::Io(e.to_string()))?;
+    let mut summary = Summary::default();
+    for ev in results {
+        summary.rows += 1;
+        let (value, digits, error) = match &ev.result {
+            Ok(c) => (ev.value_text(), c.digits.to_string(), String::new()),
+            Err(e) => {
+                summary.failed += 1;
+                let msg = format!("line {}: {e}", ev.row.line);
+                let _ = writeln!(log, "{} {msg}", ev.row.id);
+                (String::new(), String::new(), msg)
+            }
+        };
+        wtr.write_record([
+            ev.row.id.as_str(),
+            &ev.row.quantity,
+            &ev.row.family,
+            &ev.row.params,
+            &value,
+            &digits,
+            &error,
+        ])
+        .map_err(|e| Error::Io(e.to_string()))?;
+    }
+    wtr.flush()?;
+    Ok(summary)
+}

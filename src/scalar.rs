@@ -35,6 +35,14 @@ impl Scalar {
         }
     }
 
+    /// A scalar holding `x` (enough decimal digits to round-trip at `x`'s precision).
+    pub fn from_float(x: &Float) -> Scalar {
+        Scalar {
+            approx: x.to_f64(),
+            decimal: Some(Arc::from(x.to_string_radix(10, None).as_str())),
+        }
+    }
+
     /// Whether the parameter came from decimal text.
     pub fn is_decimal(&self) -> bool {
         self.decimal.is_some()

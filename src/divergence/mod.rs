@@ -164,7 +164,11 @@ impl Pair {
         let (a, b, c) = (n1.mp(p), n2.mp(p), dist.mp(p));
         let lo = rug::Float::with_val(p, &a - &b).abs();
         let hi = rug::Float::with_val(p, &a + &b);
-        if c < lo || c > hi {
+        // Decimal inputs are rounded to 512 bits: an equality such as dist = |n1 − n2| given in
+        // decimals must not fail on that rounding (slack 2^-480 relative).
+        let slack =
+            rug::Float::with_val(p, &hi * rug::Float::with_val(p, rug::Float::i_exp(1, -480)));
+        if c < rug::Float::with_val(p, &lo - &slack) || c > rug::Float::with_val(p, &hi + &slack) {
             return Err(Error::invalid(
                 "dist",
                 &dist,
@@ -396,3 +400,201 @@ pub fn check_alpha(alpha: &Scalar) -> Result<()> {
 
 /// Shorthand re-export so callers need only this module.
 pub type Value = Certified;
+
+/// Which route computes a quantity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Method {
+    /// The closed form where one exists, else quadrature.
+    #[default]
+    Auto,
+    /// Numerical integration of the defining integral.
+    Quadrature,
+    /// The closed form (an error where none exists).
+    ClosedForm,
+}
+
+impl std::str::FromStr for Method {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "auto" => Ok(Method::Auto),
+            "quadrature" => Ok(Method::Quadrature),
+            "closed-form" | "closed_form" => Ok(Method::ClosedForm),
+            other => Err(Error::invalid(
+                "method",
+                other,
+                "one of auto, quadrature, closed-form",
+            )),
+        }
+    }
+}
+
+/// Runs the closed form, or quadrature, per `method`; `auto` falls back to quadrature where no
+/// closed form exists.
+fn route<T>(
+    method: Method,
+    closed: impl FnOnce() -> Result<T>,
+    quad: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    match method {
+        Method::ClosedForm => closed(),
+        Method::Quadrature => quad(),
+        Method::Auto => match closed() {
+            Err(Error::Unsupported(_)) | Err(Error::Precision { .. }) => quad(),
+            other => other,
+        },
+    }
+}
+
+/// Rényi divergence D_α(P1 ‖ P2), certified to `digits`.
+pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32, method: Method) -> Result<Certified> {
+    check_alpha(alpha)?;
+    route(
+        method,
+        || closed::renyi(pair, alpha, digits),
+        || quadrature::renyi(pair, alpha, digits),
+    )
+}
+
+/// KL(P1 ‖ P2), certified to `digits`.
+pub fn kl(pair: &Pair, digits: u32, method: Method) -> Result<Certified> {
+    route(
+        method,
+        || closed::kl(pair, digits),
+        || quadrature::kl(pair, digits),
+    )
+}
+
+/// Fisher information about the location, certified to `digits`.
+pub fn fisher(loc: &Location, digits: u32, method: Method) -> Result<Certified> {
+    route(
+        method,
+        || closed::fisher(loc, digits),
+        || quadrature::fisher(loc, digits),
+    )
+}
+
+/// Hockey-stick divergence δ(ε) = ∫(p1 − e^ε p2)_+ of the ordered pair, certified to `digits`.
+pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32, method: Method) -> Result<Certified> {
+    closed::check_eps(eps)?;
+    route(
+        method,
+        || closed::hockey_stick(pair, eps, digits),
+        || quadrature::hockey_stick(pair, eps, digits),
+    )
+}
+
+/// The privacy profile's inverse: the smallest ε ≥ 0 with δ(ε) ≤ `delta` for the ordered pair,
+/// certified to `digits` (root of the certified profile on a precision ladder).
+pub fn eps_for_delta(
+    pair: &Pair,
+    delta: &Scalar,
+    digits: u32,
+    method: Method,
+) -> Result<Certified> {
+    let dv = delta.f64();
+    if !(dv.is_finite() && dv > 0.0 && dv < 1.0) {
+        return Err(Error::invalid("delta", delta, "in (0, 1)"));
+    }
+    route(
+        method,
+        || {
+            crate::numeric::mp::certify(digits, "eps_for_delta (closed form)", |p| {
+                invert_profile(&delta.mp(p), p, |e| closed::hockey_stick_at(pair, e, p))
+            })
+        },
+        || {
+            crate::numeric::mp::certify(digits, "eps_for_delta (quadrature)", |p| {
+                let inner = ((f64::from(p.saturating_sub(crate::numeric::mp::GUARD_BITS)))
+                    / crate::numeric::mp::LOG2_10)
+                    .floor() as u32
+                    + 3;
+                invert_profile(&delta.mp(p), p, |e| {
+                    quadrature::hockey_stick(pair, &Scalar::from_float(e), inner)
+                        .map(|c| rug::Float::with_val(p, &c.value))
+                })
+            })
+        },
+    )
+}
+
+/// Smallest ε ≥ 0 with f(ε) ≤ target for a nonincreasing profile f: bracket by doubling, then
+/// Illinois regula falsi on log f − log target, with bisection where f vanishes; stops when the
+/// bracket is below 2^-(p−4) relative. Errors if no ε ≤ 2^40 reaches the target.
+pub fn invert_profile<F>(target: &rug::Float, p: u32, mut f: F) -> Result<rug::Float>
+where
+    F: FnMut(&rug::Float) -> Result<rug::Float>,
+{
+    use rug::Float;
+    let zero = Float::new(p);
+    if f(&zero)? <= *target {
+        return Ok(zero);
+    }
+    let ltarget = Float::with_val(p, target.ln_ref());
+    let g = |v: Float| -> Float {
+        if v.is_zero() || v.is_sign_negative() {
+            Float::with_val(p, f64::NEG_INFINITY)
+        } else {
+            Float::with_val(p, v.ln() - &ltarget)
+        }
+    };
+    let mut lo = Float::new(p);
+    let mut glo = g(f(&lo)?);
+    let mut hi = Float::with_val(p, 1u32);
+    let mut ghi = g(f(&hi)?);
+    while ghi > 0 {
+        lo.clone_from(&hi);
+        glo.clone_from(&ghi);
+        hi *= 2u32;
+        if hi > Float::with_val(p, Float::i_exp(1, 40)) {
+            return Err(Error::Undefined(format!(
+                "no eps <= 2^40 reaches delta = {}",
+                target.to_f64()
+            )));
+        }
+        ghi = g(f(&hi)?);
+    }
+    let tol = Float::with_val(p, Float::i_exp(1, -(p as i32) + 4));
+    let mut side = 0i32;
+    for _ in 0..(8 * p) {
+        let width = Float::with_val(p, &hi - &lo);
+        if width <= Float::with_val(p, &hi * &tol) {
+            break;
+        }
+        let mid = if ghi.is_finite() && glo.is_finite() && ghi < 0 {
+            // regula falsi point, kept strictly inside the bracket
+            let x = Float::with_val(
+                p,
+                &lo - Float::with_val(p, &glo * &width) / (Float::with_val(p, &ghi - &glo)),
+            );
+            let margin = Float::with_val(p, &width / 64u32);
+            if x <= Float::with_val(p, &lo + &margin) || x >= Float::with_val(p, &hi - &margin) {
+                Float::with_val(p, &lo + &hi) / 2u32
+            } else {
+                x
+            }
+        } else {
+            Float::with_val(p, &lo + &hi) / 2u32
+        };
+        let gm = g(f(&mid)?);
+        if gm.is_zero() {
+            return Ok(mid);
+        }
+        if gm > 0 {
+            lo = mid;
+            glo = gm;
+            if side == -1 {
+                ghi /= 2u32;
+            }
+            side = -1;
+        } else {
+            hi = mid;
+            ghi = gm;
+            if side == 1 {
+                glo /= 2u32;
+            }
+            side = 1;
+        }
+    }
+    Ok(hi)
+}
