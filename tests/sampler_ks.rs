@@ -121,8 +121,10 @@ fn truncated_ks() {
         // μ = a − 40σ (offsets from a) and μ = b + 40σ (mirrored, offsets from b)
         (-40.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
         (41.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
-        // short interval far out: exponential drawn by inverse cdf (d_max ≤ 3)
+        // short intervals far out: the exponential truncated at d_max = 2.0 (drawn by `Exp1`
+        // with rejection) and at d_max = 0.8 (drawn by inverse cdf)
         (-40.0, 1.0, 0.0, 0.05, "rayleigh", 500_000),
+        (-40.0, 1.0, 0.0, 0.02, "rayleigh", 500_000),
         // 1000σ
         (-1000.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
         (1001.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),

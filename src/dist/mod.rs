@@ -112,6 +112,52 @@ pub(crate) fn bernoulli_exact<R: Rng + ?Sized>(rng: &mut R, p: f64) -> bool {
     }
 }
 
+/// A Bernoulli(p) sampler, exact for the double `p`, with the first 64-bit comparison threshold
+/// precomputed: one `u64` and one integer comparison per draw, falling back to
+/// [`bernoulli_exact`] on the remainder with probability 2⁻⁶⁴.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct ExactBernoulli {
+    /// ⌊p·2⁶⁴⌋ (u64::MAX for p ≥ 1).
+    first: u64,
+    /// p·2⁶⁴ − ⌊p·2⁶⁴⌋ ∈ [0, 1) (1 for p ≥ 1).
+    rest: f64,
+}
+
+impl ExactBernoulli {
+    /// Bernoulli(p); p ≤ 0 or NaN never succeeds, p ≥ 1 always does.
+    pub(crate) fn new(p: f64) -> Self {
+        if !(p > 0.0) {
+            ExactBernoulli {
+                first: 0,
+                rest: 0.0,
+            }
+        } else if p >= 1.0 {
+            ExactBernoulli {
+                first: u64::MAX,
+                rest: 1.0,
+            }
+        } else {
+            let scaled = p * 18_446_744_073_709_551_616.0; // exact
+            let ip = scaled.floor();
+            ExactBernoulli {
+                first: ip as u64,
+                rest: scaled - ip,
+            }
+        }
+    }
+
+    /// One draw: U < p for U uniform on [0, 1) with unbounded precision.
+    #[inline(always)]
+    pub(crate) fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> bool {
+        let k = rng.next_u64();
+        if k != self.first {
+            k < self.first
+        } else {
+            bernoulli_exact(rng, self.rest)
+        }
+    }
+}
+
 /// √(π/2).
 const SQRT_PI_2: f64 = 1.253_314_137_315_500_3;
 
@@ -200,7 +246,7 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
 
-    /// Exact Bernoulli: count successes for p = 0.3 and for a subnormal p (never true in 10⁵
+    /// Exact Bernoulli (both forms): count successes for p = 0.3 and for a subnormal p (never true in 10⁵
     /// draws: P ≈ 1e−5·10⁻³⁰⁸). Binomial 6-sigma band for p = 0.3 (false failure ≈ 2e−9).
     #[test]
     fn bernoulli_exact_frequencies() {
@@ -213,6 +259,18 @@ mod tests {
         assert!((0..1000).all(|_| bernoulli_exact(&mut rng, 1.0)));
         assert!((0..1000).all(|_| !bernoulli_exact(&mut rng, 0.0)));
         assert!(!bernoulli_exact(&mut rng, f64::NAN));
+        // The precomputed sampler: same law.
+        let b = ExactBernoulli::new(0.3);
+        let k = (0..n).filter(|_| b.sample(&mut rng)).count() as f64;
+        assert!((k - 0.3 * n as f64).abs() < 6.0 * sd, "k = {k}");
+        let (one, zero, tiny) = (
+            ExactBernoulli::new(1.0),
+            ExactBernoulli::new(0.0),
+            ExactBernoulli::new(5e-320),
+        );
+        assert!((0..1000).all(|_| one.sample(&mut rng) && !zero.sample(&mut rng)));
+        assert!((0..100_000).all(|_| !tiny.sample(&mut rng)));
+        assert!(!ExactBernoulli::new(f64::NAN).sample(&mut rng));
     }
 
     /// ln R(t) against mpmath (dps 40): log(ncdf(-t)/npdf(t)), independent of this code.

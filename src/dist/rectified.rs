@@ -1,7 +1,7 @@
 //! The rectified Gaussian R(μ, σ, [a, b]) = clip(N(μ, σ²), a, b) (HG Def. 3.1, MATH.md §1): a
 //! density on (a, b) plus atoms at a and b.
 
-use super::{bernoulli_exact, ln_mp, mpf, ScalarDist, Truncated};
+use super::{ln_mp, mpf, ExactBernoulli, ScalarDist, Truncated};
 use crate::error::{check_finite, check_interval, check_positive, Result};
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
@@ -25,8 +25,8 @@ enum Regime {
     Far {
         near: f64,
         far: f64,
-        p_leave: f64,
-        p_far: f64,
+        p_leave: ExactBernoulli,
+        p_far: ExactBernoulli,
     },
 }
 
@@ -86,8 +86,8 @@ impl Rectified {
             let r = Regime::Far {
                 near: a,
                 far: b,
-                p_leave,
-                p_far,
+                p_leave: ExactBernoulli::new(p_leave),
+                p_far: ExactBernoulli::new(p_far),
             };
             (r, Truncated::new(mu, sigma, a, b).ok())
         } else if beta < -FAR {
@@ -96,8 +96,8 @@ impl Rectified {
             let r = Regime::Far {
                 near: b,
                 far: a,
-                p_leave,
-                p_far,
+                p_leave: ExactBernoulli::new(p_leave),
+                p_far: ExactBernoulli::new(p_far),
             };
             (r, Truncated::new(mu, sigma, a, b).ok())
         } else {
@@ -177,9 +177,9 @@ impl Distribution<f64> for Rectified {
                 p_leave,
                 p_far,
             } => {
-                if !bernoulli_exact(rng, p_leave) {
+                if !p_leave.sample(rng) {
                     near
-                } else if bernoulli_exact(rng, p_far) {
+                } else if p_far.sample(rng) {
                     far
                 } else {
                     match &self.interior {

@@ -1,7 +1,7 @@
 //! The stochastic sign Y = sign(μ + N(0, σ²)) ∈ {−1, +1} (MATH.md §3; the rectified Gaussian on
 //! [0⁻, 0⁺], HG §4.1).
 
-use super::{bernoulli_exact, mpf, ScalarDist};
+use super::{mpf, ExactBernoulli, ScalarDist};
 use crate::error::{check_finite, check_positive, Result};
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
@@ -39,8 +39,8 @@ use rug::Float;
 pub struct StochasticSign {
     mu: f64,
     sigma: f64,
-    /// Probability of the less likely outcome, Φ(−|μ|/σ) ≤ ½.
-    p_rare: f64,
+    /// Bernoulli(Φ(−|μ|/σ)) for the less likely outcome.
+    rare_draw: ExactBernoulli,
     /// The less likely outcome (−1.0 when μ ≥ 0).
     rare: f64,
 }
@@ -59,7 +59,7 @@ impl StochasticSign {
         Ok(StochasticSign {
             mu,
             sigma,
-            p_rare,
+            rare_draw: ExactBernoulli::new(p_rare),
             rare,
         })
     }
@@ -96,7 +96,7 @@ impl StochasticSign {
 impl Distribution<f64> for StochasticSign {
     #[inline]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        if bernoulli_exact(rng, self.p_rare) {
+        if self.rare_draw.sample(rng) {
             self.rare
         } else {
             -self.rare
