@@ -34,21 +34,12 @@ enum Method {
     /// to [0, d_max], d_max = w(w + 2l)/2), accept with probability l/x (Marsaglia 1964; Botev
     /// 2017, Alg. "ntail"). Acceptance l·Z/(φ(l) − φ(l + w)) → 1 as l → ∞.
     Rayleigh {
-        /// Truncation of the exponential, d_max = w(w + 2l)/2 (may be +∞).
+        /// Truncation of the exponential, d_max = w(w + 2l)/2 (may be +∞); T is drawn by `Exp1`
+        /// (ziggurat) with rejection of T > d_max (acceptance 1 − e^{−d_max}; for short
+        /// intervals, where this is poor, the uniform proposal wins the choice instead).
         d_max: f64,
-        /// Draw T by `Exp1` (ziggurat) with rejection of T > d_max; otherwise (short intervals,
-        /// d_max ≤ 1) T is proposed uniform on [0, d_max] and its weight e^{−T} is folded into
-        /// the final acceptance test.
-        exp_by_rejection: bool,
     },
 }
-
-/// Above this d_max the truncated exponential is drawn by rejection from `Exp1` (ziggurat;
-/// acceptance 1 − e^{−d_max} ≥ 0.63); below it, T is proposed uniformly on [0, d_max] with weight
-/// e^{−T} (acceptance (1 − e^{−d_max})/d_max ≥ 0.63, and no transcendental call in the common
-/// case thanks to the squeeze e^{−T} ≥ 1 − T). Both beat inverse-cdf sampling, whose `ln_1p`
-/// per draw costs more than either.
-const EXP_REJECTION_THRESHOLD: f64 = 1.0;
 
 /// The [truncated normal distribution](https://en.wikipedia.org/wiki/Truncated_normal_distribution)
 /// T(μ, σ, [a, b]): N(μ, σ²) conditioned on [a, b].
@@ -220,7 +211,8 @@ impl Truncated {
         Float::with_val(prec, mp::log_ndtr_diff(&al, &be))
     }
 
-    /// Expected fraction of accepted proposals of the sampler chosen for these parameters.
+    /// Expected fraction of accepted proposals of the sampler chosen for these parameters (for the
+    /// Rayleigh sampler, including the rejections of its truncated exponential).
     pub fn acceptance_rate(&self) -> f64 {
         self.acceptance
     }
@@ -248,12 +240,9 @@ impl Truncated {
                     *o = self.sample_uniform(rng);
                 }
             }
-            Method::Rayleigh {
-                d_max,
-                exp_by_rejection,
-            } => {
+            Method::Rayleigh { d_max } => {
                 for o in out.iter_mut() {
-                    *o = self.sample_rayleigh(rng, d_max, exp_by_rejection);
+                    *o = self.sample_rayleigh(rng, d_max);
                 }
             }
         }
@@ -283,43 +272,27 @@ impl Truncated {
                     x * x
                 }
             };
-            if u01(rng) < (-0.5 * q).exp() {
+            // Accept with probability e^{−q/2}; the squeeze e^{−y} ≥ 1 − y skips most exp calls.
+            let v = u01(rng);
+            if v <= 1.0 - 0.5 * q || v < (-0.5 * q).exp() {
                 return (self.a + u * (self.b - self.a)).clamp(self.a, self.b);
             }
         }
     }
 
     #[inline]
-    fn sample_rayleigh<R: Rng + ?Sized>(
-        &self,
-        rng: &mut R,
-        d_max: f64,
-        exp_by_rejection: bool,
-    ) -> f64 {
+    fn sample_rayleigh<R: Rng + ?Sized>(&self, rng: &mut R, d_max: f64) -> f64 {
         let l = self.l;
         loop {
-            // T ~ Exp(1) truncated to [0, d_max]: either exactly (ziggurat + rejection, weight 1)
-            // or uniform on [0, d_max) with weight e^{−T} still to be applied.
-            let (t, unit_weight) = if exp_by_rejection {
-                let e: f64 = Exp1.sample(rng);
-                if e > d_max {
-                    continue;
-                }
-                (e, true)
-            } else {
-                (u01(rng) * d_max, false)
-            };
+            // T ~ Exp(1) truncated to [0, d_max].
+            let t: f64 = Exp1.sample(rng);
+            if t > d_max {
+                continue;
+            }
             // x = √(l² + 2T) = l + d, with d formed without cancellation.
             let d = 2.0 * t / ((l * l + 2.0 * t).sqrt() + l);
-            // Accept with probability l/x (times e^{−T} for the uniform proposal).
-            let v = u01(rng) * (l + d);
-            let accept = if unit_weight {
-                v <= l
-            } else {
-                // Squeeze: e^{−T} ≥ 1 − T, so v ≤ (1 − T)·l accepts without calling exp.
-                v <= (1.0 - t) * l || v <= (-t).exp() * l
-            };
-            if accept {
+            // Accept with probability l/x.
+            if u01(rng) * (l + d) <= l {
                 return match self.side {
                     Side::Lower => (self.b - self.sigma * d).max(self.a),
                     _ => (self.a + self.sigma * d).min(self.b),
@@ -392,12 +365,10 @@ fn choose_method(side: Side, l: f64, w: f64, alpha: f64, beta: f64, ln_z: f64) -
         let acc_rayleigh = (l.ln() + ln_z - f64s::log_norm_pdf(l) - f64s::log1mexp(-d_max))
             .exp()
             .min(1.0);
-        if acc_rayleigh / 2.0 > best.2 {
-            let method = Method::Rayleigh {
-                d_max,
-                exp_by_rejection: d_max > EXP_REJECTION_THRESHOLD,
-            };
-            best = (method, acc_rayleigh, acc_rayleigh / 2.0);
+        // The exponential T costs its own rejections: acceptance 1 − e^{−d_max}.
+        let acc = acc_rayleigh * -(-d_max).exp_m1();
+        if acc / 2.0 > best.2 {
+            best = (Method::Rayleigh { d_max }, acc, acc / 2.0);
         }
     }
     (best.0, best.1)
@@ -409,10 +380,7 @@ impl Distribution<f64> for Truncated {
         match self.method {
             Method::Normal => self.sample_normal(rng),
             Method::Uniform => self.sample_uniform(rng),
-            Method::Rayleigh {
-                d_max,
-                exp_by_rejection,
-            } => self.sample_rayleigh(rng, d_max, exp_by_rejection),
+            Method::Rayleigh { d_max } => self.sample_rayleigh(rng, d_max),
         }
     }
 }
