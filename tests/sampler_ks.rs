@@ -58,6 +58,7 @@ fn wilson_hilferty(k: f64, z: f64) -> f64 {
 }
 
 /// Pearson chi-square of observed vs expected counts (expected ≥ 5 in every cell).
+#[allow(clippy::excessive_precision)] // mpmath digits kept as produced
 fn assert_chi2(name: &str, observed: &[f64], expected: &[f64]) {
     assert_eq!(observed.len(), expected.len());
     assert!(

@@ -516,6 +516,7 @@ mod tests {
     /// (μ, σ, a, b), independent of
     /// this code.
     #[test]
+    #[allow(clippy::excessive_precision)] // mpmath digits kept as produced
     fn ln_normaliser_reference() {
         let cases: &[(f64, f64, f64, f64, f64)] = &[
             // (mu, sigma, a, b, log Z)
