@@ -123,9 +123,10 @@ fn truncated_ks() {
         (-40.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
         (41.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
         // short intervals far out: the Rayleigh proposal with its exponential truncated at
-        // d_max = 2.0 (Exp1 + rejection), and the uniform proposal (d_max would be 0.8)
+        // d_max = 2.0 and 0.8 (Exp1 + rejection), and the uniform proposal (d_max would be 0.2)
         (-40.0, 1.0, 0.0, 0.05, "rayleigh", 500_000),
-        (-40.0, 1.0, 0.0, 0.02, "uniform", 500_000),
+        (-40.0, 1.0, 0.0, 0.02, "rayleigh", 500_000),
+        (-40.0, 1.0, 0.0, 0.005, "uniform", 500_000),
         // 1000σ
         (-1000.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
         (1001.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
