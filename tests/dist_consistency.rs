@@ -172,6 +172,10 @@ fn check(name: &str, d: &dyn ScalarDist, breaks: &[f64]) {
         assert_eq!(d.sf(prev(lo_s)), 1.0, "{name}");
         assert_eq!(d.ln_pdf(prev(lo_s)), f64::NEG_INFINITY, "{name}");
     }
+    assert_eq!(d.cdf(f64::NEG_INFINITY), 0.0, "{name}");
+    assert_eq!(d.cdf(f64::INFINITY), 1.0, "{name}");
+    assert_eq!(d.sf(f64::NEG_INFINITY), 1.0, "{name}");
+    assert_eq!(d.sf(f64::INFINITY), 0.0, "{name}");
     if hi_s.is_finite() {
         assert_eq!(d.cdf(hi_s), 1.0, "{name}");
         assert_eq!(d.sf(hi_s), 0.0, "{name}");
