@@ -2,8 +2,9 @@
 //! MATH.md §2), with an exact sampler that stays fast at any location of μ, including hundreds of
 //! σ outside [a, b].
 
-use super::{ln_mills, ln_mp, ln_ndtr_interval, ln_tail_ratio, mpf, u01, ScalarDist};
+use super::{ln_mp, mpf, u01, ScalarDist};
 use crate::error::{check_finite, check_interval, check_positive, Error, Result};
+use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
 use rand::Rng;
