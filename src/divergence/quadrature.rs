@@ -1305,6 +1305,40 @@ mod tests {
     }
 
     #[test]
+    #[ignore]
+    fn cost_truncated() {
+        for prec in [150u32, 218, 380] {
+            let mut x = Float::with_val(prec, 0.123456789);
+            let mut acc = Float::new(prec);
+            let t = std::time::Instant::now();
+            for _ in 0..20000 {
+                x += 1e-5;
+                let y = Float::with_val(prec, x.exp_ref());
+                acc += y;
+            }
+            eprintln!(
+                "exp at {prec} bits: {:.3} us",
+                t.elapsed().as_secs_f64() / 20000.0 * 1e6
+            );
+        }
+        for (m1, m2) in [("0.3", "1.3"), ("10", "11")] {
+            for digits in [30u32, 50, 100] {
+                let p = trunc(m1, m2);
+                renyi(&p, &sc("2"), digits).unwrap();
+                let n0 = crate::numeric::quad::exp_count();
+                let t = std::time::Instant::now();
+                let reps = 50;
+                for _ in 0..reps {
+                    renyi(&p, &sc("2"), digits).unwrap();
+                }
+                let dt = t.elapsed().as_secs_f64() / f64::from(reps);
+                let n = (crate::numeric::quad::exp_count() - n0) / reps as usize;
+                eprintln!("{m1},{m2} digits {digits}: {:.3} ms, {n} exps", dt * 1e3);
+            }
+        }
+    }
+
+    #[test]
     fn renyi_gaussian_and_dd() {
         for al in ["2", "1.001", "100"] {
             check(
