@@ -713,15 +713,22 @@ fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
 /// [`Error::Unsupported`].
 pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
-    if let Some((s1, s2, _, d)) = dd_params(&Ctx::new(30.0), pair) {
-        if d > 1 && s1 != s2 {
-            return Err(Error::Unsupported(
-                "hockey-stick divergence of d-dimensional Gaussians with unequal variances \
-                 (d > 1) needs chi-square distribution functions (MATH.md §7.4): not available \
-                 by quadrature"
-                    .into(),
-            ));
-        }
+    let unequal_dd = match pair {
+        Pair::GaussianDd {
+            sigma1, sigma2, d, ..
+        } => *d > 1 && !same(sigma1, sigma2),
+        Pair::Rgm {
+            n1, n2, d, gamma, ..
+        } => *d > 1 && !same(n1, n2) && gamma.f64() != 0.0,
+        _ => false,
+    };
+    if unequal_dd {
+        return Err(Error::Unsupported(
+            "hockey-stick divergence of d-dimensional Gaussians with unequal variances \
+             (d > 1) needs chi-square distribution functions (MATH.md §7.4): not available \
+             by quadrature"
+                .into(),
+        ));
     }
     if identical(pair) {
         // δ = (1 − e^ε)_+
