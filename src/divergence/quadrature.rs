@@ -118,7 +118,18 @@ where
     let mut best = 0.0f64;
     for _ in 0..4 {
         let ctx = Ctx::new(target);
-        let r = f(&ctx)?;
+        let r = match f(&ctx) {
+            Ok(r) => r,
+            Err(Error::Precision { .. }) => {
+                // A quadrature hit its rounding floor: more bits.
+                target += 10.0 + 0.25 * f64::from(digits);
+                if target > 4.0 * f64::from(digits) + 400.0 {
+                    break;
+                }
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         if r.v.is_infinite() || r.e.is_zero() {
             return Ok(Certified { value: r.v, digits });
         }
@@ -161,6 +172,46 @@ fn integral(
     extra: &[Float],
 ) -> Result<QuadResult> {
     quad::gaussian(q, g, u, v, extra, &ctx.opts())
+}
+
+/// Σ over ranges of ∫ exp(q)·g (a signed sum; g has constant sign on each range). The ranges are
+/// integrated in decreasing order of their envelope maximum, each only relative to the running
+/// total (a range far out in the tail, e.g. beyond the second root of a log-likelihood ratio of
+/// near-equal variances, costs nothing and cannot spoil the precision).
+fn integral_ranges(
+    ctx: &Ctx,
+    q: &Quadratic,
+    g: &Factor,
+    ranges: &[(Option<Float>, Option<Float>)],
+) -> Result<Val> {
+    let p = ctx.prec;
+    let (m, _) = q.peak_scale();
+    let peak = q.peak_value();
+    let mut order: Vec<(usize, f64)> = ranges
+        .iter()
+        .enumerate()
+        .map(|(i, (u, v))| {
+            let lo = u.as_ref().map_or(f64::NEG_INFINITY, |x| x.to_f64());
+            let hi = v.as_ref().map_or(f64::INFINITY, |x| x.to_f64());
+            let x = m.clamp(lo, hi);
+            (i, if x == m { peak } else { q.eval64(x) })
+        })
+        .collect();
+    order.sort_by(|a, b| b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal));
+    let mut acc = Val::exact(Float::new(p));
+    let mut total_ln = f64::NEG_INFINITY;
+    for (i, _) in order {
+        let (u, v) = &ranges[i];
+        let mut o = ctx.opts();
+        if total_ln.is_finite() {
+            o.log_ref = Some(total_ln);
+            o.digits += 1.0;
+        }
+        let r = quad::gaussian(q, g, u.as_ref(), v.as_ref(), &[], &o)?;
+        total_ln = quad::ln_add(total_ln, r.log_abs.to_f64());
+        acc = add(&acc, &val_of(&r), p);
+    }
+    Ok(acc)
 }
 
 /// log of P(X ≤ x) (lower = true) or P(X ≥ x) for X ~ N(μ, σ²), by integrating the density over
@@ -292,11 +343,20 @@ fn add(a: &Val, b: &Val, prec: u32) -> Val {
     }
 }
 
-/// LLR(x) = log p1(x) − log p2(x) as polynomial coefficients (c0, c1, c2).
-fn llr(q1: &Quadratic, q2: &Quadratic, prec: u32) -> Vec<Float> {
-    (0..3)
-        .map(|i| Float::with_val(prec, &q1.c[i] - &q2.c[i]))
-        .collect()
+/// LLR(x) = log p1(x) − log p2(x) as polynomial coefficients (c0, c1, c2), with the magnitudes
+/// of the terms that formed them (near-equal variances cancel in every coefficient).
+struct Llr {
+    c: Vec<Float>,
+    mag: Vec<f64>,
+}
+
+fn llr(q1: &Quadratic, q2: &Quadratic, prec: u32) -> Llr {
+    Llr {
+        c: (0..3)
+            .map(|i| Float::with_val(prec, &q1.c[i] - &q2.c[i]))
+            .collect(),
+        mag: (0..3).map(|i| q1.mag[i] + q2.mag[i]).collect(),
+    }
 }
 
 /// Real roots of c0 + c1 x + c2 x² = e, sorted (numerically stable formula).
@@ -333,13 +393,13 @@ fn roots(c: &[Float], e: &Float, prec: u32) -> Vec<Float> {
 fn int_times_llr(
     ctx: &Ctx,
     q1: &Quadratic,
-    l: &[Float],
+    l: &Llr,
     u: Option<&Float>,
     v: Option<&Float>,
 ) -> Result<Val> {
     let p = ctx.prec;
     let zero = Float::new(p);
-    let rs: Vec<Float> = roots(l, &zero, p)
+    let rs: Vec<Float> = roots(&l.c, &zero, p)
         .into_iter()
         .filter(|r| u.is_none_or(|u| r > u) && v.is_none_or(|v| r < v))
         .collect();
@@ -348,13 +408,15 @@ fn int_times_llr(
         ends.push(Some(r));
     }
     ends.push(v.cloned());
-    let g = Factor::Poly(l.to_vec());
-    let mut acc = Val::exact(Float::new(p));
-    for w in ends.windows(2) {
-        let q = integral(ctx, q1, &g, w[0].as_ref(), w[1].as_ref(), &[])?;
-        acc = add(&acc, &val_of(&q), p);
-    }
-    Ok(acc)
+    let g = Factor::Poly {
+        c: l.c.clone(),
+        mag: l.mag.clone(),
+    };
+    let ranges: Vec<(Option<Float>, Option<Float>)> = ends
+        .windows(2)
+        .map(|w| (w[0].clone(), w[1].clone()))
+        .collect();
+    integral_ranges(ctx, q1, &g, &ranges)
 }
 
 /// Certified value of a log-domain sum Σ k_i·log I_i divided by `div`.
@@ -749,12 +811,14 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
 fn hockey_region(
     ctx: &Ctx,
     q1: &Quadratic,
-    l: &[Float],
+    llr_: &Llr,
     e: &Float,
+    emag: f64,
     u: Option<&Float>,
     v: Option<&Float>,
 ) -> Result<Val> {
     let p = ctx.prec;
+    let l = &llr_.c;
     let rs = roots(l, e, p);
     // Sample points between consecutive roots decide where LLR > e.
     let mut ends: Vec<Option<Float>> = vec![None];
@@ -762,10 +826,12 @@ fn hockey_region(
         ends.push(Some(r.clone()));
     }
     ends.push(None);
-    let mut acc = Val::exact(Float::new(p));
+    let mut ranges: Vec<(Option<Float>, Option<Float>)> = Vec::new();
     let g = Factor::OneMinusExp {
         e: e.clone(),
+        emag,
         l: l.to_vec(),
+        mag: llr_.mag.clone(),
     };
     for w in ends.windows(2) {
         // A point inside (w0, w1).
@@ -798,10 +864,9 @@ fn hockey_region(
                 continue;
             }
         }
-        let q = integral(ctx, q1, &g, lo.as_ref(), hi.as_ref(), &[])?;
-        acc = add(&acc, &val_of(&q), p);
+        ranges.push((lo, hi));
     }
-    Ok(acc)
+    integral_ranges(ctx, q1, &g, &ranges)
 }
 
 fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
@@ -812,13 +877,29 @@ fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
             let s = ctx.f(sigma);
             let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
             let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
-            hockey_region(ctx, &q1, &llr(&q1, &q2, p), &e, None, None)
+            hockey_region(
+                ctx,
+                &q1,
+                &llr(&q1, &q2, p),
+                &e,
+                e.to_f64().abs(),
+                None,
+                None,
+            )
         }
         Pair::GaussianDd { .. } | Pair::Rgm { .. } => {
             let (s1, s2, dist, _) = dd_params(ctx, pair).unwrap();
             let q1 = Quadratic::log_normal(&dist, &s1, p);
             let q2 = Quadratic::log_normal(&Float::new(p), &s2, p);
-            hockey_region(ctx, &q1, &llr(&q1, &q2, p), &e, None, None)
+            hockey_region(
+                ctx,
+                &q1,
+                &llr(&q1, &q2, p),
+                &e,
+                e.to_f64().abs(),
+                None,
+                None,
+            )
         }
         Pair::Rectified {
             mu1,
@@ -832,7 +913,15 @@ fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
             let (af, bf) = (ctx.f(a), ctx.f(b));
             let q1 = Quadratic::log_normal(&m1, &s, p);
             let q2 = Quadratic::log_normal(&m2, &s, p);
-            let mut acc = hockey_region(ctx, &q1, &llr(&q1, &q2, p), &e, Some(&af), Some(&bf))?;
+            let mut acc = hockey_region(
+                ctx,
+                &q1,
+                &llr(&q1, &q2, p),
+                &e,
+                e.to_f64().abs(),
+                Some(&af),
+                Some(&bf),
+            )?;
             let l1a = log_mass(ctx, &m1, &s, &af, true)?;
             let l2a = log_mass(ctx, &m2, &s, &af, true)?;
             let l1b = log_mass(ctx, &m1, &s, &bf, false)?;
@@ -865,7 +954,8 @@ fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
             // f1 > e^ε f2  ⟺  LLR > ε' = ε + log Z1 − log Z2 (MATH.md §7.2).
             let e2 = Float::with_val(p, &e + &lz1.v) - &lz2.v;
             let l = llr(&q1, &q2, p);
-            let num = hockey_region(ctx, &q1, &l, &e2, Some(&af), Some(&bf))?;
+            let emag = e.to_f64().abs() + lz1.v.to_f64().abs() + lz2.v.to_f64().abs();
+            let num = hockey_region(ctx, &q1, &l, &e2, emag, Some(&af), Some(&bf))?;
             let z1 = val_of(&z1q);
             let v = Float::with_val(p, &num.v / &z1.v);
             let z1e = Float::with_val(EP, &z1.v);
@@ -880,7 +970,7 @@ fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
                     prec: p,
                     digits: 6.0,
                 };
-                let pr = hockey_mass(&lo_ctx, &q1, &l, &e2, &af, &bf)?;
+                let pr = hockey_mass(&lo_ctx, &q1, &l.c, &e2, &af, &bf)?;
                 let pr = Float::with_val(EP, &pr / &z1e) * 1.01f64;
                 err += pr * e_eps * 1.02f64;
             }
@@ -963,7 +1053,7 @@ fn fisher_at(ctx: &Ctx, loc: &Location) -> Result<Val> {
     // Score² of the Gaussian density: ((x − μ)/σ²)² as a polynomial in x.
     let score2 = |mu: &Float, s: &Float| -> Factor {
         let s4 = Float::with_val(p, s.square_ref()).square();
-        Factor::Poly(vec![
+        Factor::poly(vec![
             Float::with_val(p, mu.square_ref()) / &s4,
             Float::with_val(p, mu * -2i32) / &s4,
             Float::with_val(p, s4.recip_ref()),
@@ -1026,7 +1116,7 @@ fn fisher_at(ctx: &Ctx, loc: &Location) -> Result<Val> {
                 vec![(af.clone(), bf.clone())]
             };
             for (u, v) in &cuts {
-                let qq = integral(ctx, &q, &Factor::Poly(lin.clone()), Some(u), Some(v), &[])?;
+                let qq = integral(ctx, &q, &Factor::poly(lin.clone()), Some(u), Some(v), &[])?;
                 mom = add(&mom, &val_of(&qq), p);
             }
             let ze = Float::with_val(EP, &z.v);
@@ -1036,7 +1126,7 @@ fn fisher_at(ctx: &Ctx, loc: &Location) -> Result<Val> {
                 * 1.02f64;
             let xbar = Float::with_val(p, &m + &shift);
             // Second pass: Σ w (x − x̄)² p, then divide by Z and σ⁴.
-            let quad2 = Factor::Poly(vec![
+            let quad2 = Factor::poly(vec![
                 Float::with_val(p, xbar.square_ref()),
                 Float::with_val(p, &xbar * -2i32),
                 Float::with_val(p, 1u32),
@@ -1534,5 +1624,98 @@ mod tests {
         check("fi_trunc_far41", fisher(&loc("truncated", "42"), 30), 30);
         check("fi_sign", fisher(&loc("stochastic_sign", "0.3"), 30), 30);
         check("fi_sign_far", fisher(&loc("stochastic_sign", "-9"), 30), 30);
+    }
+}
+#[cfg(test)]
+mod smoke {
+    use super::*;
+    fn sc(s: &str) -> Scalar {
+        s.parse().unwrap()
+    }
+    #[test]
+    #[ignore]
+    fn smoke_extremes() {
+        let t = |m1: &str, m2: &str| {
+            Pair::truncated(sc(m1), sc(m2), sc("1"), sc("-1"), sc("1")).unwrap()
+        };
+        let r = |m1: &str, m2: &str| {
+            Pair::rectified(sc(m1), sc(m2), sc("1"), sc("-1"), sc("1")).unwrap()
+        };
+        for (name, p) in [
+            ("t41", t("42", "43")),
+            ("r41", r("42", "43")),
+            ("tneg", t("-42", "-40")),
+            ("r9", r("-10", "-9")),
+        ] {
+            for al in ["1.001", "2", "100"] {
+                let st = std::time::Instant::now();
+                let v = renyi(&p, &sc(al), 30);
+                eprintln!(
+                    "{name} renyi {al}: {:?} {:.1}ms",
+                    v.map(|c| c.value.to_string_radix(10, Some(25))),
+                    st.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            let v = kl(&p, 30);
+            eprintln!(
+                "{name} kl: {:?}",
+                v.map(|c| c.value.to_string_radix(10, Some(25)))
+            );
+            for e in ["0", "0.5", "5"] {
+                let v = hockey_stick(&p, &sc(e), 30);
+                eprintln!(
+                    "{name} hs {e}: {:?}",
+                    v.map(|c| c.value.to_string_radix(10, Some(25)))
+                );
+            }
+        }
+        for mu in ["1000", "-41", "0", "1"] {
+            for fam in ["truncated", "rectified", "stochastic_sign", "gaussian"] {
+                let sup = (fam == "rectified" || fam == "truncated").then(|| (sc("-1"), sc("1")));
+                let l = Location::new(fam, sc(mu), sc("1"), sup).unwrap();
+                let st = std::time::Instant::now();
+                let v = fisher(&l, 30);
+                eprintln!(
+                    "fisher {fam} {mu}: {:?} {:.1}ms",
+                    v.map(|c| c.value.to_string_radix(10, Some(25))),
+                    st.elapsed().as_secs_f64() * 1e3
+                );
+            }
+        }
+        let g = Pair::gaussian(sc("0"), sc("1e-10"), sc("1")).unwrap();
+        eprintln!(
+            "tiny delta renyi: {:?}",
+            renyi(&g, &sc("2"), 30).map(|c| c.value.to_string_radix(10, Some(25)))
+        );
+        eprintln!(
+            "tiny delta kl: {:?}",
+            kl(&g, 30).map(|c| c.value.to_string_radix(10, Some(25)))
+        );
+        eprintln!(
+            "tiny delta hs: {:?}",
+            hockey_stick(&g, &sc("0"), 30).map(|c| c.value.to_string_radix(10, Some(25)))
+        );
+        let big = Pair::gaussian(sc("0"), sc("1"), sc("0.02")).unwrap();
+        eprintln!(
+            "BW eps 1560: {:?}",
+            hockey_stick(&big, &sc("1560"), 30).map(|c| c.value.to_string_radix(10, Some(25)))
+        );
+        let rgm = Pair::rgm(
+            1000,
+            sc("1"),
+            sc("1"),
+            sc("1.0000001"),
+            sc("1.0000002"),
+            sc("0.3"),
+        )
+        .unwrap();
+        eprintln!(
+            "rgm 1000: {:?}",
+            renyi(&rgm, &sc("1.001"), 30).map(|c| c.value.to_string_radix(10, Some(25)))
+        );
+        eprintln!(
+            "rgm kl: {:?}",
+            kl(&rgm, 30).map(|c| c.value.to_string_radix(10, Some(25)))
+        );
     }
 }

@@ -977,25 +977,42 @@ impl Quadratic {
 pub enum Factor {
     /// g = 1.
     One,
-    /// g(x) = Σ p_i x^i (degree ≤ 2), with |g(x)| ≤ bound[0] + bound[1]|x| + bound[2]x².
-    Poly(Vec<Float>),
+    /// g(x) = Σ c_i x^i (degree ≤ 2).
+    Poly {
+        /// Coefficients c_0, c_1, c_2.
+        c: Vec<Float>,
+        /// Magnitudes of the terms that formed each coefficient (≥ |c_i|): the rounding error of
+        /// c_i is at most 4·mag_i·2^-prec. This matters when c_i is a difference of nearly equal
+        /// numbers (log-likelihood ratios of near-equal variances).
+        mag: Vec<f64>,
+    },
     /// g(x) = 1 − exp(e − L(x)) with L(x) = Σ l_i x^i (the positive part of p1 − e^ε p2 on
     /// {L > e}); 0 ≤ g ≤ 1 there.
     OneMinusExp {
         /// The threshold e.
         e: Float,
+        /// Magnitude of the terms that formed e (≥ |e|).
+        emag: f64,
         /// Coefficients of the quadratic L.
         l: Vec<Float>,
+        /// Magnitudes of the terms that formed each l_i (≥ |l_i|).
+        mag: Vec<f64>,
     },
 }
 
 impl Factor {
+    /// A polynomial factor whose coefficients carry only their own rounding.
+    pub fn poly(c: Vec<Float>) -> Self {
+        let mag = c.iter().map(|x| x.to_f64().abs()).collect();
+        Factor::Poly { c, mag }
+    }
+
     /// |g(x)| ≤ k0 + k1|x| + k2 x² (f64 coefficients).
     fn bound(&self) -> [f64; 3] {
         match self {
             Factor::One => [1.0, 0.0, 0.0],
             Factor::OneMinusExp { .. } => [1.0, 0.0, 0.0],
-            Factor::Poly(p) => {
+            Factor::Poly { c: p, .. } => {
                 let mut k = [0.0; 3];
                 for (i, c) in p.iter().enumerate().take(3) {
                     k[i] = c.to_f64().abs() * 1.000001;
@@ -1024,15 +1041,15 @@ impl LogIntegrand for QuadFactorIntegrand<'_> {
         pt.mag = self.q.mag[0] + xf * (2.0 * self.q.mag[1] + 3.0 * xf * self.q.mag[2]);
         match self.factor {
             Factor::One => {}
-            Factor::Poly(p) => {
+            Factor::Poly { c: p, mag } => {
                 pt.has_factor = true;
                 let n = p.len();
                 pt.factor.assign(&p[n - 1]);
-                let mut m = p[n - 1].to_f64().abs();
+                let mut m = mag[n - 1];
                 for k in (0..n - 1).rev() {
                     pt.factor *= x;
                     pt.factor += &p[k];
-                    m = m * xf + p[k].to_f64().abs();
+                    m = m * xf + mag[k];
                 }
                 let v = pt.factor.to_f64().abs();
                 pt.fmag = if v > 0.0 {
@@ -1041,15 +1058,15 @@ impl LogIntegrand for QuadFactorIntegrand<'_> {
                     1e300
                 };
             }
-            Factor::OneMinusExp { e, l } => {
+            Factor::OneMinusExp { e, emag, l, mag } => {
                 pt.has_factor = true;
                 let n = l.len();
                 self.tmp.assign(&l[n - 1]);
-                let mut m = l[n - 1].to_f64().abs();
+                let mut m = mag[n - 1];
                 for k in (0..n - 1).rev() {
                     self.tmp *= x;
                     self.tmp += &l[k];
-                    m = m * xf + l[k].to_f64().abs();
+                    m = m * xf + mag[k];
                 }
                 // g = −expm1(e − L)
                 self.tmp -= e;
@@ -1061,7 +1078,7 @@ impl LogIntegrand for QuadFactorIntegrand<'_> {
                 // On the region z = e − L ≤ 0 and the relative error of −expm1(z) caused by an
                 // argument error η is η·e^z/|expm1 z| = η/expm1(|z|).
                 let z = arg.max(1e-300);
-                let fm = 4.0 * (m + e.to_f64().abs()) / z.exp_m1();
+                let fm = 4.0 * (m + emag.max(e.to_f64().abs())) / z.exp_m1();
                 pt.fmag = 8.0 + fm.min(1e300);
             }
         }
@@ -1226,7 +1243,10 @@ pub fn gaussian(
             split(&mut integrand, &pts, &o, PieceRule::GaussLegendre)?
         };
         // The truncation must be negligible relative to the result.
-        let res_ln = total.log_abs.to_f64();
+        let res_ln = total
+            .log_abs
+            .to_f64()
+            .max(opts.log_ref.unwrap_or(f64::NEG_INFINITY));
         if tail_ln <= res_ln - (opts.digits + 3.0) * LN_10 || attempt >= 4 {
             let mut t = total;
             t.log_abs_err = ln_add(t.log_abs_err, tail_ln);
