@@ -1,1 +1,3 @@
 //! Audits (in progress)
+
+pub mod mechanisms;
