@@ -199,14 +199,16 @@ pub struct Grid {
     bins: usize,
     /// bins / (hi − lo).
     scale: f64,
+    /// bins + 1, the overflow slot, as f64.
+    top: f64,
 }
 
 impl Grid {
-    /// Validated: finite lo < hi, bins ≥ 1.
+    /// Validated: finite lo < hi, 1 ≤ bins ≤ [`MAX_BINS`].
     pub fn new(lo: f64, hi: f64, bins: usize) -> Result<Self> {
         crate::error::check_interval(lo, hi)?;
-        if bins == 0 {
-            return Err(Error::invalid("bins", bins, ">= 1"));
+        if bins == 0 || bins > MAX_BINS {
+            return Err(Error::invalid("bins", bins, &format!("in [1, {MAX_BINS}]")));
         }
         let scale = bins as f64 / (hi - lo);
         if !scale.is_finite() || scale <= 0.0 {
@@ -221,6 +223,7 @@ impl Grid {
             hi,
             bins,
             scale,
+            top: (bins + 1) as f64,
         })
     }
 
@@ -245,7 +248,12 @@ impl Grid {
     /// The slot of a value already mapped to (t − lo)·scale + 1.
     #[inline(always)]
     pub fn slot_of_scaled(&self, x: f64) -> usize {
-        x.max(0.0).min((self.bins + 1) as f64) as usize
+        // `f64::max` returns 0.0 for NaN, so c ∈ [0, bins + 1] is finite and in range of u32
+        // (bins ≤ MAX_BINS = 2^22): the unchecked truncation is exact and skips the saturation
+        // checks of `as` in the hot loop.
+        let c = x.max(0.0).min(self.top);
+        // SAFETY: c is finite, non-negative and below 2^23, representable in u32.
+        unsafe { c.to_int_unchecked::<u32>() as usize }
     }
 
     /// The slot edges: −∞, lo, lo + w, …, hi, +∞ (slots + 1 values).
