@@ -110,7 +110,7 @@ fn correct_mechanisms_with_atoms_are_not_flagged() {
     let sign = SignMechanism::new(0.0, 1.0, 1.0).unwrap();
     let cases: [(&dyn Mechanism, f64); 2] = [
         (&rect, 1.370_379_835_478_968_3),
-        (&sign, 1.145_872_461_778_645_1),
+        (&sign, 1.145_872_461_778_645),
     ];
     for (k, (m, claim)) in cases.into_iter().enumerate() {
         for stat in [Statistic::White, Statistic::Black] {
