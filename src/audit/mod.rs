@@ -9,3 +9,7 @@
 
 pub mod gdp;
 pub mod stats;
+
+pub mod controls;
+pub mod engine;
+pub mod mechanisms;
