@@ -14,6 +14,7 @@ pub mod quadrature;
 use crate::error::{check_finite, check_positive, Error, Result};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
+use rug::ops::Pow;
 
 /// Validates a parameter given as a [`Scalar`]: finite.
 fn finite(name: &str, x: &Scalar) -> Result<()> {
@@ -503,19 +504,56 @@ pub fn eps_for_delta(
                 invert_profile(&delta.mp(p), p, |e| closed::hockey_stick_at(pair, e, p))
             })
         },
-        || {
-            crate::numeric::mp::certify(digits, "eps_for_delta (quadrature)", |p| {
-                let inner = ((f64::from(p.saturating_sub(crate::numeric::mp::GUARD_BITS)))
-                    / crate::numeric::mp::LOG2_10)
-                    .floor() as u32
-                    + 3;
-                invert_profile(&delta.mp(p), p, |e| {
-                    quadrature::hockey_stick(pair, &Scalar::from_float(e), inner)
-                        .map(|c| rug::Float::with_val(p, &c.value))
-                })
-            })
-        },
+        || eps_for_delta_quadrature(pair, delta, digits),
     )
+}
+
+/// ε(δ) by quadrature, certified by bracketing: the root ε̂ of the quadrature profile is found at
+/// `digits + 4` digits, then δ is evaluated (certified) at ε̂(1 ∓ 10^-(digits+1)); since δ(ε) is
+/// nonincreasing, δ(lo) > target ≥ δ(hi) (beyond their certified errors) puts the true ε in
+/// (lo, hi], so ε̂ carries `digits` digits. One quadrature precision, no ladder.
+fn eps_for_delta_quadrature(pair: &Pair, delta: &Scalar, digits: u32) -> Result<Certified> {
+    use rug::Float;
+    let inner = digits + 4;
+    let p = crate::numeric::mp::bits_for_digits(inner) + 16;
+    let target = delta.mp(p);
+    let hs = |e: &Float| -> Result<Float> {
+        quadrature::hockey_stick(pair, &Scalar::from_float(e), inner)
+            .map(|c| Float::with_val(p, &c.value))
+    };
+    let rel = Float::with_val(p, Float::i_exp(1, 0)) / Float::with_val(p, 10u32).pow(inner);
+    let fail = |why: &str| Error::Precision {
+        requested: digits,
+        certified: 0,
+        what: format!("eps_for_delta (quadrature): {why}"),
+    };
+    let root = invert_profile(&target, p, hs)?;
+    if root.is_zero() {
+        // δ(0) ≤ target must hold beyond the certified error of δ(0).
+        let d0 = hs(&root)?;
+        if Float::with_val(p, &d0 * (Float::with_val(p, 1u32) + &rel)) <= target {
+            return Ok(Certified {
+                value: root,
+                digits,
+            });
+        }
+        return Err(fail("delta(0) is within its error of the target"));
+    }
+    let h = Float::with_val(p, 1u32) / Float::with_val(p, 10u32).pow(digits + 1);
+    let lo = Float::with_val(p, &root * (Float::with_val(p, 1u32) - &h));
+    let hi = Float::with_val(p, &root * (Float::with_val(p, 1u32) + &h));
+    let dlo = hs(&lo)?;
+    let dhi = hs(&hi)?;
+    let dlo_min = Float::with_val(p, &dlo * (Float::with_val(p, 1u32) - &rel));
+    let dhi_max = Float::with_val(p, &dhi * (Float::with_val(p, 1u32) + &rel));
+    if dlo_min > target && dhi_max <= target {
+        Ok(Certified {
+            value: root,
+            digits,
+        })
+    } else {
+        Err(fail("the profile is too flat to bracket the root"))
+    }
 }
 
 /// Smallest ε ≥ 0 with f(ε) ≤ target for a nonincreasing profile f: bracket by doubling, then
