@@ -1,1 +1,2 @@
 //! Audits (in progress)
+pub mod spec;
