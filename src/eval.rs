@@ -242,7 +242,21 @@ fn build_pair(family: &str, p: &Params) -> Result<Pair> {
                 (None, None) => {}
                 (Some(eta), Some(r)) => {
                     if let Pair::Rgm { n1, n2, dist, .. } = &pair {
-                        bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)?;
+                        for (name, v) in [("eta", &eta), ("R", &r)] {
+                            if !(v.f64().is_finite() && v.f64() >= 0.0) {
+                                return Err(Error::invalid(name, v, "finite and >= 0"));
+                            }
+                        }
+                        // HMB Def. 2, eq. (3), in both directions.
+                        if !bounds::rgm::relative_sensitivity_holds(&eta, &r, n1, n2, dist) {
+                            return Err(Error::outside(
+                                "HMB Def. 2, eq. (3) (relative L2 sensitivity)",
+                                format!(
+                                    "dist^2 <= eta^2 min(n1^2, n2^2) + R^2 fails for dist = {dist}, \
+                                     n1 = {n1}, n2 = {n2}, eta = {eta}, R = {r}"
+                                ),
+                            ));
+                        }
                     }
                 }
                 _ => {

@@ -1,32 +1,853 @@
-//! placeholder
+//! Bounds for the Relative Gaussian Mechanism of Hendrikx, Mangold & Bellet (AISTATS 2024,
+//! "HMB"): RGM_{γ,σ}(R)(x) = R(x) + N(0, (γ‖R(x)‖² + σ²) I_d) (HMB Def. 3, eq. (4)) for queries
+//! with (η, R_rel)-relative L2 sensitivity (HMB Def. 2, eq. (3)).
+//!
+//! Contents (MATH.md §5):
+//! * [`relative_sensitivity_holds`]: Def. 2, eq. (3), in its symmetric form;
+//! * [`lemma1_ratio_bounds`], [`lemma1_sigma2_min`], [`check_lemma1_setup`]: HMB Lemma 1;
+//! * [`theorem1_eps`] (eq. (5)), [`theorem1_alpha_sup`], [`theorem1_sigma2_min`],
+//!   [`check_theorem1_setup`]: HMB Theorem 1 and its two conditions;
+//! * [`eq6_eps`]: HMB eq. (6) (Theorem 1 with γ = αη²/(2ε⋆), σ² = γη⁻²R²);
+//! * [`corollary1_eps`]: HMB Corollary 1, eq. (44), with its validity condition;
+//! * [`optimized_dp_eps`]: HMB eq. (45) minimised over α in closed form (MATH.md §5.3);
+//! * [`tcdp`]: the truncated-CDP forms of HMB §4.1 and Appendix A.6.
+//!
+//! Conditions are checked at ≥ 320 bits on the exact parameters; violations return
+//! [`Error::OutsideValidity`] naming the theorem and the inequality with its values.
+
+use super::{
+    alpha_above_one, check_prec, delta_in_unit, dim, f64chk, ge_tol, lt_strict, nonnegative,
+    positive, show,
+};
 use crate::error::{Error, Result};
-use crate::numeric::mp::Certified;
+use crate::numeric::mp::{certify, Certified};
 use crate::scalar::Scalar;
-/// placeholder
-pub fn theorem1_eps(_: &Scalar, _: &Scalar, _: u32, _: &Scalar, _: u32) -> Result<Certified> {
-    Err(Error::Unsupported("not yet".into()))
+use rug::Float;
+
+const THM1: &str = "HMB Theorem 1, eq. (5)";
+const THM1_SIGMA: &str = "HMB Theorem 1 (sigma^2 condition)";
+const LEMMA1: &str = "HMB Lemma 1";
+const EQ6: &str = "HMB eq. (6)";
+const COR1: &str = "HMB Corollary 1, eq. (44)";
+const EQ45: &str = "HMB eq. (45) (Mironov Prop. 3 applied to Theorem 1)";
+
+/// c = η(2+η) at the precision of `eta`.
+fn c_of(eta: &Float) -> Float {
+    let p = eta.prec();
+    Float::with_val(p, eta * Float::with_val(p, eta + 2u32))
 }
-/// placeholder
-pub fn corollary1_eps(_: &Scalar, _: &Scalar, _: u32, _: &Scalar, _: u32) -> Result<Certified> {
-    Err(Error::Unsupported("not yet".into()))
+
+/// D = d (2+η)² (1+η)² at the precision of `eta`: the dimension factor of eq. (5).
+fn dim_factor(eta: &Float, d: u32) -> Float {
+    let p = eta.prec();
+    let a = Float::with_val(p, eta + 2u32).square();
+    let b = Float::with_val(p, eta + 1u32).square();
+    a * b * d
 }
-/// placeholder
-pub fn optimized_dp_eps(
-    _: &Scalar,
-    _: &Scalar,
-    _: u32,
-    _: &Scalar,
-    _: u32,
-) -> Result<(Certified, Certified)> {
-    Err(Error::Unsupported("not yet".into()))
+
+/// Checks the α-range of Theorem 1: α > 1 and η(2+η)(α−1) < 1, i.e.
+/// α < (1+η)²/(2η+η²) (HMB Theorem 1; eqs. (14)–(15)).
+fn check_alpha_range(eta: &Scalar, alpha: &Scalar, theorem: &str) -> Result<()> {
+    alpha_above_one(alpha)?;
+    let p = check_prec(0);
+    let e = eta.mp(p);
+    let a = alpha.mp(p);
+    let lhs = Float::with_val(p, c_of(&e) * Float::with_val(p, &a - 1u32));
+    let one = Float::with_val(p, 1u32);
+    if lt_strict(&lhs, &one) {
+        Ok(())
+    } else {
+        let sup = Float::with_val(p, Float::with_val(p, &e + 1u32).square() / c_of(&e));
+        Err(Error::outside(
+            theorem,
+            format!(
+                "eta(2+eta)(alpha-1) < 1, i.e. alpha < (1+eta)^2/(2 eta + eta^2) = {}: \
+                 eta = {eta}, alpha = {alpha}, eta(2+eta)(alpha-1) = {}",
+                show(&sup),
+                show(&lhs)
+            ),
+        ))
+    }
 }
-/// placeholder
-pub fn check_relative_sensitivity(
-    _: &Scalar,
-    _: &Scalar,
-    _: &Scalar,
-    _: &Scalar,
-    _: &Scalar,
+
+/// HMB Def. 2, eq. (3), in the symmetric form the paper notes below it: a pair of outputs with
+/// norms n1 = ‖R(x)‖, n2 = ‖R(y)‖ at distance `dist` = ‖R(x) − R(y)‖ is admissible iff
+/// dist² ≤ η² min(n1², n2²) + R_rel² (both directions of eq. (3)). Decided at 320 bits with
+/// equality up to rounding counted as admissible. Returns `false` for negative or non-finite
+/// inputs (never panics).
+pub fn relative_sensitivity_holds(
+    eta: &Scalar,
+    r_rel: &Scalar,
+    n1: &Scalar,
+    n2: &Scalar,
+    dist: &Scalar,
+) -> bool {
+    if nonnegative("eta", eta).is_err()
+        || nonnegative("r_rel", r_rel).is_err()
+        || nonnegative("n1", n1).is_err()
+        || nonnegative("n2", n2).is_err()
+        || nonnegative("dist", dist).is_err()
+    {
+        return false;
+    }
+    let p = check_prec(0);
+    let (a, b) = (n1.mp(p), n2.mp(p));
+    let m = if a < b { a } else { b };
+    let rhs = Float::with_val(p, eta.mp(p).square() * m.square()) + r_rel.mp(p).square();
+    let lhs = dist.mp(p).square();
+    ge_tol(&rhs, &lhs)
+}
+
+/// HMB Lemma 1: the bounds (1+η)⁻², (1+η)² on the variance ratio
+/// (γ‖R(x)‖²+σ²)/(γ‖R(y)‖²+σ²) that hold when σ² ≥ [`lemma1_sigma2_min`].
+pub fn lemma1_ratio_bounds(eta: &Scalar, digits: u32) -> Result<(Certified, Certified)> {
+    positive("eta", eta)?;
+    let lo = certify(digits, "HMB Lemma 1 lower ratio", |p| {
+        let e = eta.mp(p + 16);
+        Ok(Float::with_val(p, (e + 1u32).square().recip()))
+    })?;
+    let hi = certify(digits, "HMB Lemma 1 upper ratio", |p| {
+        let e = eta.mp(p + 16);
+        Ok(Float::with_val(p, (e + 1u32).square()))
+    })?;
+    Ok((lo, hi))
+}
+
+/// HMB Lemma 1's condition: the minimal baseline variance σ² = γ(1+η⁻¹)R_rel²/(2η+η²)
+/// (= γR²/η² · (1+η)/(2+η), HMB eq. (16)).
+pub fn lemma1_sigma2_min(
+    eta: &Scalar,
+    gamma: &Scalar,
+    r_rel: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    nonnegative("r_rel", r_rel)?;
+    certify(digits, "HMB Lemma 1 sigma^2 minimum", |p| {
+        let wp = p + 16;
+        let e = eta.mp(wp);
+        let num = Float::with_val(
+            wp,
+            gamma.mp(wp) * (Float::with_val(wp, e.recip_ref()) + 1u32),
+        ) * r_rel.mp(wp).square();
+        Ok(Float::with_val(p, num / c_of(&e)))
+    })
+}
+
+/// Checks Lemma 1's condition σ² ≥ γ(1+η⁻¹)R_rel²/(2η+η²) for a setup; on failure returns
+/// [`Error::OutsideValidity`] quoting both sides.
+pub fn check_lemma1_setup(
+    eta: &Scalar,
+    r_rel: &Scalar,
+    gamma: &Scalar,
+    sigma2: &Scalar,
 ) -> Result<()> {
-    Err(Error::Unsupported("not yet".into()))
+    positive("sigma2", sigma2)?;
+    let min = lemma1_sigma2_min(eta, gamma, r_rel, 40)?;
+    let s2 = sigma2.mp(min.value.prec());
+    if ge_tol(&s2, &min.value) {
+        Ok(())
+    } else {
+        Err(Error::outside(
+            LEMMA1,
+            format!(
+                "sigma^2 >= gamma (1 + 1/eta) R^2 / (2 eta + eta^2) = {}: sigma^2 = {sigma2}",
+                show(&min.value)
+            ),
+        ))
+    }
+}
+
+/// The supremum (1+η)²/(2η+η²) of the α-range of HMB Theorem 1 (excluded: the bound (5) is
+/// infinite there).
+pub fn theorem1_alpha_sup(eta: &Scalar, digits: u32) -> Result<Certified> {
+    positive("eta", eta)?;
+    certify(digits, "HMB Theorem 1 alpha supremum", |p| {
+        let e = eta.mp(p + 16);
+        Ok(Float::with_val(
+            p,
+            Float::with_val(p + 16, &e + 1u32).square() / c_of(&e),
+        ))
+    })
+}
+
+/// HMB Theorem 1's condition on the baseline noise: the minimal
+/// σ² = γ η⁻² [1 − η(α−1)] R_rel². Checks the α-range first (it also guarantees Lemma 1's
+/// condition, HMB eq. (17)).
+pub fn theorem1_sigma2_min(
+    eta: &Scalar,
+    gamma: &Scalar,
+    alpha: &Scalar,
+    r_rel: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    nonnegative("r_rel", r_rel)?;
+    check_alpha_range(eta, alpha, THM1)?;
+    certify(digits, "HMB Theorem 1 sigma^2 minimum", |p| {
+        let wp = p + 16;
+        let e = eta.mp(wp);
+        let am1 = Float::with_val(wp, alpha.mp(wp) - 1u32);
+        let bracket = Float::with_val(wp, 1u32 - Float::with_val(wp, &e * &am1));
+        let v =
+            gamma.mp(wp) / Float::with_val(wp, e.square_ref()) * bracket * r_rel.mp(wp).square();
+        Ok(Float::with_val(p, v))
+    })
+}
+
+/// Checks a full Theorem 1 setup (η, R_rel, γ, σ², α): the domain (η, γ, σ² > 0, R_rel ≥ 0,
+/// α > 1), the α-range η(2+η)(α−1) < 1, the σ² condition σ² ≥ γη⁻²[1−η(α−1)]R_rel², and
+/// Lemma 1's condition (implied by the others, HMB eq. (17); checked anyway).
+pub fn check_theorem1_setup(
+    eta: &Scalar,
+    r_rel: &Scalar,
+    gamma: &Scalar,
+    sigma2: &Scalar,
+    alpha: &Scalar,
+) -> Result<()> {
+    positive("sigma2", sigma2)?;
+    let min = theorem1_sigma2_min(eta, gamma, alpha, r_rel, 40)?;
+    let s2 = sigma2.mp(min.value.prec());
+    if !ge_tol(&s2, &min.value) {
+        return Err(Error::outside(
+            THM1_SIGMA,
+            format!(
+                "sigma^2 >= gamma eta^-2 [1 - eta(alpha-1)] R^2 = {}: sigma^2 = {sigma2} \
+                 (eta = {eta}, gamma = {gamma}, alpha = {alpha}, R = {r_rel})",
+                show(&min.value)
+            ),
+        ));
+    }
+    check_lemma1_setup(eta, r_rel, gamma, sigma2)
+}
+
+/// HMB Theorem 1, eq. (5): RGM_{γ,σ} is (α, ε)-RDP with
+/// ε = αη²/(2γ) · [1 + γ d (2+η)²(1+η)²] / [1 − η(α−1)(2+η)],
+/// for 1 < α < (1+η)²/(2η+η²) (checked) and σ² ≥ γη⁻²[1−η(α−1)]R_rel² (not a parameter here:
+/// check it with [`check_theorem1_setup`]).
+pub fn theorem1_eps(
+    eta: &Scalar,
+    gamma: &Scalar,
+    d: u32,
+    alpha: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    dim(d)?;
+    check_alpha_range(eta, alpha, THM1)?;
+    certify(digits, THM1, |p| {
+        let wp = p + 16;
+        let (e, g, a) = (eta.mp(wp), gamma.mp(wp), alpha.mp(wp));
+        let num = Float::with_val(wp, &g * dim_factor(&e, d)) + 1u32;
+        let den = 1u32 - Float::with_val(wp, c_of(&e) * Float::with_val(wp, &a - 1u32));
+        let lead = Float::with_val(wp, &a * Float::with_val(wp, e.square_ref())) / (g * 2u32);
+        Ok(Float::with_val(p, lead * num / den))
+    })
+}
+
+/// Double-precision fast path of [`theorem1_eps`] (same checks, for plots).
+pub fn theorem1_eps_f64(eta: f64, gamma: f64, d: u32, alpha: f64) -> Result<f64> {
+    f64chk::positive("eta", eta)?;
+    f64chk::positive("gamma", gamma)?;
+    dim(d)?;
+    f64chk::alpha(alpha)?;
+    let c = eta * (2.0 + eta);
+    let den = 1.0 - c * (alpha - 1.0);
+    if den <= 0.0 {
+        return Err(Error::outside(
+            THM1,
+            format!(
+                "eta(2+eta)(alpha-1) < 1: eta = {eta}, alpha = {alpha}, eta(2+eta)(alpha-1) = {}",
+                c * (alpha - 1.0)
+            ),
+        ));
+    }
+    let df = f64::from(d) * (2.0 + eta).powi(2) * (1.0 + eta).powi(2);
+    Ok(alpha * eta * eta / (2.0 * gamma) * (1.0 + gamma * df) / den)
+}
+
+/// HMB eq. (6): the RDP ε of the RGM when γ = αη²/(2ε⋆) and σ² = γη⁻²R_rel² (noise set as if
+/// the relative bound were a local sensitivity for a target ε⋆):
+/// ε = ε⋆/(1 − η(α−1)(2+η)) + α d η²(2+η)²(1+η)² / (2(1 − η(α−1)(2+η))).
+/// Same α-range as Theorem 1 (checked).
+pub fn eq6_eps(
+    eps_star: &Scalar,
+    eta: &Scalar,
+    d: u32,
+    alpha: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
+    positive("eps_star", eps_star)?;
+    positive("eta", eta)?;
+    dim(d)?;
+    check_alpha_range(eta, alpha, EQ6)?;
+    certify(digits, EQ6, |p| {
+        let wp = p + 16;
+        let (e, es, a) = (eta.mp(wp), eps_star.mp(wp), alpha.mp(wp));
+        let den = 1u32 - Float::with_val(wp, c_of(&e) * Float::with_val(wp, &a - 1u32));
+        let t1 = Float::with_val(wp, &es / &den);
+        let t2 = Float::with_val(wp, &a * Float::with_val(wp, e.square_ref())) * dim_factor(&e, d)
+            / (den * 2u32);
+        Ok(Float::with_val(p, t1 + t2))
+    })
+}
+
+/// χ = η²/γ + η² d (2+η)²(1+η)² (HMB Corollary 1) at the precision of `e`.
+fn chi_of(e: &Float, g: &Float, d: u32) -> Float {
+    let p = e.prec();
+    let e2 = Float::with_val(p, e.square_ref());
+    Float::with_val(p, &e2 / g) + e2 * dim_factor(e, d)
+}
+
+/// Checks Corollary 1's stated assumption: 1/γ ≥ 4(2+η)² log(1/δ) or d ≥ 4 log(1/δ)/(1+η)².
+fn check_corollary1(eta: &Scalar, gamma: &Scalar, d: u32, delta: &Scalar) -> Result<()> {
+    let p = check_prec(0);
+    let (e, g) = (eta.mp(p), gamma.mp(p));
+    let l = Float::with_val(p, delta.mp(p).recip().ln());
+    let inv_g = Float::with_val(p, g.recip_ref());
+    let rhs1 = Float::with_val(p, Float::with_val(p, &e + 2u32).square() * &l) * 4u32;
+    let d_f = Float::with_val(p, d);
+    let rhs2 = Float::with_val(p, &l * 4u32) / Float::with_val(p, &e + 1u32).square();
+    if ge_tol(&inv_g, &rhs1) || ge_tol(&d_f, &rhs2) {
+        Ok(())
+    } else {
+        Err(Error::outside(
+            COR1,
+            format!(
+                "1/gamma >= 4(2+eta)^2 log(1/delta) or d >= 4 log(1/delta)/(1+eta)^2: \
+                 1/gamma = {} < {}, and d = {d} < {} (eta = {eta}, gamma = {gamma}, delta = {delta})",
+                show(&inv_g),
+                show(&rhs1),
+                show(&rhs2)
+            ),
+        ))
+    }
+}
+
+/// HMB Corollary 1, eq. (44): RGM_{γ,σ} is (ε, δ)-DP with ε = χ + 2√(χ log(1/δ)),
+/// χ = η²/γ + η² d (2+η)²(1+η)², under the stated assumption
+/// 1/γ ≥ 4(2+η)² log(1/δ) or d ≥ 4 log(1/δ)/(1+η)² (checked) and Theorem 1's σ² condition.
+///
+/// The proof (HMB eq. (48)) only needs the weaker 1/(4γ(2+η)²) + (1+η)²d/4 ≥ log(1/δ); the
+/// check enforces the assumption as the corollary states it. δ must lie in (0, 1) (δ = 1 is
+/// allowed by the paper but trivial).
+///
+/// Paper example (η = 10⁻³, d = 10, δ = 10⁻⁸, γ = 100η²): ε = 0.870146735723185…; the paper
+/// prints "ε ≈ 0.86", which is the 2√(χ log(1/δ)) = 0.8601… term alone (MATH.md §5.3). The
+/// last line of HMB (47) also misprints 2√(χ log(1/δ)) as 2√χ log(1/δ).
+pub fn corollary1_eps(
+    eta: &Scalar,
+    gamma: &Scalar,
+    d: u32,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    dim(d)?;
+    delta_in_unit(delta)?;
+    check_corollary1(eta, gamma, d, delta)?;
+    certify(digits, COR1, |p| {
+        let wp = p + 16;
+        let chi = chi_of(&eta.mp(wp), &gamma.mp(wp), d);
+        let l = Float::with_val(wp, delta.mp(wp).recip().ln());
+        let root = Float::with_val(wp, &chi * &l).sqrt();
+        Ok(Float::with_val(p, chi + root * 2u32))
+    })
+}
+
+/// Double-precision fast path of [`corollary1_eps`] (same checks at double precision).
+pub fn corollary1_eps_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Result<f64> {
+    f64chk::positive("eta", eta)?;
+    f64chk::positive("gamma", gamma)?;
+    dim(d)?;
+    f64chk::delta(delta)?;
+    let l = -delta.ln();
+    let ok1 = 1.0 / gamma >= 4.0 * (2.0 + eta).powi(2) * l;
+    let ok2 = f64::from(d) >= 4.0 * l / (1.0 + eta).powi(2);
+    if !(ok1 || ok2) {
+        return Err(Error::outside(
+            COR1,
+            format!(
+                "1/gamma >= 4(2+eta)^2 log(1/delta) or d >= 4 log(1/delta)/(1+eta)^2: \
+                 eta = {eta}, gamma = {gamma}, d = {d}, delta = {delta}"
+            ),
+        ));
+    }
+    let chi =
+        eta * eta / gamma + eta * eta * f64::from(d) * (2.0 + eta).powi(2) * (1.0 + eta).powi(2);
+    Ok(chi + 2.0 * (chi * l).sqrt())
+}
+
+/// t* = √L / (√(K(1+c)) + c√L) with K = χ/2, c = η(2+η), L = log(1/δ) (MATH.md §5.3).
+fn t_star(e: &Float, g: &Float, d: u32, l: &Float) -> (Float, Float, Float) {
+    let p = e.prec();
+    let k = chi_of(e, g, d) / 2u32;
+    let c = c_of(e);
+    let sl = Float::with_val(p, l.sqrt_ref());
+    let a = Float::with_val(p, &k * Float::with_val(p, &c + 1u32)).sqrt();
+    let t = Float::with_val(p, &sl / (a + Float::with_val(p, &c * &sl)));
+    (t, k, c)
+}
+
+/// HMB eq. (45) minimised over α in closed form: with g(α) = ε(α) + log(1/δ)/(α−1) (ε(α) of
+/// Theorem 1, eq. (5); Mironov 2017 Prop. 3), K = χ/2, c = η(2+η), L = log(1/δ) and t = α−1,
+/// g′ = 0 at t* = √L/(√(K(1+c)) + c√L), which lies inside Theorem 1's range t < 1/c for every
+/// δ ∈ (0, 1); the minimum is ε₄₅ = K(1+t*)/(1−ct*) + L/t* (MATH.md §5.3; g is convex in t).
+/// Returns (ε₄₅, α* = 1 + t*). Theorem 1's σ² condition must hold at α*; σ² ≥ γR²/η² suffices
+/// for every α.
+///
+/// Paper example (η = 10⁻³, d = 10, δ = 10⁻⁸, γ = 10⁻⁴): ε₄₅ = 0.650675249883417817… at
+/// α* = 54.978832699664917814…, against 0.8701… from Corollary 1.
+pub fn optimized_dp_eps(
+    eta: &Scalar,
+    gamma: &Scalar,
+    d: u32,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<(Certified, Certified)> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    dim(d)?;
+    delta_in_unit(delta)?;
+    let eps = certify(digits, EQ45, |p| {
+        let wp = p + 16;
+        let e = eta.mp(wp);
+        let l = Float::with_val(wp, delta.mp(wp).recip().ln());
+        let (t, k, c) = t_star(&e, &gamma.mp(wp), d, &l);
+        let den = 1u32 - Float::with_val(wp, &c * &t);
+        let v = k * Float::with_val(wp, &t + 1u32) / den + l / t;
+        Ok(Float::with_val(p, v))
+    })?;
+    let alpha = certify(digits, "HMB eq. (45) optimal alpha", |p| {
+        let wp = p + 16;
+        let l = Float::with_val(wp, delta.mp(wp).recip().ln());
+        let (t, _, _) = t_star(&eta.mp(wp), &gamma.mp(wp), d, &l);
+        Ok(Float::with_val(p, t + 1u32))
+    })?;
+    Ok((eps, alpha))
+}
+
+/// Double-precision fast path of [`optimized_dp_eps`]: (ε₄₅, α*).
+pub fn optimized_dp_eps_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Result<(f64, f64)> {
+    f64chk::positive("eta", eta)?;
+    f64chk::positive("gamma", gamma)?;
+    dim(d)?;
+    f64chk::delta(delta)?;
+    let l = -delta.ln();
+    let chi =
+        eta * eta / gamma + eta * eta * f64::from(d) * (2.0 + eta).powi(2) * (1.0 + eta).powi(2);
+    let k = chi / 2.0;
+    let c = eta * (2.0 + eta);
+    let t = l.sqrt() / ((k * (1.0 + c)).sqrt() + c * l.sqrt());
+    Ok((k * (1.0 + t) / (1.0 - c * t) + l / t, 1.0 + t))
+}
+
+/// Which truncated-CDP statement of HMB to evaluate. A mechanism is (ρ, ω)-tCDP
+/// (Bun, Dwork, Rothblum & Steinke 2018) if D_α ≤ ρα for every α ∈ (1, ω).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcdpForm {
+    /// HMB §4.1 (paragraph "Truncated Concentrated DP" after eq. (5)): Theorem 1 turned into
+    /// (η²[γ⁻¹ + d(2+η)²(1+η)²], 1 + (2η(2+η))⁻¹)-tCDP, i.e. ρ = χ of Corollary 1. Valid because
+    /// for α−1 ≤ 1/(2η(2+η)) the denominator of eq. (5) is ≥ 1/2, so ε(α) ≤ αχ (HMB eq. (46)).
+    Theorem1,
+    /// HMB Appendix A.6, eqs. (49)–(51) with Proposition 4 (Bun et al. 2018, Gaussian smooth
+    /// sensitivity): Δ_g = 2η, Δ_f² = η²/γ, giving (4η² + η²/γ, 1/(4η))-tCDP when
+    /// σ² = γη⁻²R_rel² (σ² ≥ γη⁻²R_rel² gives eq. (51) as well). Proposition 4 is the scalar
+    /// mechanism: only d = 1 (checked), and only meaningful if ω = 1/(4η) > 1 (checked).
+    GaussianSmoothSensitivity,
+}
+
+/// A (ρ, ω)-tCDP guarantee.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tcdp {
+    /// ρ: D_α ≤ ρα.
+    pub rho: Certified,
+    /// ω: for α ∈ (1, ω).
+    pub omega: Certified,
+}
+
+/// The tCDP forms of HMB §4.1 / Appendix A.6 (see [`TcdpForm`]).
+///
+/// Not implemented: the A.6 sentence "Alternatively, … a (η²/γ + η²d(2+η)²/2], 1 + (2η(2+η))⁻¹)-tCDP
+/// result". Its ρ lacks the (1+η)² factor and halves the d-term relative to the §4.1 statement
+/// ([`TcdpForm::Theorem1`]); eliminating α from eq. (5) as that sentence describes gives the §4.1
+/// form, so the A.6 variant is a typo (and its justification "α−1 < (2η+η²)⁻¹ ⇒ [·]⁻¹ ≤ 2" needs
+/// α−1 ≤ (2(2η+η²))⁻¹, which is the ω used).
+pub fn tcdp(form: TcdpForm, eta: &Scalar, gamma: &Scalar, d: u32, digits: u32) -> Result<Tcdp> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    dim(d)?;
+    match form {
+        TcdpForm::Theorem1 => {
+            let rho = certify(digits, "HMB tCDP (Theorem 1) rho", |p| {
+                let wp = p + 16;
+                Ok(Float::with_val(p, chi_of(&eta.mp(wp), &gamma.mp(wp), d)))
+            })?;
+            let omega = certify(digits, "HMB tCDP (Theorem 1) omega", |p| {
+                let wp = p + 16;
+                let c2 = c_of(&eta.mp(wp)) * 2u32;
+                Ok(Float::with_val(p, c2.recip() + 1u32))
+            })?;
+            Ok(Tcdp { rho, omega })
+        }
+        TcdpForm::GaussianSmoothSensitivity => {
+            const A6: &str = "HMB Appendix A.6, Proposition 4 (Bun et al. 2018)";
+            if d != 1 {
+                return Err(Error::outside(
+                    A6,
+                    format!("d = 1 (Proposition 4 is the scalar Gaussian smooth sensitivity mechanism): d = {d}"),
+                ));
+            }
+            let p = check_prec(0);
+            let omega_chk = Float::with_val(p, eta.mp(p) * 4u32).recip();
+            if !lt_strict(&Float::with_val(p, 1u32), &omega_chk) {
+                return Err(Error::outside(
+                    A6,
+                    format!(
+                        "omega = 1/(4 eta) > 1 for a non-empty guarantee: eta = {eta}, 1/(4 eta) = {}",
+                        show(&omega_chk)
+                    ),
+                ));
+            }
+            let rho = certify(digits, "HMB tCDP (A.6) rho", |p| {
+                let wp = p + 16;
+                let e2 = eta.mp(wp).square();
+                let v = Float::with_val(wp, &e2 * 4u32) + Float::with_val(wp, &e2 / gamma.mp(wp));
+                Ok(Float::with_val(p, v))
+            })?;
+            let omega = certify(digits, "HMB tCDP (A.6) omega", |p| {
+                let wp = p + 16;
+                Ok(Float::with_val(p, (eta.mp(wp) * 4u32).recip()))
+            })?;
+            Ok(Tcdp { rho, omega })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::numeric::mp::agreement_digits;
+
+    fn s(x: &str) -> Scalar {
+        x.parse().unwrap()
+    }
+    fn f(prec: u32, x: &str) -> Float {
+        Float::with_val(prec, Float::parse(x).unwrap())
+    }
+    fn agree(c: &Certified, want: &str) -> f64 {
+        agreement_digits(&c.value, &f(c.value.prec(), want))
+    }
+
+    // Reference values below: mpmath 1.3.0, mp.dps = 60, evaluating the printed formulas of HMB
+    // (eq. (5), (44), (45) minimised by findroot on g'(α) = 0) — independent of this code.
+
+    #[test]
+    fn theorem1_matches_math_table() {
+        // MATH.md §5.2 table rows (η, γ, d, α) and eq. (5) at 40 digits (mpmath, dps 60); the
+        // table itself prints 6 digits: 0.0106257, 0.0383898, 0.329219, 0.145658, 0.917640.
+        let rows = [
+            (
+                "0.01",
+                "0.01",
+                1,
+                "2",
+                "0.0106257073180936830288804980100010205123",
+            ),
+            (
+                "0.01",
+                "0.01",
+                10,
+                "5",
+                "0.03838980537733797303175293605915615484993",
+            ),
+            (
+                "0.1",
+                "0.1",
+                3,
+                "2",
+                "0.3292189873417721518987341772151898734177",
+            ),
+            (
+                "0.001",
+                "1e-4",
+                1000,
+                "20",
+                "0.1456578976715860292458998670451911212384",
+            ),
+            (
+                "0.05",
+                "1",
+                100,
+                "1.5",
+                "0.9176395750988142292490118577075098814229",
+            ),
+        ];
+        for (eta, gamma, d, alpha, want) in rows {
+            let e = theorem1_eps(&s(eta), &s(gamma), d, &s(alpha), 40).unwrap();
+            assert!(
+                agree(&e, want) >= 39.0,
+                "{eta} {gamma} {d} {alpha}: {}",
+                e.value
+            );
+            let fast = theorem1_eps_f64(
+                eta.parse().unwrap(),
+                gamma.parse().unwrap(),
+                d,
+                alpha.parse().unwrap(),
+            )
+            .unwrap();
+            assert!((fast / e.to_f64() - 1.0).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn paper_example_corollary1_and_eq45() {
+        // MATH.md §5.3 (mpmath): the paper prints "ε ≈ 0.86".
+        let (eta, gamma, delta) = (s("1e-3"), s("1e-4"), s("1e-8"));
+        let c = corollary1_eps(&eta, &gamma, 10, &delta, 38).unwrap();
+        assert!(
+            agree(&c, "0.87014673572318505892543930225914588240") >= 37.0,
+            "{}",
+            c.value
+        );
+        let (e, a) = optimized_dp_eps(&eta, &gamma, 10, &delta, 20).unwrap();
+        assert!(agree(&e, "0.65067524988341781706") >= 19.5, "{}", e.value);
+        assert!(agree(&a, "54.978832699664917815") >= 19.5, "{}", a.value);
+        // mpmath findroot on g'(α) (40 digits).
+        let (e40, a40) = optimized_dp_eps(&eta, &gamma, 10, &delta, 40).unwrap();
+        assert!(agree(&e40, "0.6506752498834178170645168792579447085992") >= 39.0);
+        assert!(agree(&a40, "54.97883269966491781469828840259463682097") >= 39.0);
+        let (ef, af) = optimized_dp_eps_f64(1e-3, 1e-4, 10, 1e-8).unwrap();
+        assert!(
+            (ef - 0.650_675_249_883_417_8).abs() < 1e-13
+                && (af - 54.978_832_699_664_92).abs() < 1e-9
+        );
+        assert!(
+            (corollary1_eps_f64(1e-3, 1e-4, 10, 1e-8).unwrap() - 0.870_146_735_723_185_1).abs()
+                < 1e-14
+        );
+    }
+
+    #[test]
+    fn paper_example_eq45_by_golden_section() {
+        // Independent route to the eq. (45) optimum: numerical minimisation (grid + golden
+        // section in rug) of g(α) = ε₅(α) + log(1/δ)/(α−1) over Theorem 1's range.
+        use crate::bounds::conversion::{optimize_over_alpha, Conversion};
+        let (eta, gamma, delta) = (s("1e-3"), s("1e-4"), s("1e-8"));
+        let p = 256;
+        let sup = theorem1_alpha_sup(&eta, 40).unwrap().value;
+        let lo = Float::with_val(p, Float::parse("1.000001").unwrap());
+        let hi = Float::with_val(p, &sup - 1e-6);
+        let (num, alpha) = optimize_over_alpha(
+            |a| {
+                let a_s: Scalar = a.to_string_radix(10, Some(80)).parse().unwrap();
+                theorem1_eps(&eta, &gamma, 10, &a_s, 40).map(|c| c.value)
+            },
+            &lo,
+            &hi,
+            &delta.mp(p),
+            Conversion::Mironov,
+        )
+        .unwrap();
+        let want = f(p, "0.6506752498834178170645168792579447085992");
+        assert!(agreement_digits(&num, &want) >= 38.0, "{num}");
+        assert!(
+            agreement_digits(&alpha, &f(p, "54.97883269966491781469828840259463682097")) >= 18.0
+        );
+    }
+
+    #[test]
+    fn more_corollary_and_eq45_points() {
+        // (η, γ, d, δ): Cor. 1 (first disjunct holds), eq. (45) min and α*; mpmath dps 60.
+        let c = corollary1_eps(&s("0.01"), &s("1e-3"), 5, &s("1e-5"), 38).unwrap();
+        assert!(agree(&c, "2.27002438974300620187332064457291204426") >= 37.0);
+        let (e, a) = optimized_dp_eps(&s("0.01"), &s("1e-3"), 5, &s("1e-5"), 38).unwrap();
+        assert!(agree(&e, "1.830751806558512577826206595391279658878") >= 37.0);
+        assert!(agree(&a, "12.44920331017130559473064019227185720382") >= 37.0);
+        // Corollary 1's assumption fails here (both disjuncts), eq. (45) is still available.
+        let err = corollary1_eps(&s("0.1"), &s("0.01"), 2, &s("1e-3"), 30).unwrap_err();
+        assert!(
+            matches!(err, Error::OutsideValidity { ref theorem, .. } if theorem == COR1),
+            "{err}"
+        );
+        let (e, a) = optimized_dp_eps(&s("0.1"), &s("0.01"), 2, &s("1e-3"), 38).unwrap();
+        assert!(agree(&e, "6.305246944021425718155546904176476351053") >= 37.0);
+        assert!(agree(&a, "2.918151009214186263876738617943477184496") >= 37.0);
+    }
+
+    #[test]
+    fn validity_errors_have_the_right_variant() {
+        // α at and beyond (1+η)²/(2η+η²) = 1 + 1/(η(2+η)); η = 0.1: sup = 1 + 1/0.21.
+        let e = theorem1_eps(&s("0.1"), &s("0.1"), 3, &s("6"), 30).unwrap_err();
+        assert!(
+            matches!(e, Error::OutsideValidity { ref theorem, ref condition }
+            if theorem == THM1 && condition.contains("eta(2+eta)(alpha-1) < 1")),
+            "{e}"
+        );
+        // η = 0.5: c = 1.25, sup α = 1.8 exactly; α = 1.8 must be rejected (strict).
+        assert!(matches!(
+            theorem1_eps(&s("0.5"), &s("1"), 1, &s("1.8"), 30),
+            Err(Error::OutsideValidity { .. })
+        ));
+        assert!(theorem1_eps(&s("0.5"), &s("1"), 1, &s("1.79"), 30).is_ok());
+        assert!(matches!(
+            theorem1_eps_f64(0.5, 1.0, 1, 1.9),
+            Err(Error::OutsideValidity { .. })
+        ));
+        // plain domain errors
+        assert!(matches!(
+            theorem1_eps(&s("0"), &s("1"), 1, &s("1.5"), 30),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            theorem1_eps(&s("0.1"), &s("-1"), 1, &s("1.5"), 30),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            theorem1_eps(&s("0.1"), &s("1"), 0, &s("1.5"), 30),
+            Err(Error::InvalidParameter { .. })
+        ));
+        assert!(matches!(
+            theorem1_eps(&s("0.1"), &s("1"), 1, &s("1"), 30),
+            Err(Error::InvalidParameter { .. })
+        ));
+        for bad in ["1", "1.5", "0", "-0.1"] {
+            let e = corollary1_eps(&s("1e-3"), &s("1e-4"), 10, &s(bad), 30).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidParameter { ref name, .. } if name == "delta"),
+                "{bad}: {e}"
+            );
+            assert!(optimized_dp_eps(&s("1e-3"), &s("1e-4"), 10, &s(bad), 30).is_err());
+        }
+        assert!(matches!(
+            eq6_eps(&s("1"), &s("0.5"), 1, &s("2"), 30),
+            Err(Error::OutsideValidity { .. })
+        ));
+        assert!(matches!(
+            corollary1_eps_f64(0.1, 0.01, 2, 1e-3),
+            Err(Error::OutsideValidity { .. })
+        ));
+    }
+
+    #[test]
+    fn corollary1_second_disjunct_alone_suffices() {
+        // γ = 0.1 violates 1/γ ≥ 4(2+η)² log(1/δ) (10 < 111.6); d ≥ 4 log(1/δ)/(1+η)² = 27.08 decides.
+        assert!(corollary1_eps(&s("0.01"), &s("0.1"), 100, &s("1e-3"), 30).is_ok());
+        assert!(corollary1_eps(&s("0.01"), &s("0.1"), 20, &s("1e-3"), 30).is_err());
+    }
+
+    #[test]
+    fn sigma2_conditions() {
+        let (eta, gamma, r, alpha) = (s("0.1"), s("0.5"), s("2"), s("3"));
+        // γ η⁻² [1 − η(α−1)] R² = 0.5·100·0.8·4 = 160 exactly.
+        let m = theorem1_sigma2_min(&eta, &gamma, &alpha, &r, 40).unwrap();
+        assert!(agree(&m, "160") >= 39.0);
+        // Lemma 1: γ(1+1/η)R²/(2η+η²) = 0.5·11·4/0.21 = 104.761904…
+        let l = lemma1_sigma2_min(&eta, &gamma, &r, 40).unwrap();
+        assert!(agree(&l, "104.7619047619047619047619047619047619047619") >= 39.0);
+        assert!(check_theorem1_setup(&eta, &r, &gamma, &s("160"), &alpha).is_ok());
+        let e = check_theorem1_setup(&eta, &r, &gamma, &s("159.999"), &alpha).unwrap_err();
+        assert!(
+            matches!(e, Error::OutsideValidity { ref theorem, .. } if theorem == THM1_SIGMA),
+            "{e}"
+        );
+        assert!(check_lemma1_setup(&eta, &r, &gamma, &s("104.77")).is_ok());
+        assert!(matches!(
+            check_lemma1_setup(&eta, &r, &gamma, &s("104.76")),
+            Err(Error::OutsideValidity { .. })
+        ));
+        let (lo, hi) = lemma1_ratio_bounds(&s("0.1"), 40).unwrap();
+        assert!(
+            agree(&hi, "1.21") >= 39.0
+                && agree(&lo, "0.8264462809917355371900826446280991735537") >= 39.0
+        );
+        let sup = theorem1_alpha_sup(&s("0.5"), 40).unwrap();
+        assert!(agree(&sup, "1.8") >= 39.0);
+    }
+
+    #[test]
+    fn relative_sensitivity_both_directions() {
+        let (eta, r) = (s("0.1"), s("1"));
+        // dist² = 1 + 0.01·min(n²): with n1 = 10, n2 = 20, min = 100 → bound 2.
+        assert!(relative_sensitivity_holds(
+            &eta,
+            &r,
+            &s("10"),
+            &s("20"),
+            &s("1.41421356")
+        ));
+        assert!(!relative_sensitivity_holds(
+            &eta,
+            &r,
+            &s("10"),
+            &s("20"),
+            &s("1.4143")
+        ));
+        // the same pair in the other order: symmetric
+        assert!(!relative_sensitivity_holds(
+            &eta,
+            &r,
+            &s("20"),
+            &s("10"),
+            &s("1.4143")
+        ));
+        // exact boundary: dist² = 2 exactly with dist = √2 is not decimal; use R = 0, η = 0.5:
+        assert!(relative_sensitivity_holds(
+            &s("0.5"),
+            &s("0"),
+            &s("4"),
+            &s("6"),
+            &s("2")
+        ));
+        assert!(!relative_sensitivity_holds(
+            &s("0.5"),
+            &s("0"),
+            &s("4"),
+            &s("6"),
+            &s("2.000001")
+        ));
+        assert!(!relative_sensitivity_holds(
+            &s("-0.5"),
+            &s("0"),
+            &s("4"),
+            &s("6"),
+            &s("1")
+        ));
+    }
+
+    #[test]
+    fn tcdp_forms_paper_example() {
+        let (eta, gamma) = (s("1e-3"), s("1e-4"));
+        let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, 10, 30).unwrap();
+        // ρ = χ = 0.01004012013006001 exactly; ω = 1 + 1/(2·0.002001) (mpmath).
+        assert!(agree(&t.rho, "0.01004012013006001") >= 29.0);
+        assert!(agree(&t.omega, "250.8750624687656171914042978510744627686") >= 29.0);
+        let g = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, 30).unwrap();
+        assert!(agree(&g.rho, "0.010004") >= 29.0 && agree(&g.omega, "250") >= 29.0);
+        assert!(matches!(
+            tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 10, 30),
+            Err(Error::OutsideValidity { .. })
+        ));
+        assert!(matches!(
+            tcdp(
+                TcdpForm::GaussianSmoothSensitivity,
+                &s("0.25"),
+                &gamma,
+                1,
+                30
+            ),
+            Err(Error::OutsideValidity { .. })
+        ));
+        // The Theorem-1 tCDP statement really bounds eq. (5) on (1, ω): ε(α) ≤ ρα.
+        for a in ["1.5", "10", "100", "250.8"] {
+            let e = theorem1_eps(&eta, &gamma, 10, &s(a), 30).unwrap();
+            let bound = Float::with_val(200, &t.rho.value * s(a).mp(200));
+            assert!(e.value <= bound, "alpha={a}");
+        }
+    }
 }

@@ -164,7 +164,11 @@ impl Pair {
         let (a, b, c) = (n1.mp(p), n2.mp(p), dist.mp(p));
         let lo = rug::Float::with_val(p, &a - &b).abs();
         let hi = rug::Float::with_val(p, &a + &b);
-        if c < lo || c > hi {
+        // Decimal inputs are rounded to 512 bits: an equality such as dist = |n1 − n2| given in
+        // decimals must not fail on that rounding (slack 2^-480 relative).
+        let slack =
+            rug::Float::with_val(p, &hi * rug::Float::with_val(p, rug::Float::i_exp(1, -480)));
+        if c < rug::Float::with_val(p, &lo - &slack) || c > rug::Float::with_val(p, &hi + &slack) {
             return Err(Error::invalid(
                 "dist",
                 &dist,

@@ -1,0 +1,141 @@
+//! Orderings the papers prove, checked as properties over random parameters (proptest).
+//!
+//! Each property is a theorem: a failure is a bug in an implementation (or in the theorem).
+//! Values come from the closed-form route at 20 certified digits; comparisons allow only the
+//! certified error (relative 1e-18), never more.
+
+use dpaudit::divergence::{self, Location, Method, Pair};
+use dpaudit::Scalar;
+use proptest::prelude::*;
+
+const DIGITS: u32 = 20;
+/// Slack for comparing two values each certified to 20 digits.
+const REL: f64 = 1e-18;
+
+fn s(x: f64) -> Scalar {
+    Scalar::from(x)
+}
+
+fn renyi(pair: &Pair, alpha: f64) -> f64 {
+    divergence::renyi(pair, &s(alpha), DIGITS, Method::ClosedForm)
+        .unwrap()
+        .to_f64()
+}
+
+fn kl(pair: &Pair) -> f64 {
+    divergence::kl(pair, DIGITS, Method::ClosedForm)
+        .unwrap()
+        .to_f64()
+}
+
+fn le(a: f64, b: f64) -> bool {
+    a <= b + REL * b.abs().max(a.abs())
+}
+
+/// Locations up to 15σ from a support [a, a + w].
+fn bounded() -> impl Strategy<Value = (f64, f64, f64, f64, f64)> {
+    (
+        -15.0f64..15.0,
+        -15.0f64..15.0,
+        0.1f64..4.0,
+        -3.0f64..3.0,
+        0.01f64..8.0,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+
+    /// D_α ≥ 0 and nondecreasing in α (van Erven & Harremoës 2014, Thm 3), for every family.
+    #[test]
+    fn renyi_nonnegative_and_monotone_in_alpha(
+        (m1, m2, sigma, a, w) in bounded(),
+        a1 in 1.001f64..20.0, da in 0.0f64..30.0,
+    ) {
+        let b = a + w;
+        let pairs = [
+            Pair::gaussian(s(m1), s(m2), s(sigma)).unwrap(),
+            Pair::rectified(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(),
+            Pair::truncated(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(),
+            Pair::stochastic_sign(s(m1), s(m2), s(sigma)).unwrap(),
+        ];
+        for p in &pairs {
+            let lo = renyi(p, a1);
+            let hi = renyi(p, a1 + da);
+            prop_assert!(lo >= 0.0, "{p:?}: D_{a1} = {lo}");
+            prop_assert!(le(lo, hi), "{p:?}: D_{a1} = {lo} > D_{} = {hi}", a1 + da);
+            let k = kl(p);
+            prop_assert!(k >= 0.0 && le(k, lo), "{p:?}: KL = {k}, D_{a1} = {lo}");
+        }
+    }
+
+    /// Data processing (HG Prop. 4.6): rectified ≤ Gaussian; truncated ≤ Gaussian for every pair
+    /// (HG Thm 4.9, MATH.md §8.2); sign ≤ rectified when a < 0 < b (post-processing, §8.3).
+    #[test]
+    fn bounded_support_never_exceeds_gaussian(
+        (m1, m2, sigma, a, w) in bounded(), alpha in 1.001f64..50.0,
+    ) {
+        let b = a + w;
+        let g = renyi(&Pair::gaussian(s(m1), s(m2), s(sigma)).unwrap(), alpha);
+        let r = renyi(&Pair::rectified(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(), alpha);
+        let t = renyi(&Pair::truncated(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(), alpha);
+        prop_assert!(le(r, g), "rectified {r} > gaussian {g}");
+        prop_assert!(le(t, g), "truncated {t} > gaussian {g}");
+        if a < 0.0 && b > 0.0 {
+            let sg = renyi(&Pair::stochastic_sign(s(m1), s(m2), s(sigma)).unwrap(), alpha);
+            prop_assert!(le(sg, r), "sign {sg} > rectified {r}");
+        }
+    }
+
+    /// Fisher information of the bounded mechanisms ≤ 1/σ² (HG Thm 4.2); sign ≤ 2/(πσ²).
+    #[test]
+    fn fisher_information_bounds(mu in -45.0f64..45.0, sigma in 0.1f64..4.0, a in -3.0f64..3.0, w in 0.01f64..8.0) {
+        let b = a + w;
+        let cap = 1.0 / (sigma * sigma);
+        for fam in ["rectified", "truncated"] {
+            let loc = Location::new(fam, s(mu), s(sigma), Some((s(a), s(b)))).unwrap();
+            let i = divergence::fisher(&loc, DIGITS, Method::ClosedForm).unwrap().to_f64();
+            prop_assert!(i >= 0.0 && le(i, cap), "{fam} I = {i}, 1/σ² = {cap}");
+        }
+        let loc = Location::new("stochastic_sign", s(mu), s(sigma), None).unwrap();
+        let i = divergence::fisher(&loc, DIGITS, Method::ClosedForm).unwrap().to_f64();
+        prop_assert!(le(i, 2.0 / std::f64::consts::PI * cap), "sign I = {i}");
+    }
+
+    /// The privacy profile is a valid DP curve: δ(ε) ∈ [0, 1], nonincreasing in ε, and Mironov's
+    /// Prop. 3 holds with exact quantities: δ(D_α + log(1/δ₀)/(α−1)) ≤ δ₀ (MATH.md §7.5).
+    #[test]
+    fn profile_is_consistent_with_rdp(
+        (m1, m2, sigma, a, w) in bounded(), alpha in 1.5f64..20.0, e1 in 0.0f64..3.0, de in 0.0f64..3.0,
+        ld in 2.0f64..12.0,
+    ) {
+        let b = a + w;
+        let d0 = 10f64.powf(-ld);
+        for p in [
+            Pair::gaussian(s(m1), s(m2), s(sigma)).unwrap(),
+            Pair::rectified(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(),
+            Pair::truncated(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(),
+            Pair::stochastic_sign(s(m1), s(m2), s(sigma)).unwrap(),
+        ] {
+            let h = |e: f64| divergence::hockey_stick(&p, &s(e), DIGITS, Method::ClosedForm).unwrap().to_f64();
+            let (h1, h2) = (h(e1), h(e1 + de));
+            prop_assert!((0.0..=1.0).contains(&h1) && le(h2, h1), "{p:?}: δ({e1}) = {h1}, δ({}) = {h2}", e1 + de);
+            let eps = renyi(&p, alpha) + (1.0 / d0).ln() / (alpha - 1.0);
+            prop_assert!(le(h(eps), d0), "{p:?}: δ({eps}) = {} > {d0}", h(eps));
+        }
+    }
+
+    /// HMB Lemma 2: the isotropic formula equals the sum of d one-dimensional divergences
+    /// (the d−1 coordinates with equal means plus the one carrying the distance).
+    #[test]
+    fn lemma2_is_additive_over_coordinates(dist in 0.0f64..5.0, s1 in 0.5f64..2.0, r in 0.8f64..1.25, d in 1u32..50, alpha in 1.01f64..3.0) {
+        let s2 = s1 * r;
+        let sa2 = alpha * s2 * s2 + (1.0 - alpha) * s1 * s1;
+        prop_assume!(sa2 > 0.05);
+        let full = renyi(&Pair::gaussian_dd(s(dist), s(s1), s(s2), d).unwrap(), alpha);
+        let one = renyi(&Pair::gaussian_dd(s(dist), s(s1), s(s2), 1).unwrap(), alpha);
+        let zero = renyi(&Pair::gaussian_dd(s(0.0), s(s1), s(s2), 1).unwrap(), alpha);
+        let sum = one + f64::from(d - 1) * zero;
+        prop_assert!(((full - sum) / full.max(1e-300)).abs() < 1e-12, "{full} vs {sum}");
+    }
+}
