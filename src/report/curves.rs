@@ -21,10 +21,10 @@ use rayon::prelude::*;
 /// Digits certified for plotted points (far more than a plot resolves; keeps them cheap).
 pub const CURVE_DIGITS: u32 = 8;
 
-/// δ grid of the privacy profiles: 10⁻¹² … 10⁻¹, three points per decade.
+/// δ grid of the privacy profiles: 10⁻¹² … 10⁻¹, two points per decade.
 pub fn delta_grid() -> Vec<f64> {
-    (0..=33)
-        .map(|i| 10f64.powf(-12.0 + f64::from(i) / 3.0))
+    (0..=22)
+        .map(|i| 10f64.powf(-12.0 + f64::from(i) / 2.0))
         .collect()
 }
 
@@ -105,17 +105,13 @@ pub fn profile_panel(tw: &ThreeWay) -> Panel {
             let cor: Vec<(f64, f64)> = deltas
                 .par_iter()
                 .filter_map(|&dl| {
-                    sources::rgm_corollary1(eta, gamma, *d, &Scalar::from(dl))
-                        .ok()
-                        .map(|c| (dl, c.to_f64()))
+                    sources::rgm_corollary1_f64(eta.f64(), gamma.f64(), *d, dl).map(|e| (dl, e))
                 })
                 .collect();
             let opt: Vec<(f64, f64)> = deltas
                 .par_iter()
                 .filter_map(|&dl| {
-                    sources::rgm_eq45(eta, gamma, *d, &Scalar::from(dl))
-                        .ok()
-                        .map(|(c, _)| (dl, c.to_f64()))
+                    sources::rgm_eq45_f64(eta.f64(), gamma.f64(), *d, dl).map(|e| (dl, e))
                 })
                 .collect();
             series.push(Series::new("HMB Cor. 1, eq. (44)", cor, Style::Dashed, 1));
@@ -138,7 +134,11 @@ pub fn profile_panel(tw: &ThreeWay) -> Panel {
                     .collect();
                 let bw: Vec<(f64, f64)> = deltas
                     .iter()
-                    .map(|&d| (d, crate::numeric::f64s::gaussian_eps_for_delta(mu, d)))
+                    .filter_map(|&d| {
+                        crate::bounds::gaussian::dp_eps_f64(spec.shift().f64(), sigma.f64(), d)
+                            .ok()
+                            .map(|e| (d, e))
+                    })
                     .collect();
                 let what = if matches!(m, MechanismSpec::Gaussian { .. }) {
                     ""

@@ -3,6 +3,7 @@
 //! independent of how those modules spell their APIs.
 
 use crate::audit::spec::AuditSpec;
+use crate::bounds::{self, conversion::Conversion};
 use crate::error::{Error, Result};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
@@ -15,10 +16,15 @@ pub const DIGITS: u32 = 12;
 /// α·shift²/(2σ²) (Mironov 2017, Prop. 7) converted with Canonne–Kamath–Steinke 2020, Prop. 12,
 /// minimised over α. Returns (ε, α*).
 pub fn gaussian_cks(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<(f64, f64)> {
-    let _ = (shift, sigma, delta);
-    Err(Error::Unsupported(
-        "RDP -> DP conversion (bounds::conversion) not available yet".into(),
-    ))
+    cks_of_curve(
+        |a| {
+            let c = bounds::gaussian::rdp_eps(shift, sigma, &Scalar::from_float(a), DIGITS)?;
+            Ok(c.value)
+        },
+        1.0 + 1e-4,
+        1e5,
+        delta,
+    )
 }
 
 /// The Gaussian mechanism's exact ε(δ) by Balle & Wang 2018, Thm 8, certified.
@@ -49,14 +55,19 @@ pub fn rgm_theorem1(eta: &Scalar, gamma: &Scalar, d: u32, alpha: &Scalar) -> Res
 
 /// HMB Theorem 1 in double precision (plots); `None` outside its α-range.
 pub fn rgm_theorem1_f64(eta: f64, gamma: f64, d: u32, alpha: f64) -> Option<f64> {
-    // HMB eq. (5); the α-range η(2+η)(α−1) < 1.
-    let c = eta * (2.0 + eta);
-    let den = 1.0 - eta * (alpha - 1.0) * (2.0 + eta);
-    if !(alpha > 1.0 && c * (alpha - 1.0) < 1.0 && den > 0.0) {
-        return None;
-    }
-    let dd = f64::from(d) * (2.0 + eta).powi(2) * (1.0 + eta).powi(2);
-    Some(alpha * eta * eta / (2.0 * gamma) * (1.0 + gamma * dd) / den)
+    bounds::rgm::theorem1_eps_f64(eta, gamma, d, alpha).ok()
+}
+
+/// HMB Corollary 1, eq. (44), in double precision (plots); `None` outside its assumption.
+pub fn rgm_corollary1_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
+    bounds::rgm::corollary1_eps_f64(eta, gamma, d, delta).ok()
+}
+
+/// HMB eq. (45) minimised over α, in double precision (plots).
+pub fn rgm_eq45_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
+    bounds::rgm::optimized_dp_eps_f64(eta, gamma, d, delta)
+        .ok()
+        .map(|(e, _)| e)
 }
 
 /// An RDP curve converted with Canonne–Kamath–Steinke and minimised over α ∈ [lo, hi]; `rdp`
@@ -65,11 +76,18 @@ pub fn cks_of_curve<F>(rdp: F, lo: f64, hi: f64, delta: &Scalar) -> Result<(f64,
 where
     F: FnMut(&Float) -> Result<Float>,
 {
-    let _ = (rdp, lo, hi, delta);
-    Err(Error::Unsupported(
-        "RDP -> DP conversion (bounds::conversion) not available yet".into(),
-    ))
+    let (e, a) = bounds::conversion::optimize_over_alpha(
+        rdp,
+        &Float::with_val(OPT_BITS, lo),
+        &Float::with_val(OPT_BITS, hi),
+        &delta.mp(OPT_BITS),
+        Conversion::CanonneKamathSteinke,
+    )?;
+    Ok((e.to_f64(), a.to_f64()))
 }
+
+/// Working precision of the α-optimisations (the value is a valid bound at any accuracy).
+const OPT_BITS: u32 = 128;
 
 /// The outcome of one Monte Carlo audit, as the report shows it.
 #[derive(Clone, Debug)]
@@ -121,8 +139,5 @@ pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>>
 
 /// Canonne–Kamath–Steinke 2020, Prop. 12 in double precision (plots).
 pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
-    let _ = (eps_alpha, alpha, delta);
-    Err(Error::Unsupported(
-        "RDP -> DP conversion (bounds::conversion) not available yet".into(),
-    ))
+    bounds::conversion::cks_f64(eps_alpha, alpha, delta)
 }
