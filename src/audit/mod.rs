@@ -1,2 +1,4 @@
 //! Audits (in progress)
+
+pub mod mechanisms;
 pub mod spec;
