@@ -1,0 +1,264 @@
+//! Statistical honesty of the audit statistics, measured on a mechanism whose exact ε is known.
+//!
+//! The mechanism is the Gaussian mechanism with sensitivity/σ = μ = 1: P = N(1, 1) (input x),
+//! Q = N(0, 1) (neighbour x′), test statistic T = the output. Its exact privacy profile is the
+//! μ-GDP one (Balle & Wang 2018, Thm 8; Dong, Roth & Su 2019, Cor. 2.13), so the exact
+//! ε(δ) = `gaussian_eps_for_delta(1, δ)` and the exact GDP parameter is μ = 1.
+//!
+//! Each of [`AUDITS`] = 1000 independent audits draws N = [`N_PER_SIDE`] samples per side
+//! (ChaCha20, one fixed seed per test), and computes a lower bound at confidence 1 − β,
+//! β = 0.05. A correct implementation produces a bound above the truth with probability ≤ β in
+//! each audit, independently, so the number of violations V is stochastically dominated by
+//! Bin(1000, 0.05). The assertion is V ≤ c*, with c* the smallest c such that
+//! P(Bin(1000, 0.05) > c) ≤ 10⁻⁶, computed in the test with the crate's own binomial tail (itself
+//! checked against mpmath in `audit::stats`'s unit tests). Hence **a correct implementation fails
+//! each of these assertions with probability ≤ 10⁻⁶** (and the seeds are fixed, so a run is
+//! reproducible). Because Clopper–Pearson with Bonferroni is conservative, the observed rate is
+//! far below β; it is printed.
+//!
+//! The positive controls show that the test can fail: the same audits with point estimates in
+//! place of Clopper–Pearson bounds (the classic mistake) exceed the truth in a large fraction of
+//! audits, far above c*; so does the Clopper–Pearson bound without the Bonferroni correction
+//! at the rate printed.
+
+use dpaudit::audit::gdp::{gdp_best_region, gdp_held_out};
+use dpaudit::audit::stats::{
+    best_region, binom_sf, cp_upper, held_out_region, ThresholdTable, STATEMENT_KINDS,
+};
+use dpaudit::numeric::f64s::gaussian_eps_for_delta;
+use rand::RngExt;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use rand_distr::StandardNormal;
+
+/// Number of independent audits per test.
+const AUDITS: u64 = 1000;
+/// Samples per side (per split for the held-out variant: two halves of this).
+const N_PER_SIDE: usize = 4000;
+/// Confidence parameter of each audit.
+const BETA: f64 = 0.05;
+/// δ of the audited (ε, δ) statement: large enough that the optimal region has FPR ≈ 2%, so the
+/// audit is reasonably tight with 4000 samples and the test has teeth.
+const DELTA: f64 = 0.05;
+
+/// The candidate thresholds: a grid fixed before any sample is drawn.
+fn grid() -> Vec<f64> {
+    (0..=40).map(|i| -1.0 + 0.1 * i as f64).collect()
+}
+
+/// c*: the smallest c with P(Bin(AUDITS, BETA) > c) ≤ 1e-6.
+fn critical_count() -> u64 {
+    (0..=AUDITS)
+        .find(|&c| binom_sf(c, AUDITS, BETA).unwrap() <= 1e-6)
+        .unwrap()
+}
+
+fn sorted_normals(rng: &mut ChaCha20Rng, n: usize, mean: f64) -> Vec<f64> {
+    let mut v: Vec<f64> = (0..n)
+        .map(|_| mean + rng.sample::<f64, _>(StandardNormal))
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// One audit's sample: (P-samples, Q-samples), sorted.
+fn draw(rng: &mut ChaCha20Rng, n: usize) -> (Vec<f64>, Vec<f64>) {
+    (sorted_normals(rng, n, 1.0), sorted_normals(rng, n, 0.0))
+}
+
+/// Point-estimate ε over the whole family (the broken audit: no confidence correction).
+fn point_estimate_eps(table: &ThresholdTable) -> f64 {
+    let mut best = 0.0f64;
+    for i in 0..table.len() {
+        for &(tail, dir) in STATEMENT_KINDS.iter() {
+            let (fp, n_neg, fnc, n_pos) = table.statement_counts(i, tail, dir);
+            let num = 1.0 - DELTA - fnc as f64 / n_pos as f64;
+            if num > 0.0 {
+                best = best.max((num / (fp as f64 / n_neg as f64)).ln());
+            }
+        }
+    }
+    best
+}
+
+/// CP bounds at the full β for each rate, maximised over the family (no Bonferroni): whether it
+/// exceeds `eps_true`. Only statements whose point estimate exceeds `eps_true` can (the CP upper
+/// bounds are ≥ the point estimates for β < ½), so only those are evaluated.
+fn uncorrected_exceeds(table: &ThresholdTable, eps_true: f64) -> bool {
+    for i in 0..table.len() {
+        for &(tail, dir) in STATEMENT_KINDS.iter() {
+            let (fp, n_neg, fnc, n_pos) = table.statement_counts(i, tail, dir);
+            let num = 1.0 - DELTA - fnc as f64 / n_pos as f64;
+            if num <= 0.0 || (num / (fp as f64 / n_neg as f64)).ln() <= eps_true {
+                continue;
+            }
+            let fpr = cp_upper(fp, n_neg, BETA).unwrap();
+            let fnr = cp_upper(fnc, n_pos, BETA).unwrap();
+            let num = 1.0 - DELTA - fnr;
+            if num > 0.0 && (num / fpr).ln() > eps_true {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn critical_count_is_the_right_quantile() {
+    let c = critical_count();
+    // P(V > c) ≤ 1e-6 < P(V > c − 1): c is minimal.
+    assert!(binom_sf(c, AUDITS, BETA).unwrap() <= 1e-6);
+    assert!(binom_sf(c - 1, AUDITS, BETA).unwrap() > 1e-6);
+    assert!(c > 50 && c < 120, "c* = {c}");
+}
+
+#[test]
+fn bonferroni_audits_do_not_exceed_exact_eps() {
+    let eps_true = gaussian_eps_for_delta(1.0, DELTA);
+    let c_star = critical_count();
+    let thresholds = grid();
+    let mut rng = ChaCha20Rng::seed_from_u64(0xA0D1_7001);
+    let (mut honest, mut point, mut uncorrected) = (0u64, 0u64, 0u64);
+    let mut sum_lb = 0.0;
+    for _ in 0..AUDITS {
+        let (p, q) = draw(&mut rng, N_PER_SIDE);
+        let table = ThresholdTable::from_sorted(&p, &q, &thresholds).unwrap();
+        let r = best_region(&table, DELTA, BETA).unwrap();
+        assert_eq!(r.family_size, 4 * thresholds.len() as u64);
+        sum_lb += r.eps_lb;
+        honest += u64::from(r.eps_lb > eps_true);
+        point += u64::from(point_estimate_eps(&table) > eps_true);
+        uncorrected += u64::from(uncorrected_exceeds(&table, eps_true));
+    }
+    let n = AUDITS as f64;
+    eprintln!(
+        "exact eps({DELTA}) = {eps_true:.4}; mean Bonferroni eps_lb = {:.4}; violation rates: \
+         Bonferroni {:.4} (allowed <= {c_star}/{AUDITS}), point estimate {:.4}, \
+         CP without Bonferroni {:.4}",
+        sum_lb / n,
+        honest as f64 / n,
+        point as f64 / n,
+        uncorrected as f64 / n
+    );
+    assert!(
+        honest <= c_star,
+        "Bonferroni audit exceeded the exact eps in {honest} of {AUDITS} audits (> {c_star})"
+    );
+    // Positive control: the broken audit is caught by the same criterion.
+    assert!(
+        point > 3 * c_star,
+        "point-estimate audit exceeded only {point} times: the test has no power"
+    );
+}
+
+#[test]
+fn held_out_audits_do_not_exceed_exact_eps() {
+    let eps_true = gaussian_eps_for_delta(1.0, DELTA);
+    let c_star = critical_count();
+    let thresholds = grid();
+    let mut rng = ChaCha20Rng::seed_from_u64(0xA0D1_7002);
+    let (mut honest, mut reuse) = (0u64, 0u64);
+    let mut sum_lb = 0.0;
+    let half = N_PER_SIDE / 2;
+    for _ in 0..AUDITS {
+        let (pa, qa) = draw(&mut rng, half);
+        let (pb, qb) = draw(&mut rng, half);
+        let a = ThresholdTable::from_sorted(&pa, &qa, &thresholds).unwrap();
+        let b = ThresholdTable::from_sorted(&pb, &qb, &thresholds).unwrap();
+        let r = held_out_region(&a, &b, DELTA, BETA).unwrap();
+        assert_eq!(r.family_size, 2);
+        sum_lb += r.eps_lb;
+        honest += u64::from(r.eps_lb > eps_true);
+        // Broken: select and evaluate on the same split with the held-out (uncorrected) level.
+        let same = held_out_region(&a, &a, DELTA, BETA).unwrap();
+        reuse += u64::from(same.eps_lb > eps_true);
+    }
+    let n = AUDITS as f64;
+    eprintln!(
+        "held-out: mean eps_lb = {:.4} (exact {eps_true:.4}); violation rate {:.4} \
+         (allowed <= {c_star}/{AUDITS}); selecting and evaluating on the same split: {:.4}",
+        sum_lb / n,
+        honest as f64 / n,
+        reuse as f64 / n
+    );
+    assert!(
+        honest <= c_star,
+        "held-out audit exceeded in {honest} > {c_star} audits"
+    );
+}
+
+#[test]
+fn gdp_route_does_not_exceed_exact_mu_or_eps() {
+    // For the Gaussian mechanism the Gaussian-trade-off assumption holds, so both μ_lb ≤ 1 and
+    // ε_lb_gdp ≤ ε(δ) must hold with probability ≥ 1 − β in each audit.
+    let eps_true = gaussian_eps_for_delta(1.0, 1e-5);
+    let c_star = critical_count();
+    let thresholds = grid();
+    let mut rng = ChaCha20Rng::seed_from_u64(0xA0D1_7003);
+    let (mut over_mu, mut over_eps, mut over_mu_ho) = (0u64, 0u64, 0u64);
+    let (mut sum_mu, mut sum_eps) = (0.0, 0.0);
+    for _ in 0..AUDITS {
+        let (p, q) = draw(&mut rng, N_PER_SIDE);
+        let table = ThresholdTable::from_sorted(&p, &q, &thresholds).unwrap();
+        let g = gdp_best_region(&table, 1e-5, BETA).unwrap();
+        assert!(g.assumes_gaussian_tradeoff);
+        sum_mu += g.mu_lb;
+        sum_eps += g.eps_lb_gdp;
+        over_mu += u64::from(g.mu_lb > 1.0);
+        over_eps += u64::from(g.eps_lb_gdp > eps_true);
+        let h = N_PER_SIDE / 2;
+        let (pa, qa) = draw(&mut rng, h);
+        let (pb, qb) = draw(&mut rng, h);
+        let ta = ThresholdTable::from_sorted(&pa, &qa, &thresholds).unwrap();
+        let tb = ThresholdTable::from_sorted(&pb, &qb, &thresholds).unwrap();
+        let gh = gdp_held_out(&ta, &tb, 1e-5, BETA).unwrap();
+        over_mu_ho += u64::from(gh.mu_lb > 1.0);
+    }
+    let n = AUDITS as f64;
+    eprintln!(
+        "GDP: mean mu_lb = {:.4} (exact 1), mean eps_lb_gdp(1e-5) = {:.4} (exact {eps_true:.4}); \
+         violation rates: mu {:.4}, eps {:.4}, held-out mu {:.4} (allowed <= {c_star}/{AUDITS})",
+        sum_mu / n,
+        sum_eps / n,
+        over_mu as f64 / n,
+        over_eps as f64 / n,
+        over_mu_ho as f64 / n
+    );
+    assert!(over_mu <= c_star && over_eps <= c_star && over_mu_ho <= c_star);
+}
+
+#[test]
+fn histogram_table_agrees_with_sorted_table() {
+    // Binning on a grid whose interior edges are the thresholds gives the same counts.
+    let thresholds = grid();
+    let mut rng = ChaCha20Rng::seed_from_u64(0xA0D1_7004);
+    let (p, q) = draw(&mut rng, 3000);
+    let mut edges = vec![f64::NEG_INFINITY];
+    edges.extend(&thresholds);
+    edges.push(f64::INFINITY);
+    let bins = edges.len() - 1;
+    let bin_of = |x: f64| thresholds.partition_point(|&t| t < x); // bin j: (e_j, e_{j+1}]
+    let mut cp = vec![0u64; bins];
+    let mut cq = vec![0u64; bins];
+    p.iter().for_each(|&x| cp[bin_of(x)] += 1);
+    q.iter().for_each(|&x| cq[bin_of(x)] += 1);
+    let h = ThresholdTable::from_histogram(&cp, &cq, &edges).unwrap();
+    let s = ThresholdTable::from_sorted(&p, &q, &thresholds).unwrap();
+    assert_eq!(h, s);
+    let rh = best_region(&h, DELTA, BETA).unwrap();
+    let rs = best_region(&s, DELTA, BETA).unwrap();
+    assert_eq!(rh, rs);
+    // The reported region is consistent with its counts.
+    let (fp, n_neg, fnc, n_pos) = s.statement_counts(
+        s.thresholds
+            .iter()
+            .position(|&t| t == rs.threshold)
+            .unwrap(),
+        rs.tail,
+        rs.direction,
+    );
+    assert_eq!(
+        (fp, n_neg, fnc, n_pos),
+        (rs.false_positives, rs.n_neg, rs.false_negatives, rs.n_pos)
+    );
+}
