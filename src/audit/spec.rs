@@ -24,7 +24,7 @@
 //! delta = "1e-5"
 //! confidence = 0.95
 //! seed = 1
-//! statistic = "likelihood_ratio"          # optional
+//! statistic = "white"                     # optional: white (LLR, default) | black (output)
 //! selection = "held_out"                  # optional
 //! ```
 //!
@@ -34,6 +34,10 @@
 //! sensitivity (HMB eq. (3)) and σ² meets Theorem 1's minimum (HMB Thm 1,
 //! σ² ≥ γ η⁻² [1 − η(α − 1)] R², whose largest value over α ≥ 1 is γ R²/η² at α = 1).
 
+use crate::audit::mechanisms::{
+    GaussianMechanism, Mechanism, RectifiedMechanism, RgmMechanism, SignMechanism, Statistic,
+    TruncatedMechanism,
+};
 use crate::divergence::Pair;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
@@ -214,8 +218,9 @@ pub struct AuditSettings {
     pub confidence: f64,
     /// Seed of the deterministic sampler.
     pub seed: u64,
-    /// Test statistic, if not the engine's default.
-    pub statistic: Option<String>,
+    /// Test statistic: the designed mechanism's log-likelihood ratio (`"white"`, the default) or
+    /// a plain output statistic (`"black"`).
+    pub statistic: Statistic,
     /// Threshold-selection rule, if not the engine's default.
     pub selection: Option<String>,
 }
@@ -477,6 +482,16 @@ impl AuditSpec {
         if !(conf > 0.0 && conf < 1.0) {
             return Err(ctx.invalid("audit.confidence", conf, "in (0, 1), e.g. 0.95"));
         }
+        let statistic = match &a.statistic {
+            None => Statistic::default(),
+            Some(t) => t.parse::<Statistic>().map_err(|_| {
+                ctx.invalid(
+                    "audit.statistic",
+                    format!("{t:?}"),
+                    "one of \"white\", \"black\"",
+                )
+            })?,
+        };
         if a.seed < 0 {
             return Err(ctx.invalid("audit.seed", a.seed, "an integer >= 0"));
         }
@@ -491,7 +506,7 @@ impl AuditSpec {
                 delta,
                 confidence: conf,
                 seed: a.seed as u64,
-                statistic: a.statistic.clone(),
+                statistic,
                 selection: a.selection.clone(),
             },
         };
@@ -564,6 +579,57 @@ impl AuditSpec {
                 self.mechanism.family()
             ))),
         }
+    }
+
+    /// The audit engine's mechanism for this spec (the sampler of the pair, in double precision).
+    /// The RGM pair is realised as r1 = n1·e₁ and r2 in the plane of e₁, e₂.
+    pub fn mechanism(&self) -> Result<Box<dyn Mechanism>> {
+        Ok(match (&self.mechanism, &self.pair) {
+            (MechanismSpec::Gaussian { sigma }, PairSpec::Locations { .. }) => {
+                Box::new(GaussianMechanism::new(self.shift().f64(), sigma.f64())?)
+            }
+            (MechanismSpec::StochasticSign { sigma }, PairSpec::Locations { mu1, mu2 }) => {
+                Box::new(SignMechanism::new(mu1.f64(), mu2.f64(), sigma.f64())?)
+            }
+            (MechanismSpec::Rectified { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
+                Box::new(RectifiedMechanism::new(
+                    mu1.f64(),
+                    mu2.f64(),
+                    sigma.f64(),
+                    a.f64(),
+                    b.f64(),
+                )?)
+            }
+            (MechanismSpec::Truncated { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
+                Box::new(TruncatedMechanism::new(
+                    mu1.f64(),
+                    mu2.f64(),
+                    sigma.f64(),
+                    a.f64(),
+                    b.f64(),
+                )?)
+            }
+            (
+                MechanismSpec::Rgm {
+                    d, gamma, sigma2, ..
+                },
+                PairSpec::Norms { n1, n2, dist },
+            ) => Box::new(RgmMechanism::from_norms(
+                *d as usize,
+                n1.f64(),
+                n2.f64(),
+                dist.f64(),
+                gamma.f64(),
+                sigma2.f64(),
+            )?),
+            _ => {
+                return Err(Error::Unsupported(format!(
+                    "{}: the pair does not fit mechanism family {}",
+                    self.path.display(),
+                    self.mechanism.family()
+                )))
+            }
+        })
     }
 
     /// |μ1 − μ2| for location pairs (the sensitivity the Gaussian comparison uses); ‖r1 − r2‖
@@ -727,6 +793,8 @@ mod tests {
         assert!(e.contains("pair.mu2"), "{e}");
         let e = err_of(&GAUSS.replace("sigma = 5", "sigma = 5\na = 0"));
         assert!(e.contains("mechanism.a"), "{e}");
+        let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nstatistic = \"grey\""));
+        assert!(e.contains("audit.statistic") && e.contains("grey"), "{e}");
         let e = err_of("not toml at all [");
         assert!(e.contains("audits/t.toml"), "{e}");
     }
@@ -801,5 +869,8 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("audits");
         let specs = load_dir(&dir).unwrap();
         assert!(specs.len() >= 8, "{} specs", specs.len());
+        for s in &specs {
+            s.mechanism().unwrap();
+        }
     }
 }
