@@ -510,12 +510,15 @@ impl AuditSpec {
                 selection: a.selection.clone(),
             },
         };
-        // Builds the divergence pair: runs the remaining validation (triangle inequalities …).
-        spec.divergence_pair().map_err(|e| Error::Parse {
+        // Builds the divergence pair and the sampler: runs the remaining validation (triangle
+        // inequalities, the samplers' own limits …).
+        let wrap = |e: Error| Error::Parse {
             what: "audit spec".into(),
             text: file.clone(),
-            reason: e.to_string(),
-        })?;
+            reason: format!("[mechanism]/[pair]: {e}"),
+        };
+        spec.divergence_pair().map_err(wrap)?;
+        spec.mechanism().map_err(wrap)?;
         if let (
             MechanismSpec::Rgm {
                 gamma,
