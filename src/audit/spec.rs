@@ -518,7 +518,6 @@ impl AuditSpec {
             reason: format!("[mechanism]/[pair]: {e}"),
         };
         spec.divergence_pair().map_err(wrap)?;
-        spec.mechanism().map_err(wrap)?;
         if let (
             MechanismSpec::Rgm {
                 gamma,
@@ -533,6 +532,7 @@ impl AuditSpec {
             check_relative_sensitivity(&ctx, eta, r, n1, n2, dist)?;
             check_theorem1_sigma2(&ctx, gamma, sigma2, eta, r)?;
         }
+        spec.mechanism().map_err(wrap)?;
         Ok(spec)
     }
 
