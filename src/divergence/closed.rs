@@ -16,9 +16,7 @@
 
 use super::{check_alpha, Location, Pair};
 use crate::error::{Error, Result};
-use crate::numeric::mp::{
-    certify, log_add_exp, log_ndtr, log_ndtr_diff, log_norm_pdf, log_sum_exp, Certified,
-};
+use crate::numeric::mp::{certify, log_ndtr, log_ndtr_diff, log_norm_pdf, Certified};
 use crate::scalar::Scalar;
 use rug::Float;
 
@@ -37,6 +35,18 @@ fn phi_mass(u: &Float, v: &Float) -> Float {
         return Float::new(u.prec().max(v.prec()));
     }
     log_ndtr_diff(u, v).exp()
+}
+
+/// Correctly rounded sum of all terms (MPFR `mpfr_sum`): no term is ever absorbed by a larger
+/// one that later cancels, which a precision ladder could not detect.
+fn sum(p: u32, terms: &[&Float]) -> Float {
+    Float::with_val(p, Float::sum(terms.iter().copied()))
+}
+
+/// e^{l}·expm1(r): a probability times expm1 of a log-ratio, the building block of the S − 1
+/// forms (MATH.md §1.2).
+fn p1_times_expm1(l: &Float, r: &Float, p: u32) -> Float {
+    Float::with_val(p, l.exp_ref()) * Float::with_val(p, r.exp_m1_ref())
 }
 
 fn infinite(p: u32) -> Float {
@@ -199,7 +209,9 @@ pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
             a,
             b,
         } => {
-            // HG Lemma 4.4, eq. (5) (MATH.md §1.2): interior (0.1) + two atoms, summed in log space.
+            // HG Lemma 4.4, eq. (5) (MATH.md §1.2) in its S − 1 form: the P1-masses sum to one, so
+            // S − 1 = [e^E Z(m) − Z(μ1)] + Σ_atoms P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))),
+            // E = α(α−1)δ²/(2σ²). Nothing is ever added to 1, so no term is absorbed.
             let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
             let (a1, b1) = ends(p, &m1, &s, &a, &b);
             let (a2, b2) = ends(p, &m2, &s, &a, &b);
@@ -208,14 +220,22 @@ pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
             let (am, bm) = ends(p, &m, &s, &a, &b);
             let expo = Float::with_val(p, &al * &am1) * Float::with_val(p, delta.square_ref())
                 / (Float::with_val(p, s.square_ref()) * 2u32);
-            let t_int = expo + log_ndtr_diff(&am, &bm);
-            let t_a =
-                Float::with_val(p, &al * log_ndtr(&a1)) - Float::with_val(p, &am1 * log_ndtr(&a2));
-            let nb1 = Float::with_val(p, -&b1);
-            let nb2 = Float::with_val(p, -&b2);
-            let t_b = Float::with_val(p, &al * log_ndtr(&nb1))
-                - Float::with_val(p, &am1 * log_ndtr(&nb2));
-            Ok(log_sum_exp(&[t_int, t_a, t_b]) / am1)
+            let lz1 = log_ndtr_diff(&a1, &b1);
+            let interior = p1_times_expm1(
+                &lz1,
+                &sum(p, &[&expo, &log_ndtr_diff(&am, &bm), &-lz1.clone()]),
+                p,
+            );
+            let atom = |x1: &Float, x2: &Float| {
+                let l1 = log_ndtr(x1);
+                let l2 = log_ndtr(x2);
+                let r = Float::with_val(p, &l1 - &l2) * &am1;
+                p1_times_expm1(&l1, &r, p)
+            };
+            let atom_a = atom(&a1, &a2);
+            let atom_b = atom(&Float::with_val(p, -&b1), &Float::with_val(p, -&b2));
+            let s_minus_1 = sum(p, &[&interior, &atom_a, &atom_b]);
+            Ok(s_minus_1.ln_1p() / am1)
         }
         Pair::Truncated {
             mu1,
@@ -234,21 +254,25 @@ pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
             };
             let first = Float::with_val(p, &al * Float::with_val(p, delta.square_ref()))
                 / (Float::with_val(p, s.square_ref()) * 2u32);
-            let mid = (lz(&m) - Float::with_val(p, &al * lz(&m1))) / &am1;
-            Ok(first + mid + lz(&m2))
+            // (L(m) − αL(μ1))/(α−1) = (L(m) − L(μ1))/(α−1) − L(μ1)
+            let l1 = lz(&m1);
+            let mid = Float::with_val(p, lz(&m) - &l1) / &am1;
+            Ok(sum(p, &[&first, &mid, &-l1, &lz(&m2)]))
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {
-            // HG §4.1 / MATH.md §3.
+            // HG §4.1 / MATH.md §3, in the S − 1 form of §1.2 (Φ(x) + Φ(−x) = 1).
             let s = fl(p, sigma);
             let x1 = fl(p, mu1) / &s;
             let x2 = fl(p, mu2) / &s;
-            let nx1 = Float::with_val(p, -&x1);
-            let nx2 = Float::with_val(p, -&x2);
-            let t_plus =
-                Float::with_val(p, &al * log_ndtr(&x1)) - Float::with_val(p, &am1 * log_ndtr(&x2));
-            let t_minus = Float::with_val(p, &al * log_ndtr(&nx1))
-                - Float::with_val(p, &am1 * log_ndtr(&nx2));
-            Ok(log_add_exp(&t_plus, &t_minus) / am1)
+            let atom = |y1: Float, y2: Float| {
+                let l1 = log_ndtr(&y1);
+                let l2 = log_ndtr(&y2);
+                let r = Float::with_val(p, &l1 - &l2) * &am1;
+                p1_times_expm1(&l1, &r, p)
+            };
+            let plus = atom(x1.clone(), x2.clone());
+            let minus = atom(Float::with_val(p, -&x1), Float::with_val(p, -&x2));
+            Ok(sum(p, &[&plus, &minus]).ln_1p() / am1)
         }
         _ => unreachable!("Gaussian-type pairs handled above"),
     }
@@ -285,7 +309,7 @@ pub fn kl_at(pair: &Pair, p: u32) -> Result<Float> {
             let atom_b = Float::with_val(p, lb1.exp_ref()) * Float::with_val(p, &lb1 - &lb2);
             let lin = Float::with_val(p, &d_s * (phi_pdf(&a1) - phi_pdf(&b1)));
             let quad = Float::with_val(p, d_s.square_ref()) / 2u32 * phi_mass(&a1, &b1);
-            Ok(atom_a + atom_b + lin + quad)
+            Ok(sum(p, &[&atom_a, &atom_b, &lin, &quad]))
         }
         Pair::Truncated {
             mu1,
@@ -305,7 +329,8 @@ pub fn kl_at(pair: &Pair, p: u32) -> Result<Float> {
             let ratio = Float::with_val(p, (log_norm_pdf(&a1) - &lz1).exp())
                 - Float::with_val(p, (log_norm_pdf(&b1) - &lz1).exp());
             let first = Float::with_val(p, d_s.square_ref()) / 2u32;
-            Ok(first + Float::with_val(p, &d_s * ratio) + lz2 - lz1)
+            let lin = Float::with_val(p, &d_s * ratio);
+            Ok(sum(p, &[&first, &lin, &lz2, &-lz1]))
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {
             let s = fl(p, sigma);
@@ -348,8 +373,9 @@ pub fn fisher_at(loc: &Location, p: u32) -> Result<Float> {
             let atom_a = Float::with_val(p, (Float::with_val(p, &la * 2u32) - log_ndtr(&aa)).exp());
             let atom_b =
                 Float::with_val(p, (Float::with_val(p, &lb * 2u32) - log_ndtr(&nbb)).exp());
-            let lin = Float::with_val(p, &aa * la.exp()) - Float::with_val(p, &bb * lb.exp());
-            let total = phi_mass(&aa, &bb) + lin + atom_a + atom_b;
+            let lin_a = Float::with_val(p, &aa * la.exp());
+            let lin_b = -Float::with_val(p, &bb * lb.exp());
+            let total = sum(p, &[&phi_mass(&aa, &bb), &lin_a, &lin_b, &atom_a, &atom_b]);
             Ok(total / Float::with_val(p, s.square_ref()))
         }
         Location::Truncated { mu, sigma, a, b } => {
@@ -360,9 +386,11 @@ pub fn fisher_at(loc: &Location, p: u32) -> Result<Float> {
             let lz = log_ndtr_diff(&aa, &bb);
             let ra = Float::with_val(p, (log_norm_pdf(&aa) - &lz).exp());
             let rb = Float::with_val(p, (log_norm_pdf(&bb) - &lz).exp());
-            let lin = Float::with_val(p, &aa * &ra) - Float::with_val(p, &bb * &rb);
-            let sq = Float::with_val(p, &ra - &rb).square();
-            let total = lin - sq + 1u32;
+            let lin_a = Float::with_val(p, &aa * &ra);
+            let lin_b = -Float::with_val(p, &bb * &rb);
+            let sq = -Float::with_val(p, &ra - &rb).square();
+            let one = Float::with_val(p, 1u32);
+            let total = sum(p, &[&one, &lin_a, &lin_b, &sq]);
             Ok(total / Float::with_val(p, s.square_ref()))
         }
         Location::StochasticSign { mu, sigma } => {
@@ -392,10 +420,12 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
     })
 }
 
-/// P1 mass minus e^ε times P2 mass of a region, both given as logs: e^{l1} − e^{ε + l2}.
+/// P1 mass minus e^ε times P2 mass of a region, both given as logs: e^{l1} − e^{ε + l2}
+/// = −e^{l1}·expm1(ε + l2 − l1). Masses ≈ 1 (far-tail atoms) keep their tiny complements
+/// (MATH.md §7.2, "atom with mass ≈ 1").
 fn mass_diff(l1: &Float, l2: &Float, eps: &Float, p: u32) -> Float {
-    let t2 = Float::with_val(p, l2 + eps);
-    Float::with_val(p, l1.exp_ref()) - t2.exp()
+    let r = sum(p, &[eps, l2, &-l1.clone()]);
+    -p1_times_expm1(l1, &r, p)
 }
 
 fn pos(x: Float) -> Float {

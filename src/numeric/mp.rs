@@ -59,7 +59,7 @@ pub fn agreement_digits(a: &Float, b: &Float) -> f64 {
 /// `digits` significant digits, then returns the more precise value, certified to the agreement
 /// (capped at `digits`). Rounding error, cancellation and far-tail loss all show up as
 /// disagreement between precisions. Gives up with [`Error::Precision`] after the working precision
-/// has grown eight-fold.
+/// has grown sixteen-fold.
 pub fn certify<F>(digits: u32, what: &str, mut f: F) -> Result<Certified>
 where
     F: FnMut(u32) -> Result<Float>,
@@ -68,8 +68,11 @@ where
     let mut prec = base;
     let mut prev = f(prec)?;
     let mut best = 0.0f64;
-    while prec <= 8 * base {
-        let next_prec = prec + prec / 2 + 32;
+    while prec <= 16 * base {
+        // Doubling (not +50%): a term absorbed at both precisions of a too-close pair would
+        // make them agree on a wrong value; the closed forms avoid absorption by construction
+        // (exact sums, expm1/log1p forms), the wide step is a second line of defence.
+        let next_prec = 2 * prec + 32;
         let next = f(next_prec)?;
         let agree = agreement_digits(&next, &prev);
         if agree >= f64::from(digits) {
