@@ -1,1 +1,599 @@
-//! (in progress)
+//! The truncated Gaussian T(μ, σ, [a, b]) = N(μ, σ²) conditioned on [a, b] (HG Def. 3.2,
+//! MATH.md §2), with an exact sampler that stays fast at any location of μ, including hundreds of
+//! σ outside [a, b].
+
+use super::{ln_mills, ln_mp, ln_ndtr_interval, ln_tail_ratio, mpf, u01, ScalarDist};
+use crate::error::{check_finite, check_interval, check_positive, Error, Result};
+use crate::numeric::{f64s, mp};
+use rand::distr::Distribution;
+use rand::Rng;
+use rand_distr::{Exp1, StandardNormal};
+use rug::Float;
+
+/// Where [a, b] lies relative to μ, in standardised units A = (a − μ)/σ, B = (b − μ)/σ.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Side {
+    /// A ≤ 0 ≤ B: the interval contains the mode.
+    Central,
+    /// A > 0: the interval lies above μ; tail quantities are offsets from a.
+    Upper,
+    /// B < 0: the interval lies below μ; tail quantities are offsets from b (mirrored).
+    Lower,
+}
+
+/// The rejection sampler chosen at construction (largest acceptance per unit cost).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Method {
+    /// Draw Z ~ N(0, 1) (ziggurat) until A ≤ Z ≤ B. Acceptance Z(μ).
+    Normal,
+    /// Draw X uniform on [A, B], accept with probability φ(X)/φ(m), m the point of [A, B]
+    /// nearest 0 (Robert 1995, §2.2). Acceptance Z/((B − A) φ(m)).
+    Uniform,
+    /// One-sided tail, mirrored so that the interval is [l, l + w] with l > 0: propose from the
+    /// Rayleigh density ∝ x e^{−x²/2} truncated to [l, l + w] (x² = l² + 2T, T ~ Exp(1) truncated
+    /// to [0, d_max], d_max = w(w + 2l)/2), accept with probability l/x (Marsaglia 1964; Botev
+    /// 2017, Alg. "ntail"). Acceptance l·Z/(φ(l) − φ(l + w)) → 1 as l → ∞.
+    Rayleigh {
+        /// Truncation of the exponential, d_max = w(w + 2l)/2 (may be +∞).
+        d_max: f64,
+        /// 1 − e^{−d_max}, for inverse-cdf sampling of the truncated exponential.
+        c: f64,
+        /// Draw T by `Exp1` (ziggurat) with rejection of T > d_max instead of by inverse cdf.
+        exp_by_rejection: bool,
+    },
+}
+
+/// Above this d_max the truncated exponential is drawn by rejection from `Exp1` (ziggurat;
+/// acceptance 1 − e^{−d_max} ≥ 0.63) rather than by inverse cdf (one `ln_1p` per draw, which
+/// costs more than the 1.6 ziggurat draws needed on average at the threshold).
+const EXP_REJECTION_THRESHOLD: f64 = 1.0;
+
+/// The [truncated normal distribution](https://en.wikipedia.org/wiki/Truncated_normal_distribution)
+/// T(μ, σ, [a, b]): N(μ, σ²) conditioned on [a, b].
+///
+/// # Density function
+///
+/// `f(x) = φ((x − μ)/σ) / (σ Z(μ))` on [a, b], with the normaliser
+/// `Z(μ) = Φ((b − μ)/σ) − Φ((a − μ)/σ)` (HG Def. 3.2; MATH.md §2). `log Z` is computed without
+/// cancellation on either side of μ: through erf for intervals containing μ, and through the
+/// Mills ratio R(t) = Φ(−t)/φ(t) for one-sided intervals,
+/// `log Z = log Φ(−l) + log(1 − Φ(−l−w)/Φ(−l))`, where l is the standardised distance from μ to
+/// the near end and w = (b − a)/σ, and the tail ratio
+/// `Φ(−l−w)/Φ(−l) = e^{−w(w+2l)/2} R(l+w)/R(l) = exp(−∫_l^{l+w} λ)` (λ = 1/R the hazard) is
+/// taken by Gauss–Legendre on λ for w ≤ 1 so that narrow intervals lose nothing. The density,
+/// cdf and survival function are written in the same offsets, so they keep ≈ 15 significant digits
+/// even at μ = a − 1000σ, where log φ and log Z are both ≈ −5·10⁵ and naive subtraction would keep
+/// only ≈ 5.
+///
+/// # Example
+///
+/// ```
+/// use dpaudit::dist::{stream::chunk_rng, ScalarDist, Truncated};
+/// use rand::distr::Distribution;
+///
+/// // μ = 40σ below the support: naive rejection would essentially never accept.
+/// let t = Truncated::new(-40.0, 1.0, 0.0, 1.0).unwrap();
+/// let x: f64 = t.sample(&mut chunk_rng(3, 0));
+/// assert!((0.0..=1.0).contains(&x));
+/// assert!(t.acceptance_rate() > 0.99);
+/// assert!(Truncated::new(0.0, 1.0, 1.0, 0.0).is_err());
+/// ```
+///
+/// # Notes
+///
+/// Sampling is exact (no approximation beyond double rounding) at every location. The
+/// constructor computes the acceptance rate of three rejection samplers and keeps the one with
+/// the best acceptance per unit cost (a normal draw counts 1, the others 2):
+///
+/// * **normal rejection**: Z ~ N(0, 1) until Z ∈ [A, B]; acceptance Z(μ) (used when the interval
+///   holds a large part of the mass);
+/// * **uniform proposal** on [a, b] with acceptance test e^{−(X²−m²)/2} (C. P. Robert,
+///   *Simulation of truncated normal variables*, Stat. Comput. 5, 1995): good for narrow intervals;
+/// * **Rayleigh proposal** for one-sided tails (Marsaglia 1964; Z. I. Botev, *The normal law under
+///   linear restrictions*, JRSS-B 79, 2017; N. Chopin, *Fast simulation of truncated Gaussian
+///   distributions*, Stat. Comput. 21, 2011 discusses the same regime): x = √(l² + 2T), T an
+///   exponential truncated to keep x ≤ l + w, accepted with probability l/x. The acceptance is
+///   l·R(l)·(1 − Φ(−l−w)/Φ(−l))/(1 − e^{−w(w+2l)/2}) → 1: 0.52 at l = 0.66, 0.84 at l = 2,
+///   0.9994 at l = 40, 1 − 10⁻⁶ at l = 1000.
+///
+/// Over all parameters the chosen sampler accepts at least ≈ 25 % of proposals; the worst case is
+/// a long one-sided interval starting ≈ 0.65σ beyond μ, where the cheap normal proposal (25 %)
+/// still edges out the Rayleigh one (52 % at twice the cost). Tail samples are produced as offsets from the
+/// near endpoint (`a + σ·d` or `b − σ·d`), so no precision is lost when μ is far away. Results are
+/// clamped to [a, b] against the last rounding.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Truncated {
+    mu: f64,
+    sigma: f64,
+    a: f64,
+    b: f64,
+    ln_sigma: f64,
+    /// A = (a − μ)/σ.
+    alpha: f64,
+    /// B = (b − μ)/σ.
+    beta: f64,
+    /// w = (b − a)/σ.
+    w: f64,
+    side: Side,
+    /// Standardised distance from μ to the near end (l = A for Upper, −B for Lower, 0 Central).
+    l: f64,
+    /// ln R(l) (Upper/Lower only).
+    ln_r_l: f64,
+    /// log(1 − Φ(−l−w)/Φ(−l)) (Upper/Lower only).
+    ln_1m_rw: f64,
+    /// log Z(μ).
+    ln_z: f64,
+    method: Method,
+    acceptance: f64,
+}
+
+impl Truncated {
+    /// T(μ, σ, [a, b]) from `mu` (finite), `sigma` (finite, > 0) and the support `a < b` (finite).
+    ///
+    /// Errors name the offending parameter; also errors if the standardised endpoints overflow
+    /// (|a − μ|/σ beyond ≈ 10¹⁵⁴), where Z(μ) is not representable even in log space.
+    pub fn new(mu: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
+        check_finite("mu", mu)?;
+        check_positive("sigma", sigma)?;
+        check_interval(a, b)?;
+        let alpha = (a - mu) / sigma;
+        let beta = (b - mu) / sigma;
+        let w = (b - a) / sigma;
+        let side = if alpha > 0.0 {
+            Side::Upper
+        } else if beta < 0.0 {
+            Side::Lower
+        } else {
+            Side::Central
+        };
+        let l = match side {
+            Side::Upper => alpha,
+            Side::Lower => -beta,
+            Side::Central => 0.0,
+        };
+        let (ln_r_l, ln_1m_rw, ln_z) = match side {
+            Side::Central => (0.0, 0.0, ln_ndtr_interval(alpha, beta)),
+            _ => {
+                let ln_r_l = ln_mills(l);
+                let ln_1m_rw = f64s::log1mexp(ln_tail_ratio(l, w));
+                // log Φ(−l) = log φ(l) + ln R(l).
+                let ln_z = f64s::log_norm_pdf(l) + ln_r_l + ln_1m_rw;
+                (ln_r_l, ln_1m_rw, ln_z)
+            }
+        };
+        if !ln_z.is_finite() || !(l * l).is_finite() {
+            return Err(Error::invalid(
+                "mu",
+                mu,
+                &format!(
+                    "within 1e150·sigma of [a, b] = [{a}, {b}] (sigma = {sigma}): \
+                     the normaliser Z(mu) is not representable"
+                ),
+            ));
+        }
+        let (method, acceptance) = choose_method(side, l, w, alpha, beta, ln_z);
+        Ok(Truncated {
+            mu,
+            sigma,
+            a,
+            b,
+            ln_sigma: sigma.ln(),
+            alpha,
+            beta,
+            w,
+            side,
+            l,
+            ln_r_l,
+            ln_1m_rw,
+            ln_z,
+            method,
+            acceptance,
+        })
+    }
+
+    /// The location μ of the parent Gaussian.
+    pub fn mu(&self) -> f64 {
+        self.mu
+    }
+
+    /// The scale σ of the parent Gaussian.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// The support [a, b].
+    pub fn bounds(&self) -> (f64, f64) {
+        (self.a, self.b)
+    }
+
+    /// log Z(μ) = log(Φ((b − μ)/σ) − Φ((a − μ)/σ)), stable at any μ (see the type docs).
+    pub fn ln_normaliser(&self) -> f64 {
+        self.ln_z
+    }
+
+    /// log Z(μ) at `prec` bits, with the parameters converted exactly.
+    pub fn ln_normaliser_mp(&self, prec: u32) -> Float {
+        let wp = prec + 16;
+        let (al, be) = self.std_bounds_mp(wp);
+        Float::with_val(prec, mp::log_ndtr_diff(&al, &be))
+    }
+
+    /// Expected fraction of accepted proposals of the sampler chosen for these parameters.
+    pub fn acceptance_rate(&self) -> f64 {
+        self.acceptance
+    }
+
+    /// Name of the sampler chosen for these parameters: `"normal"`, `"uniform"` or `"rayleigh"`.
+    pub fn method_name(&self) -> &'static str {
+        match self.method {
+            Method::Normal => "normal",
+            Method::Uniform => "uniform",
+            Method::Rayleigh { .. } => "rayleigh",
+        }
+    }
+
+    /// Fills `out` with independent draws, in order.
+    #[inline]
+    pub fn sample_many<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut [f64]) {
+        match self.method {
+            Method::Normal => {
+                for o in out.iter_mut() {
+                    *o = self.sample_normal(rng);
+                }
+            }
+            Method::Uniform => {
+                for o in out.iter_mut() {
+                    *o = self.sample_uniform(rng);
+                }
+            }
+            Method::Rayleigh {
+                d_max,
+                c,
+                exp_by_rejection,
+            } => {
+                for o in out.iter_mut() {
+                    *o = self.sample_rayleigh(rng, d_max, c, exp_by_rejection);
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn sample_normal<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        loop {
+            let z: f64 = StandardNormal.sample(rng);
+            if z >= self.alpha && z <= self.beta {
+                return (self.mu + self.sigma * z).clamp(self.a, self.b);
+            }
+        }
+    }
+
+    #[inline]
+    fn sample_uniform<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        loop {
+            let u = u01(rng);
+            let t = u * self.w; // standardised offset from a
+                                // (X − m)(X + m) ≥ 0 with X = A + t and m the point of [A, B] nearest 0.
+            let q = match self.side {
+                Side::Upper => t * (t + 2.0 * self.alpha),
+                Side::Lower => (t - self.w) * (self.alpha + t + self.beta),
+                Side::Central => {
+                    let x = self.alpha + t;
+                    x * x
+                }
+            };
+            if u01(rng) < (-0.5 * q).exp() {
+                return (self.a + u * (self.b - self.a)).clamp(self.a, self.b);
+            }
+        }
+    }
+
+    #[inline]
+    fn sample_rayleigh<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        d_max: f64,
+        c: f64,
+        exp_by_rejection: bool,
+    ) -> f64 {
+        let l = self.l;
+        loop {
+            // T ~ Exp(1) truncated to [0, d_max].
+            let t = if exp_by_rejection {
+                let e: f64 = Exp1.sample(rng);
+                if e > d_max {
+                    continue;
+                }
+                e
+            } else {
+                -(-u01(rng) * c).ln_1p()
+            };
+            // x = √(l² + 2T) = l + d, with d formed without cancellation.
+            let d = 2.0 * t / ((l * l + 2.0 * t).sqrt() + l);
+            if u01(rng) * (l + d) <= l {
+                return match self.side {
+                    Side::Lower => (self.b - self.sigma * d).max(self.a),
+                    _ => (self.a + self.sigma * d).min(self.b),
+                };
+            }
+        }
+    }
+
+    /// Standardised offset from the near endpoint (tail sides): t = (x − a)/σ or (b − x)/σ.
+    #[inline]
+    fn offset(&self, x: f64) -> f64 {
+        match self.side {
+            Side::Lower => (self.b - x) / self.sigma,
+            _ => (x - self.a) / self.sigma,
+        }
+    }
+
+    /// For the tail sides, at x ∈ [a, b]: (log P(offset ≤ t), log P(offset > t)) with t the
+    /// standardised offset of x from the near end. The distance s from x to the far end is formed
+    /// directly from x (not as w − t), so the second value keeps its relative accuracy when x is
+    /// within a few ulps of the far end.
+    fn tail_split(&self, x: f64) -> (f64, f64) {
+        let (t, s) = match self.side {
+            Side::Lower => ((self.b - x) / self.sigma, (x - self.a) / self.sigma),
+            _ => ((x - self.a) / self.sigma, (self.b - x) / self.sigma),
+        };
+        let (t, s) = (t.clamp(0.0, self.w), s.clamp(0.0, self.w));
+        let ln_rt = ln_tail_ratio(self.l, t); // log Φ(−l−t)/Φ(−l)
+        let below = f64s::log1mexp(ln_rt) - self.ln_1m_rw;
+        let above = if s <= 0.0 {
+            f64::NEG_INFINITY
+        } else {
+            // r_t − r_w = r_t (1 − Φ(−l−w)/Φ(−l−t)).
+            ln_rt + f64s::log1mexp(ln_tail_ratio(self.l + t, s)) - self.ln_1m_rw
+        };
+        (below, above)
+    }
+
+    /// (A, B) at `wp` bits from the exact parameters.
+    fn std_bounds_mp(&self, wp: u32) -> (Float, Float) {
+        let mu = mpf(wp, self.mu);
+        let s = mpf(wp, self.sigma);
+        let al = Float::with_val(wp, mpf(wp, self.a) - &mu) / &s;
+        let be = Float::with_val(wp, mpf(wp, self.b) - &mu) / &s;
+        (al, be)
+    }
+}
+
+/// Picks the sampler with the largest acceptance per unit cost; returns it with its acceptance.
+fn choose_method(side: Side, l: f64, w: f64, alpha: f64, beta: f64, ln_z: f64) -> (Method, f64) {
+    let acc_normal = ln_z.exp();
+    // Uniform proposal: Z / (w φ(m)), m = point of [A, B] nearest 0.
+    let m = match side {
+        Side::Upper => alpha,
+        Side::Lower => beta,
+        Side::Central => 0.0,
+    };
+    let acc_uniform = if w.is_finite() {
+        (ln_z - w.ln() - f64s::log_norm_pdf(m)).exp().min(1.0)
+    } else {
+        0.0
+    };
+    let mut best = (Method::Normal, acc_normal, acc_normal);
+    if acc_uniform / 2.0 > best.2 {
+        best = (Method::Uniform, acc_uniform, acc_uniform / 2.0);
+    }
+    if side != Side::Central && l > 0.0 {
+        let d_max = 0.5 * w * (w + 2.0 * l);
+        // Φ(−l) − Φ(−l−w) over ∫ (x/l) φ(x) dx = (φ(l) − φ(l+w))/l.
+        let acc_rayleigh = (l.ln() + ln_z - f64s::log_norm_pdf(l) - f64s::log1mexp(-d_max))
+            .exp()
+            .min(1.0);
+        if acc_rayleigh / 2.0 > best.2 {
+            let method = Method::Rayleigh {
+                d_max,
+                c: -(-d_max).exp_m1(),
+                exp_by_rejection: d_max > EXP_REJECTION_THRESHOLD,
+            };
+            best = (method, acc_rayleigh, acc_rayleigh / 2.0);
+        }
+    }
+    (best.0, best.1)
+}
+
+impl Distribution<f64> for Truncated {
+    #[inline]
+    fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
+        match self.method {
+            Method::Normal => self.sample_normal(rng),
+            Method::Uniform => self.sample_uniform(rng),
+            Method::Rayleigh {
+                d_max,
+                c,
+                exp_by_rejection,
+            } => self.sample_rayleigh(rng, d_max, c, exp_by_rejection),
+        }
+    }
+}
+
+impl ScalarDist for Truncated {
+    fn support(&self) -> (f64, f64) {
+        (self.a, self.b)
+    }
+
+    fn atoms(&self) -> Vec<f64> {
+        Vec::new()
+    }
+
+    fn ln_mass(&self, _x: f64) -> f64 {
+        f64::NEG_INFINITY
+    }
+
+    fn ln_mass_mp(&self, x: &Float) -> Float {
+        Float::with_val(x.prec(), f64::NEG_INFINITY)
+    }
+
+    fn ln_pdf(&self, x: f64) -> f64 {
+        if !(x >= self.a && x <= self.b) {
+            return f64::NEG_INFINITY;
+        }
+        match self.side {
+            Side::Central => {
+                f64s::log_norm_pdf((x - self.mu) / self.sigma) - self.ln_sigma - self.ln_z
+            }
+            _ => {
+                // φ(l + t)/Φ(−l) = e^{−t(t+2l)/2} / R(l).
+                let t = self.offset(x);
+                -0.5 * t * (t + 2.0 * self.l) - self.ln_r_l - self.ln_1m_rw - self.ln_sigma
+            }
+        }
+    }
+
+    fn pdf(&self, x: f64) -> f64 {
+        if !(x >= self.a && x <= self.b) {
+            return 0.0;
+        }
+        let z = f64s::ndtr_diff(self.alpha, self.beta);
+        let p = f64s::norm_pdf((x - self.mu) / self.sigma) / (self.sigma * z);
+        if p.is_finite() && z > 0.0 {
+            p
+        } else {
+            // Both φ and Z underflow far out: only the log form is representable.
+            self.ln_pdf(x).exp()
+        }
+    }
+
+    fn ln_pdf_mp(&self, x: &Float) -> Float {
+        let prec = x.prec();
+        if !(*x >= self.a && *x <= self.b) {
+            return Float::with_val(prec, f64::NEG_INFINITY);
+        }
+        let wp = prec + 16;
+        let z = Float::with_val(wp, x - mpf(wp, self.mu)) / mpf(wp, self.sigma);
+        let v = mp::log_norm_pdf(&z) - ln_mp(wp, self.sigma) - self.ln_normaliser_mp(wp);
+        Float::with_val(prec, v)
+    }
+
+    fn cdf(&self, x: f64) -> f64 {
+        if x < self.a {
+            return 0.0;
+        }
+        if x >= self.b {
+            return 1.0;
+        }
+        match self.side {
+            Side::Central => {
+                let xs = (x - self.mu) / self.sigma;
+                (ln_ndtr_interval(self.alpha, xs) - self.ln_z).exp()
+            }
+            Side::Upper => self.tail_split(x).0.exp(),
+            Side::Lower => self.tail_split(x).1.exp(),
+        }
+    }
+
+    fn sf(&self, x: f64) -> f64 {
+        if x < self.a {
+            return 1.0;
+        }
+        if x >= self.b {
+            return 0.0;
+        }
+        match self.side {
+            Side::Central => {
+                let xs = (x - self.mu) / self.sigma;
+                (ln_ndtr_interval(xs, self.beta) - self.ln_z).exp()
+            }
+            Side::Upper => self.tail_split(x).1.exp(),
+            Side::Lower => self.tail_split(x).0.exp(),
+        }
+    }
+
+    fn cdf_mp(&self, x: &Float) -> Float {
+        let prec = x.prec();
+        if *x < self.a {
+            return Float::new(prec);
+        }
+        if *x >= self.b {
+            return Float::with_val(prec, 1u32);
+        }
+        let wp = prec + 16;
+        let (al, _) = self.std_bounds_mp(wp);
+        let z = Float::with_val(wp, x - mpf(wp, self.mu)) / mpf(wp, self.sigma);
+        let v = mp::log_ndtr_diff(&al, &z) - self.ln_normaliser_mp(wp);
+        Float::with_val(prec, v.exp())
+    }
+
+    fn sf_mp(&self, x: &Float) -> Float {
+        let prec = x.prec();
+        if *x < self.a {
+            return Float::with_val(prec, 1u32);
+        }
+        if *x >= self.b {
+            return Float::new(prec);
+        }
+        let wp = prec + 16;
+        let (_, be) = self.std_bounds_mp(wp);
+        let z = Float::with_val(wp, x - mpf(wp, self.mu)) / mpf(wp, self.sigma);
+        let v = mp::log_ndtr_diff(&z, &be) - self.ln_normaliser_mp(wp);
+        Float::with_val(prec, v.exp())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// log Z against mpmath 1.3 at dps 50: log(ncdf(B) − ncdf(A)) (as ncdf(−A) − ncdf(−B) when A > 0) for
+    /// (μ, σ, a, b), independent of
+    /// this code.
+    #[test]
+    fn ln_normaliser_reference() {
+        let cases: &[(f64, f64, f64, f64, f64)] = &[
+            // (mu, sigma, a, b, log Z)
+            (0.0, 1.0, -1.0, 1.0, -0.381_715_146_302_126_072_3),
+            (-40.0, 1.0, 0.0, 1.0, -804.608_442_013_753_788_2),
+            (1000.0, 1.0, -1.0, 1.0, -499_008.325_694_313_853_7),
+        ];
+        for &(mu, s, a, b, want) in cases {
+            let t = Truncated::new(mu, s, a, b).unwrap();
+            let got = t.ln_normaliser();
+            assert!(
+                ((got - want) / want).abs() < 1e-15,
+                "mu={mu}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn method_choice_and_acceptance() {
+        let far = Truncated::new(-40.0, 1.0, 0.0, 1.0).unwrap();
+        assert_eq!(far.method_name(), "rayleigh");
+        assert!(far.acceptance_rate() > 0.999);
+        let far2 = Truncated::new(1040.0, 1.0, 0.0, 1000.0).unwrap();
+        assert_eq!(far2.method_name(), "rayleigh");
+        let central = Truncated::new(0.0, 1.0, -3.0, 3.0).unwrap();
+        assert_eq!(central.method_name(), "normal");
+        let narrow = Truncated::new(0.0, 1.0, 0.1, 0.2).unwrap();
+        assert_eq!(narrow.method_name(), "uniform");
+        // The documented floor: ≥ 25 % acceptance over a grid of positions and widths (the
+        // minimum, ≈ 0.254, is at one-sided intervals starting ≈ 0.65σ above μ).
+        let mut worst = 1.0f64;
+        for i in -60..=60 {
+            let a = i as f64 * 0.05;
+            for w in [1e-6, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 50.0] {
+                let t = Truncated::new(0.0, 1.0, a, a + w).unwrap();
+                worst = worst.min(t.acceptance_rate());
+                let m = Truncated::new(0.0, 1.0, -a - w, -a).unwrap();
+                assert_eq!(
+                    t.acceptance_rate(),
+                    m.acceptance_rate(),
+                    "mirror a={a} w={w}"
+                );
+            }
+        }
+        assert!(worst > 0.25, "worst acceptance {worst}");
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        assert!(Truncated::new(f64::NAN, 1.0, 0.0, 1.0).is_err());
+        assert!(Truncated::new(0.0, 0.0, 0.0, 1.0).is_err());
+        assert!(Truncated::new(0.0, 1.0, 1.0, 1.0).is_err());
+        assert!(Truncated::new(0.0, 1.0, 0.0, f64::INFINITY).is_err());
+        assert!(Truncated::new(-1e300, 1e-10, 0.0, 1.0).is_err());
+    }
+}
