@@ -122,7 +122,7 @@ fn truncated_ks() {
         (-40.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
         (41.0, 1.0, 0.0, 1.0, "rayleigh", 500_000),
         // short intervals far out: the exponential truncated at d_max = 2.0 (drawn by `Exp1`
-        // with rejection) and at d_max = 0.8 (drawn by inverse cdf)
+        // with rejection) and at d_max = 0.8 (T uniform with weight e^{−T}, squeeze)
         (-40.0, 1.0, 0.0, 0.05, "rayleigh", 500_000),
         (-40.0, 1.0, 0.0, 0.02, "rayleigh", 500_000),
         // 1000σ

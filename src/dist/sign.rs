@@ -96,11 +96,10 @@ impl StochasticSign {
 impl Distribution<f64> for StochasticSign {
     #[inline]
     fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> f64 {
-        if self.rare_draw.sample(rng) {
-            self.rare
-        } else {
-            -self.rare
-        }
+        // Branch-free select (rare·(2b − 1)): the outcome is unpredictable, so a branch here
+        // would mispredict on a large fraction of draws.
+        let b = self.rare_draw.sample(rng) as u8;
+        self.rare * (2.0 * f64::from(b) - 1.0)
     }
 }
 
