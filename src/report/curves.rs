@@ -183,7 +183,11 @@ pub fn profile_panel(tw: &ThreeWay) -> Panel {
         }
     }
     Panel {
-        title: format!("{}: {}", spec.name, short(&spec.description)),
+        title: if spec.description.is_empty() {
+            spec.name.clone()
+        } else {
+            short(&spec.description)
+        },
         x_label: "δ".into(),
         y_label: "ε(δ)".into(),
         log_x: true,
@@ -194,8 +198,8 @@ pub fn profile_panel(tw: &ThreeWay) -> Panel {
 }
 
 fn short(s: &str) -> String {
-    if s.chars().count() > 60 {
-        let mut t: String = s.chars().take(57).collect();
+    if s.chars().count() > 66 {
+        let mut t: String = s.chars().take(63).collect();
         t.push('…');
         t
     } else {
@@ -466,7 +470,7 @@ pub fn location_figure(w: &LocationSweep) -> PlotFigure {
                 y_label: "I(μ)".into(),
                 log_x: false,
                 log_y: true,
-                legend: Legend::LowerLeft,
+                legend: Legend::LowerMiddle,
                 series: sweep(fisher_at),
             },
             Panel {
@@ -475,7 +479,7 @@ pub fn location_figure(w: &LocationSweep) -> PlotFigure {
                 y_label: format!("D_{}", w.alpha),
                 log_x: false,
                 log_y: true,
-                legend: Legend::LowerLeft,
+                legend: Legend::LowerMiddle,
                 series: sweep(pir_at),
             },
         ],

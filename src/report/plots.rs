@@ -82,6 +82,8 @@ pub enum Legend {
     LowerLeft,
     /// Lower right corner.
     LowerRight,
+    /// Bottom, centred.
+    LowerMiddle,
 }
 
 /// One chart.
@@ -156,8 +158,8 @@ const TITLE_H: u32 = 40;
 /// `dir/stem.csv`.
 pub fn render(fig: &PlotFigure, dir: &Path, stem: &str) -> Result<()> {
     register_font()?;
-    let n = fig.panels.len().max(1) as u32;
-    let size = (PANEL_W * n, PANEL_H + TITLE_H);
+    let (rows, cols) = grid(fig.panels.len());
+    let size = (PANEL_W * cols as u32, PANEL_H * rows as u32 + TITLE_H);
     // SVG into a string, then an atomic write.
     let mut svg = String::new();
     {
@@ -231,6 +233,28 @@ fn tick_label(v: f64, log: bool) -> String {
     }
 }
 
+/// Rows and columns of the panel grid: at most [`MAX_COLUMNS`] per row.
+fn grid(n: usize) -> (usize, usize) {
+    let n = n.max(1);
+    let cols = n.min(MAX_COLUMNS);
+    (n.div_ceil(cols), cols)
+}
+
+/// Panels per row.
+const MAX_COLUMNS: usize = 3;
+
+/// Number of tick labels: on a log axis one per decade (so that ticks fall on powers of ten),
+/// at most 12; on a linear axis 8.
+fn label_count(lo: f64, hi: f64, log: bool) -> usize {
+    if log {
+        let decades = (hi.floor() - lo.ceil()) as i64 + 1;
+        if decades >= 2 {
+            return (decades as usize).min(12);
+        }
+    }
+    8
+}
+
 fn draw<DB: DrawingBackend>(fig: &PlotFigure, root: &DrawingArea<DB, Shift>) -> Result<()>
 where
     DB::ErrorType: 'static,
@@ -239,8 +263,7 @@ where
     let (top, body) = root.split_vertically(TITLE_H);
     top.titled(&fig.title, (FAMILY, 24).into_font())
         .map_err(plot_err)?;
-    let n = fig.panels.len().max(1);
-    let areas = body.split_evenly((1, n));
+    let areas = body.split_evenly(grid(fig.panels.len()));
     for (panel, area) in fig.panels.iter().zip(areas.iter()) {
         draw_panel(panel, area)?;
     }
@@ -281,8 +304,8 @@ where
         .label_style((FAMILY, 13).into_font())
         .x_label_formatter(&xfmt)
         .y_label_formatter(&yfmt)
-        .x_labels(8)
-        .y_labels(8)
+        .x_labels(label_count(x0, x1, p.log_x))
+        .y_labels(label_count(y0, y1, p.log_y))
         .light_line_style(RGBColor(235, 235, 235))
         .bold_line_style(RGBColor(210, 210, 210))
         .draw()
@@ -324,6 +347,7 @@ where
         Legend::UpperRight => SeriesLabelPosition::UpperRight,
         Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
         Legend::LowerRight => SeriesLabelPosition::LowerRight,
+        Legend::LowerMiddle => SeriesLabelPosition::LowerMiddle,
     };
     chart
         .configure_series_labels()
