@@ -64,7 +64,11 @@ fn bad_spec_exits_2_with_a_message_naming_file_and_field() {
          [audit]\nsamples_per_side = 1000\ndelta = 1.5\nconfidence = 0.95\nseed = 1\n",
     )
     .unwrap();
-    let out = run(bin().arg("audit").arg(&spec).arg("--out").arg(dir.join("out")));
+    let out = run(bin()
+        .arg("audit")
+        .arg(&spec)
+        .arg("--out")
+        .arg(dir.join("out")));
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
     assert!(stderr.starts_with("dpaudit: error: "), "{stderr}");
@@ -127,7 +131,11 @@ fn audit_writes_files_and_identical_csv_across_runs() {
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
-    for f in ["tiny_sign.csv", "tiny_sign_audit.csv", "tiny_sign_profile.csv"] {
+    for f in [
+        "tiny_sign.csv",
+        "tiny_sign_audit.csv",
+        "tiny_sign_profile.csv",
+    ] {
         let x = std::fs::read(a.join(f)).unwrap();
         let y = std::fs::read(b.join(f)).unwrap();
         assert!(!x.is_empty());
@@ -150,6 +158,9 @@ fn report_rejects_a_missing_spec_directory() {
         .arg(dir.join("out")));
     assert_eq!(out.status.code(), Some(2));
     let stderr = text(&out.stderr);
-    assert!(stderr.starts_with("dpaudit: error: ") && stderr.contains("none"), "{stderr}");
+    assert!(
+        stderr.starts_with("dpaudit: error: ") && stderr.contains("none"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
