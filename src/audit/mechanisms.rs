@@ -28,17 +28,21 @@
 //! others).
 
 use rand::distr::Distribution;
-use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
+use super::engine::Grid;
+use crate::dist::{Rectified, Rgm, StochasticSign, Truncated};
 use crate::divergence::{self, Method, Pair};
-use crate::error::{check_finite, check_interval, check_nonnegative, check_positive, Error, Result};
-use crate::numeric::f64s::{gaussian_eps_for_delta, log_ndtr, log_ndtr_diff};
+use crate::error::{
+    check_finite, check_interval, check_nonnegative, check_positive, Error, Result,
+};
+use crate::numeric::f64s::{gaussian_eps_for_delta, log_ndtr};
 use crate::scalar::Scalar;
 
-/// The generator every audit stream uses: ChaCha8 (portable, reproducible, fast).
-pub type StreamRng = ChaCha8Rng;
+/// The generator every audit stream uses: ChaCha8 (portable, reproducible, fast), as in
+/// [`crate::dist::stream`].
+pub use crate::dist::stream::StreamRng;
 
 /// Digits to which claimed ε values are certified (a claim is compared with a Monte Carlo lower
 /// bound, so a few digits suffice).
@@ -108,7 +112,37 @@ pub trait Mechanism: Sync {
 
     /// What [`Mechanism::claimed_eps`] is (the source of the claim), for reports.
     fn claim_source(&self) -> String;
+
+    /// Draws `n` statistics on `side` (consuming `rng` exactly as [`Mechanism::sample_statistic`]
+    /// would for the same total, in batches of [`BIN_BATCH`]) and counts them into
+    /// `counts[grid.index(t)]`. The engine's hot loop; mechanisms may override it with a fused
+    /// loop that draws, maps and bins without a buffer, as long as the counts are a
+    /// deterministic function of the generator's output.
+    fn bin_statistic(
+        &self,
+        side: Side,
+        stat: Statistic,
+        rng: &mut StreamRng,
+        grid: &Grid,
+        n: usize,
+        counts: &mut [u32],
+    ) {
+        let mut buf = [0.0f64; BIN_BATCH];
+        let mut left = n;
+        while left > 0 {
+            let m = left.min(BIN_BATCH);
+            let b = &mut buf[..m];
+            self.sample_statistic(side, stat, rng, b);
+            for &t in b.iter() {
+                counts[grid.index(t)] += 1;
+            }
+            left -= m;
+        }
+    }
 }
+
+/// Batch length of the default [`Mechanism::bin_statistic`].
+pub const BIN_BATCH: usize = 512;
 
 impl<M: Mechanism + ?Sized> Mechanism for &M {
     fn name(&self) -> String {
@@ -125,6 +159,17 @@ impl<M: Mechanism + ?Sized> Mechanism for &M {
     }
     fn claim_source(&self) -> String {
         (**self).claim_source()
+    }
+    fn bin_statistic(
+        &self,
+        side: Side,
+        stat: Statistic,
+        rng: &mut StreamRng,
+        grid: &Grid,
+        n: usize,
+        counts: &mut [u32],
+    ) {
+        (**self).bin_statistic(side, stat, rng, grid, n, counts)
     }
 }
 
@@ -151,6 +196,15 @@ pub(crate) fn pair_eps(pair: &Pair, delta: f64) -> Result<f64> {
     let e1 = divergence::eps_for_delta(pair, &d, CLAIM_DIGITS, Method::Auto)?;
     let e2 = divergence::eps_for_delta(&pair.swapped(), &d, CLAIM_DIGITS, Method::Auto)?;
     Ok(e1.value.to_f64().max(e2.value.to_f64()))
+}
+
+/// 0 for P, 1 for Q.
+#[inline]
+pub(crate) fn side_index(side: Side) -> usize {
+    match side {
+        Side::P => 0,
+        Side::Q => 1,
+    }
 }
 
 /// A range with lo < hi: widens a degenerate one (e.g. a constant LLR) to ±1 around it.
@@ -233,6 +287,32 @@ impl GaussianMechanism {
     }
 }
 
+impl GaussianMechanism {
+    /// The fused hot loop: slot = clamp(a + b·Z) with the statistic's affine map and the grid's
+    /// scale folded into (a, b); one ziggurat draw, one multiply-add and one increment per
+    /// sample, no buffer.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn bin_fused(
+        &self,
+        side: Side,
+        stat: Statistic,
+        noise_sigma: f64,
+        rng: &mut StreamRng,
+        grid: &Grid,
+        n: usize,
+        counts: &mut [u32],
+    ) {
+        let (a, b) = self.affine(stat);
+        let c0 = a + b * self.mean(side);
+        let c1 = b * noise_sigma;
+        let (s0, s1) = grid.fold_affine(c0, c1);
+        for _ in 0..n {
+            counts[grid.slot_of_scaled(s0 + s1 * std_normal(rng))] += 1;
+        }
+    }
+}
+
 impl Mechanism for GaussianMechanism {
     fn name(&self) -> String {
         format!(
@@ -243,6 +323,18 @@ impl Mechanism for GaussianMechanism {
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
         self.fill(side, stat, self.sigma, rng, out)
+    }
+
+    fn bin_statistic(
+        &self,
+        side: Side,
+        stat: Statistic,
+        rng: &mut StreamRng,
+        grid: &Grid,
+        n: usize,
+        counts: &mut [u32],
+    ) {
+        self.bin_fused(side, stat, self.sigma, rng, grid, n, counts)
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
@@ -288,6 +380,8 @@ pub struct RgmMechanism {
     dist: f64,
     n1: f64,
     n2: f64,
+    /// The sampler (dist module).
+    sampler: Rgm,
 }
 
 fn norm(v: &[f64]) -> f64 {
@@ -299,7 +393,11 @@ impl RgmMechanism {
     /// noise scale γ ≥ 0 and the baseline variance σ² > 0 (HMB eq. 4).
     pub fn new(r1: Vec<f64>, r2: Vec<f64>, gamma: f64, sigma2: f64) -> Result<Self> {
         if r1.is_empty() {
-            return Err(Error::invalid("r1", "empty", "a vector of dimension d >= 1"));
+            return Err(Error::invalid(
+                "r1",
+                "empty",
+                "a vector of dimension d >= 1",
+            ));
         }
         if r2.len() != r1.len() {
             return Err(Error::invalid(
@@ -333,6 +431,7 @@ impl RgmMechanism {
         for (name, v) in [("s1", s[0]), ("s2", s[1])] {
             check_positive(name, v)?;
         }
+        let sampler = Rgm::new(gamma, sigma2, r1.len())?;
         Ok(RgmMechanism {
             r1,
             r2,
@@ -343,6 +442,7 @@ impl RgmMechanism {
             dist,
             n1,
             n2,
+            sampler,
         })
     }
 
@@ -492,9 +592,11 @@ impl RgmMechanism {
                     // y = c + sd z: ‖y − r_j‖² = sd²‖z‖² + 2 sd ⟨z, c − r_j⟩ + ‖c − r_j‖².
                     let (s1, s2) = (self.s[0], self.s[1]);
                     let (w1, w2) = (1.0 / (2.0 * s1 * s1), 1.0 / (2.0 * s2 * s2));
-                    let sub = |r: &[f64]| -> Vec<f64> { c.iter().zip(r).map(|(a, b)| a - b).collect() };
+                    let sub =
+                        |r: &[f64]| -> Vec<f64> { c.iter().zip(r).map(|(a, b)| a - b).collect() };
                     let (u1, u2) = (sub(&self.r1), sub(&self.r2));
-                    let konst = d * (s2 / s1).ln() - w1 * norm(&u1).powi(2) + w2 * norm(&u2).powi(2);
+                    let konst =
+                        d * (s2 / s1).ln() - w1 * norm(&u1).powi(2) + w2 * norm(&u2).powi(2);
                     let kappa = sd * sd * (w2 - w1);
                     // linear term 2 sd ⟨z, w2 u2 − w1 u1⟩: |.| ≤ 12 · 2 sd ‖w2 u2 − w1 u1‖.
                     let lin: Vec<f64> = u1.iter().zip(&u2).map(|(a, b)| w2 * b - w1 * a).collect();
@@ -525,11 +627,13 @@ impl Mechanism for RgmMechanism {
     }
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        let sd = match side {
-            Side::P => self.s[0],
-            Side::Q => self.s[1],
-        };
-        self.fill_with(self.centre(side), sd, stat, rng, out)
+        let r = self.centre(side);
+        let mut y = vec![0.0; self.dim()];
+        for o in out.iter_mut() {
+            // Cannot fail: r and y have dimension d.
+            let _ = self.sampler.sample_into(r, rng, &mut y);
+            *o = self.stat_of(stat, &y);
+        }
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
@@ -580,7 +684,8 @@ impl Bounded {
         })
     }
 
-    fn mu(&self, side: Side) -> f64 {
+    /// The location on `side`.
+    pub(crate) fn mu(&self, side: Side) -> f64 {
         match side {
             Side::P => self.mu1,
             Side::Q => self.mu2,
@@ -611,6 +716,8 @@ impl Bounded {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RectifiedMechanism {
     p: Bounded,
+    /// Samplers on x and x′ (dist module).
+    sampler: [Rectified; 2],
     /// LLR at the atoms a and b.
     atom_llr: [f64; 2],
 }
@@ -624,6 +731,10 @@ impl RectifiedMechanism {
         let atom_b = log_ndtr(-z(b, mu1)) - log_ndtr(-z(b, mu2));
         Ok(RectifiedMechanism {
             p,
+            sampler: [
+                Rectified::new(mu1, sigma, a, b)?,
+                Rectified::new(mu2, sigma, a, b)?,
+            ],
             atom_llr: [atom_a, atom_b],
         })
     }
@@ -665,10 +776,9 @@ impl Mechanism for RectifiedMechanism {
     }
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        let (m, s, a, b) = (self.p.mu(side), self.p.sigma, self.p.a, self.p.b);
+        self.sampler[side_index(side)].sample_many(rng, out);
         for o in out.iter_mut() {
-            let y = (m + s * std_normal(rng)).clamp(a, b);
-            *o = self.stat_of(stat, y);
+            *o = self.stat_of(stat, *o);
         }
     }
 
@@ -690,7 +800,13 @@ impl Mechanism for RectifiedMechanism {
     fn claimed_eps(&self, delta: f64) -> Result<f64> {
         let p = &self.p;
         pair_eps(
-            &Pair::rectified(p.mu1.into(), p.mu2.into(), p.sigma.into(), p.a.into(), p.b.into())?,
+            &Pair::rectified(
+                p.mu1.into(),
+                p.mu2.into(),
+                p.sigma.into(),
+                p.a.into(),
+                p.b.into(),
+            )?,
             delta,
         )
     }
@@ -703,40 +819,38 @@ impl Mechanism for RectifiedMechanism {
 /// The truncated Gaussian mechanism: N(μ_i, σ²) conditioned on [a, b] (HG Def. 3.2; MATH.md §2).
 ///
 /// White box: the LLR c + k·y + log(Z(μ2)/Z(μ1)) (MATH.md §7.2), affine on [a, b]. Black box:
-/// the output. Sampling: exact rejection from N(μ_i, σ²) (acceptance Z(μ_i); the constructor
-/// refuses Z(μ_i) < 10⁻³, where the dist module's tail samplers are needed).
+/// the output. Sampling: the exact sampler of [`crate::dist::Truncated`] (fast at any location,
+/// including far outside [a, b]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TruncatedMechanism {
     p: Bounded,
+    /// Samplers on x and x′ (dist module).
+    sampler: [Truncated; 2],
     /// log Z(μ2) − log Z(μ1).
     ln_z_ratio: f64,
 }
 
-/// Smallest acceptance probability Z(μ) accepted by the plain rejection sampler.
-pub const MIN_TRUNCATED_ACCEPTANCE: f64 = 1e-3;
-
 impl TruncatedMechanism {
-    /// Validated constructor (see [`Bounded::new`]); errors when Z(μ_i) < 10⁻³.
+    /// Validated constructor (see [`Bounded::new`]; also errors where the dist module's
+    /// sampler cannot represent Z(μ_i)).
     pub fn new(mu1: f64, mu2: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
         let p = Bounded::new(mu1, mu2, sigma, a, b)?;
-        let lz = |m: f64| log_ndtr_diff((a - m) / sigma, (b - m) / sigma);
-        let (l1, l2) = (lz(mu1), lz(mu2));
-        for (name, m, l) in [("mu1", mu1, l1), ("mu2", mu2, l2)] {
-            if l.exp() < MIN_TRUNCATED_ACCEPTANCE {
-                return Err(Error::invalid(
-                    name,
-                    m,
-                    &format!(
-                        "such that the support keeps mass Z >= {MIN_TRUNCATED_ACCEPTANCE} \
-                         (Z = {:.3e})",
-                        l.exp()
-                    ),
-                ));
-            }
+        let sampler = [
+            Truncated::new(mu1, sigma, a, b)?,
+            Truncated::new(mu2, sigma, a, b)?,
+        ];
+        let ln_z_ratio = sampler[1].ln_normaliser() - sampler[0].ln_normaliser();
+        if !ln_z_ratio.is_finite() {
+            return Err(Error::invalid(
+                "mu1, mu2",
+                format!("{mu1}, {mu2}"),
+                "locations whose normalisers Z(mu) are representable in log space",
+            ));
         }
         Ok(TruncatedMechanism {
             p,
-            ln_z_ratio: l2 - l1,
+            sampler,
+            ln_z_ratio,
         })
     }
 
@@ -757,30 +871,21 @@ impl TruncatedMechanism {
         }
     }
 
-    /// One exact draw of the output on `side` (rejection from the untruncated normal).
-    #[inline]
-    pub(crate) fn draw(&self, side: Side, rng: &mut StreamRng) -> f64 {
-        let (m, s, a, b) = (self.p.mu(side), self.p.sigma, self.p.a, self.p.b);
-        loop {
-            let y = m + s * std_normal(rng);
-            if y >= a && y <= b {
-                return y;
-            }
-        }
-    }
-
     pub(crate) fn range(&self, stat: Statistic) -> (f64, f64) {
-        let (u, v) = (
-            self.stat_of(stat, self.p.a),
-            self.stat_of(stat, self.p.b),
-        );
+        let (u, v) = (self.stat_of(stat, self.p.a), self.stat_of(stat, self.p.b));
         proper_range(u.min(v), u.max(v))
     }
 
     pub(crate) fn claim(&self, delta: f64) -> Result<f64> {
         let p = &self.p;
         pair_eps(
-            &Pair::truncated(p.mu1.into(), p.mu2.into(), p.sigma.into(), p.a.into(), p.b.into())?,
+            &Pair::truncated(
+                p.mu1.into(),
+                p.mu2.into(),
+                p.sigma.into(),
+                p.a.into(),
+                p.b.into(),
+            )?,
             delta,
         )
     }
@@ -792,8 +897,9 @@ impl Mechanism for TruncatedMechanism {
     }
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        self.sampler[side_index(side)].sample_many(rng, out);
         for o in out.iter_mut() {
-            *o = self.stat_of(stat, self.draw(side, rng));
+            *o = self.stat_of(stat, *o);
         }
     }
 
@@ -821,6 +927,8 @@ pub struct SignMechanism {
     mu1: f64,
     mu2: f64,
     sigma: f64,
+    /// Samplers on x and x′ (dist module; exact Bernoulli draws of ±1).
+    sampler: [StochasticSign; 2],
     /// LLR at −1 and +1.
     llr: [f64; 2],
 }
@@ -836,10 +944,11 @@ impl SignMechanism {
             mu1,
             mu2,
             sigma,
-            llr: [
-                log_ndtr(-x1) - log_ndtr(-x2),
-                log_ndtr(x1) - log_ndtr(x2),
+            sampler: [
+                StochasticSign::new(mu1, sigma)?,
+                StochasticSign::new(mu2, sigma)?,
             ],
+            llr: [log_ndtr(-x1) - log_ndtr(-x2), log_ndtr(x1) - log_ndtr(x2)],
         })
     }
 }
@@ -853,12 +962,9 @@ impl Mechanism for SignMechanism {
     }
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        let m = match side {
-            Side::P => self.mu1,
-            Side::Q => self.mu2,
-        };
+        self.sampler[side_index(side)].sample_many(rng, out);
         for o in out.iter_mut() {
-            let plus = m + self.sigma * std_normal(rng) > 0.0;
+            let plus = *o > 0.0;
             *o = match (stat, plus) {
                 (Statistic::Black, true) => 1.0,
                 (Statistic::Black, false) => -1.0,
@@ -908,7 +1014,9 @@ mod tests {
         assert!(RgmMechanism::from_norms(3, 1.0, 1.0, 3.0, 1.0, 1.0).is_err());
         assert!(RgmMechanism::from_norms(1, 1.0, 1.0, 1.0, 1.0, 1.0).is_err());
         assert!(RectifiedMechanism::new(0.0, 1.0, 1.0, 1.0, 0.0).is_err());
-        assert!(TruncatedMechanism::new(-10.0, 0.0, 1.0, 0.0, 1.0).is_err());
+        assert!(TruncatedMechanism::new(-10.0, 0.0, 1.0, 1.0, 0.0).is_err());
+        // Far tails are fine with the dist module's sampler.
+        assert!(TruncatedMechanism::new(-40.0, -39.0, 1.0, 0.0, 1.0).is_ok());
         assert!(SignMechanism::new(0.0, 1.0, 0.0).is_err());
     }
 

@@ -1,0 +1,799 @@
+//! The Monte Carlo audit engine: samples a [`Mechanism`] on both sides of its neighbouring pair,
+//! streams the test statistic into histograms, selects a rejection region and turns
+//! Clopper–Pearson bounds on its error rates into a lower bound ε_lb on ε(δ) that holds with the
+//! stated confidence (Jagielski, Ullman & Oprea 2020, §3; Nasr et al. 2021, §4).
+//!
+//! # Determinism
+//!
+//! The samples of one side are cut into chunks of [`CHUNK`] draws; chunk `i` of side `s` in
+//! phase `f` (main or pilot) is drawn from its own ChaCha8 stream: key from `seed`
+//! (`SeedableRng::seed_from_u64`), stream id [`stream_id`]`(f, s, i)`. Each chunk's histogram
+//! therefore depends only on `(seed, f, s, i)`, and the totals are sums of integers: the result
+//! is bit-identical whatever the number of threads or the order in which rayon runs the chunks.
+//! Only [`AuditResult::timing`] varies between runs; it is kept out of the serialised record.
+//!
+//! # Histograms and thresholds
+//!
+//! No sample is stored. Each statistic value t goes to one of `bins + 2` slots on a fixed grid
+//! over the mechanism's [`Mechanism::statistic_range`] `[lo, hi)`: slot 0 for t < lo, slot k
+//! (1 ≤ k ≤ bins) for t ∈ [lo + (k−1)w, lo + kw), slot bins + 1 for t ≥ hi, with w = (hi −
+//! lo)/bins. The index is computed branch-free as `clamp((t − lo)·(1/w) + 1, 0, bins + 1)`
+//! truncated. Candidate regions are the unions of slots above or below a cut: `{T ≥ e_j}` or
+//! `{T < e_j}` for the grid edges e_j (the [`Tail::Above`]/[`Tail::Below`] regions of
+//! [`super::stats`], whose convention `T > t` differs from ours only on the edge itself, a
+//! set the binning map assigns consistently). The grid is fixed before any sample is drawn.
+//!
+//! # Threshold selection and confidence
+//!
+//! * [`Selection::HeldOut`] (default): `pilot_samples` extra draws per side, from separate
+//!   streams, choose the cut, tail and direction (P vs Q or Q vs P) by a *projected* criterion:
+//!   the ε_lb the region would get at the main sample size, with the pilot's rates estimated
+//!   conservatively (one-σ Wilson upper bounds) and the main-size bounds approximated by
+//!   Wilson's formula. Being a function of the pilot only, the choice is independent of the
+//!   main samples, which then audit that single region with both Clopper–Pearson bounds at
+//!   level β/2 ([`stats::audit_region`]): ε_lb ≤ ε with probability ≥ 1 − β.
+//! * [`Selection::Bonferroni`]: no pilot; the best of all 4(bins + 1) statements on the main
+//!   samples, every bound at level β/(4(bins + 1)) ([`stats::best_region`]).
+//!
+//! The Gaussian-DP route ([`super::gdp`]) is reported beside ε_lb in [`AuditResult::gdp`]; its ε
+//! rests on the assumption that the trade-off curve is Gaussian and is never used for ε_lb.
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::gdp::{gdp_best_region, gdp_held_out, GdpAudit};
+use super::mechanisms::{Mechanism, Side, Statistic, StreamRng};
+use super::stats::{self, Direction, RegionAudit, Tail, ThresholdTable, MAX_COUNT};
+use crate::dist::stream::chunk_rng;
+use crate::error::{Error, Result};
+use crate::numeric::f64s::ndtri_upper;
+
+/// Samples per chunk (one ChaCha8 stream each). Part of the definition of a seeded run: changing
+/// it changes the samples.
+pub const CHUNK: u64 = 1 << 20;
+
+/// Largest number of bins accepted.
+pub const MAX_BINS: usize = 1 << 22;
+
+/// The phase a stream belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Phase {
+    /// The samples that evaluate the region (and, with Bonferroni, select it).
+    Main,
+    /// The held-out samples that select the region.
+    Pilot,
+}
+
+/// The ChaCha stream id of chunk `chunk` of side `side` in phase `phase`:
+/// bit 63 = phase (pilot), bit 62 = side (Q), bits 0–61 = chunk index.
+pub fn stream_id(phase: Phase, side: Side, chunk: u64) -> u64 {
+    let f = match phase {
+        Phase::Main => 0u64,
+        Phase::Pilot => 1,
+    };
+    let s = match side {
+        Side::P => 0u64,
+        Side::Q => 1,
+    };
+    (f << 63) | (s << 62) | (chunk & ((1u64 << 62) - 1))
+}
+
+/// The generator of one stream: ChaCha8 keyed by `seed_from_u64(seed)`, stream id `stream`,
+/// word position 0 ([`crate::dist::stream::chunk_rng`]).
+pub fn stream_rng(seed: u64, stream: u64) -> StreamRng {
+    chunk_rng(seed, stream)
+}
+
+/// How the rejection region is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Selection {
+    /// Choose on `pilot_samples` separate draws per side, evaluate on the main samples.
+    HeldOut {
+        /// Pilot draws per side.
+        pilot_samples: u64,
+    },
+    /// Search every statement on the main samples with a Bonferroni correction.
+    Bonferroni,
+}
+
+impl std::fmt::Display for Selection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Selection::HeldOut { pilot_samples } => write!(f, "held-out(pilot={pilot_samples})"),
+            Selection::Bonferroni => f.write_str("bonferroni"),
+        }
+    }
+}
+
+/// The parameters of an audit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditConfig {
+    /// Main draws per side (≤ 2⁵³).
+    pub samples_per_side: u64,
+    /// δ of the audited (ε, δ) guarantee, in (0, 1).
+    pub delta: f64,
+    /// Confidence 1 − β of ε_lb ≤ ε, in (½, 1).
+    pub confidence: f64,
+    /// Seed of every stream.
+    pub seed: u64,
+    /// White- or black-box statistic.
+    pub statistic: Statistic,
+    /// Region selection.
+    pub selection: Selection,
+    /// Number of regular histogram bins (2 ≤ bins ≤ [`MAX_BINS`]).
+    pub bins: usize,
+    /// Number of threads (a local rayon pool); `None` uses the current pool.
+    pub threads: Option<usize>,
+    /// Show a progress bar (only on a terminal, and never when `CI` is set).
+    pub progress: bool,
+}
+
+impl Default for AuditConfig {
+    /// 10⁷ draws per side, δ = 10⁻⁵, 95 % confidence, white box, held-out selection on 10⁶
+    /// pilot draws, 4096 bins.
+    fn default() -> Self {
+        AuditConfig {
+            samples_per_side: 10_000_000,
+            delta: 1e-5,
+            confidence: 0.95,
+            seed: 0,
+            statistic: Statistic::White,
+            selection: Selection::HeldOut {
+                pilot_samples: 1_000_000,
+            },
+            bins: 4096,
+            threads: None,
+            progress: false,
+        }
+    }
+}
+
+impl AuditConfig {
+    /// Checks every field.
+    pub fn validate(&self) -> Result<()> {
+        if self.samples_per_side == 0 || self.samples_per_side > MAX_COUNT {
+            return Err(Error::invalid(
+                "samples_per_side",
+                self.samples_per_side,
+                "in [1, 2^53]",
+            ));
+        }
+        if !(self.delta > 0.0 && self.delta < 1.0) {
+            return Err(Error::invalid("delta", self.delta, "in (0, 1)"));
+        }
+        if !(self.confidence > 0.5 && self.confidence < 1.0) {
+            return Err(Error::invalid("confidence", self.confidence, "in (0.5, 1)"));
+        }
+        if self.bins < 2 || self.bins > MAX_BINS {
+            return Err(Error::invalid(
+                "bins",
+                self.bins,
+                &format!("in [2, {MAX_BINS}]"),
+            ));
+        }
+        if let Some(0) = self.threads {
+            return Err(Error::invalid("threads", 0, ">= 1 (or unset)"));
+        }
+        if let Selection::HeldOut { pilot_samples } = self.selection {
+            if pilot_samples == 0 || pilot_samples > MAX_COUNT {
+                return Err(Error::invalid(
+                    "pilot_samples",
+                    pilot_samples,
+                    "in [1, 2^53]",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fixed histogram grid: `bins` regular bins on [lo, hi) plus under- and overflow.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Grid {
+    lo: f64,
+    hi: f64,
+    bins: usize,
+    /// bins / (hi − lo).
+    scale: f64,
+}
+
+impl Grid {
+    /// Validated: finite lo < hi, bins ≥ 1.
+    pub fn new(lo: f64, hi: f64, bins: usize) -> Result<Self> {
+        crate::error::check_interval(lo, hi)?;
+        if bins == 0 {
+            return Err(Error::invalid("bins", bins, ">= 1"));
+        }
+        let scale = bins as f64 / (hi - lo);
+        if !scale.is_finite() || scale <= 0.0 {
+            return Err(Error::invalid(
+                "statistic range",
+                format!("[{lo}, {hi})"),
+                "wide enough for the bins to have a positive, finite width",
+            ));
+        }
+        Ok(Grid {
+            lo,
+            hi,
+            bins,
+            scale,
+        })
+    }
+
+    /// Number of slots (bins + 2).
+    pub fn slots(&self) -> usize {
+        self.bins + 2
+    }
+
+    /// The slot of a statistic value (NaN goes to the underflow slot).
+    #[inline(always)]
+    pub fn index(&self, t: f64) -> usize {
+        self.slot_of_scaled((t - self.lo) * self.scale + 1.0)
+    }
+
+    /// For a statistic t = c0 + c1·z: the coefficients (s0, s1) with
+    /// (t − lo)·scale + 1 = s0 + s1·z, for [`Grid::slot_of_scaled`].
+    #[inline]
+    pub fn fold_affine(&self, c0: f64, c1: f64) -> (f64, f64) {
+        ((c0 - self.lo) * self.scale + 1.0, c1 * self.scale)
+    }
+
+    /// The slot of a value already mapped to (t − lo)·scale + 1.
+    #[inline(always)]
+    pub fn slot_of_scaled(&self, x: f64) -> usize {
+        x.max(0.0).min((self.bins + 1) as f64) as usize
+    }
+
+    /// The slot edges: −∞, lo, lo + w, …, hi, +∞ (slots + 1 values).
+    pub fn edges(&self) -> Vec<f64> {
+        let w = (self.hi - self.lo) / self.bins as f64;
+        let mut e = Vec::with_capacity(self.bins + 3);
+        e.push(f64::NEG_INFINITY);
+        e.extend((0..=self.bins).map(|k| {
+            if k == self.bins {
+                self.hi
+            } else {
+                self.lo + k as f64 * w
+            }
+        }));
+        e.push(f64::INFINITY);
+        e
+    }
+}
+
+/// Adds `b` into `a` slot by slot.
+fn add_into(a: &mut [u64], b: &[u64]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        *x += y;
+    }
+}
+
+/// Per-slot counts of both sides of one phase.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Histograms {
+    /// Counts of the P-side statistic per slot.
+    pub p: Vec<u64>,
+    /// Counts of the Q-side statistic per slot.
+    pub q: Vec<u64>,
+}
+
+/// Draws `n` statistics per side in phase `phase` and bins them, in parallel on the current
+/// rayon pool, chunk by chunk (see the module docs for why the result is thread-independent).
+pub fn histograms<M: Mechanism + ?Sized>(
+    mech: &M,
+    stat: Statistic,
+    grid: &Grid,
+    seed: u64,
+    phase: Phase,
+    n: u64,
+    bar: &ProgressBar,
+) -> Histograms {
+    let n_chunks = n.div_ceil(CHUNK);
+    let slots = grid.slots();
+    let tasks = 2 * n_chunks;
+    let (p, q) = (0..tasks)
+        .into_par_iter()
+        .fold(
+            || (vec![0u64; slots], vec![0u64; slots], vec![0u32; slots]),
+            |(mut hp, mut hq, mut local), task| {
+                let (side, chunk) = if task < n_chunks {
+                    (Side::P, task)
+                } else {
+                    (Side::Q, task - n_chunks)
+                };
+                let len = (n - chunk * CHUNK).min(CHUNK);
+                let mut rng = stream_rng(seed, stream_id(phase, side, chunk));
+                // u32 slot counts per chunk (CHUNK < 2^32): half the cache footprint of u64.
+                local.fill(0);
+                mech.bin_statistic(side, stat, &mut rng, grid, len as usize, &mut local);
+                let h = match side {
+                    Side::P => &mut hp,
+                    Side::Q => &mut hq,
+                };
+                for (x, &c) in h.iter_mut().zip(&local) {
+                    *x += u64::from(c);
+                }
+                bar.inc(len);
+                (hp, hq, local)
+            },
+        )
+        .map(|(hp, hq, _)| (hp, hq))
+        .reduce(
+            || (vec![0u64; slots], vec![0u64; slots]),
+            |(mut ap, mut aq), (bp, bq)| {
+                add_into(&mut ap, &bp);
+                add_into(&mut aq, &bq);
+                (ap, aq)
+            },
+        );
+    Histograms { p, q }
+}
+
+/// Wall-clock figures of a run: **not** deterministic, hence kept out of the serialised record.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct Timing {
+    /// Wall time of the whole audit, seconds.
+    pub wall_seconds: f64,
+    /// Wall time of the sampling (both phases), seconds.
+    pub sampling_seconds: f64,
+    /// Statistics drawn (both sides, both phases) per second of sampling.
+    pub samples_per_second: f64,
+    /// Threads of the rayon pool that ran the audit.
+    pub threads: usize,
+}
+
+/// The outcome of an audit. Every serialised field is a deterministic function of the
+/// mechanism and the [`AuditConfig`] (thread count excluded); the wall time is in
+/// [`AuditResult::timing`], which is skipped by serde.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditResult {
+    /// [`Mechanism::name`].
+    pub mechanism: String,
+    /// The statistic thresholded.
+    pub statistic: Statistic,
+    /// The selection rule.
+    pub selection: Selection,
+    /// Main draws per side.
+    pub samples_per_side: u64,
+    /// Pilot draws per side (0 with Bonferroni).
+    pub pilot_samples_per_side: u64,
+    /// Seed.
+    pub seed: u64,
+    /// δ.
+    pub delta: f64,
+    /// Confidence 1 − β of ε_lb ≤ ε.
+    pub confidence: f64,
+    /// Regular bins of the grid.
+    pub bins: usize,
+    /// Grid range [lo, hi) of the statistic.
+    pub grid: (f64, f64),
+    /// The lower bound on ε(δ), holding with probability ≥ `confidence`.
+    pub eps_lb: f64,
+    /// The audited region: threshold, tail, direction, counts, Clopper–Pearson bounds.
+    pub region: RegionAudit,
+    /// The Gaussian-DP route. **Its `eps_lb_gdp` assumes a Gaussian trade-off curve.**
+    pub gdp: GdpAudit,
+    /// The mechanism's claimed ε(δ) (None if it could not be computed, see `claim_source`).
+    pub claimed_eps: Option<f64>,
+    /// Where the claim comes from, or why it is unavailable.
+    pub claim_source: String,
+    /// ε_lb > claimed ε: the claim is refuted at the stated confidence.
+    pub flagged: bool,
+    /// Main-phase histograms (slot counts), for diagnostics.
+    pub histograms: Histograms,
+    /// Wall time etc. (not serialised: varies between runs).
+    #[serde(skip)]
+    pub timing: Timing,
+}
+
+/// One flat, deterministic CSV row of an [`AuditResult`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AuditRow {
+    /// Mechanism name.
+    pub mechanism: String,
+    /// `white` or `black`.
+    pub statistic: String,
+    /// Selection rule.
+    pub selection: String,
+    /// Main draws per side.
+    pub samples_per_side: u64,
+    /// Pilot draws per side.
+    pub pilot_samples_per_side: u64,
+    /// Seed.
+    pub seed: u64,
+    /// δ.
+    pub delta: f64,
+    /// Confidence.
+    pub confidence: f64,
+    /// Bins.
+    pub bins: usize,
+    /// ε lower bound.
+    pub eps_lb: f64,
+    /// Claimed ε (empty if unavailable).
+    pub claimed_eps: Option<f64>,
+    /// ε_lb > claimed.
+    pub flagged: bool,
+    /// `above` (T ≥ threshold) or `below` (T < threshold).
+    pub tail: String,
+    /// `P_vs_Q` or `Q_vs_P`.
+    pub direction: String,
+    /// Threshold (grid edge).
+    pub threshold: f64,
+    /// Positive-class draws.
+    pub n_pos: u64,
+    /// Negative-class draws.
+    pub n_neg: u64,
+    /// Negative-class draws in the region.
+    pub false_positives: u64,
+    /// Positive-class draws outside the region.
+    pub false_negatives: u64,
+    /// Clopper–Pearson upper bound on the FPR.
+    pub fpr_ub: f64,
+    /// Clopper–Pearson upper bound on the FNR.
+    pub fnr_ub: f64,
+    /// Point estimate of ε for the region (not a bound).
+    pub eps_point: f64,
+    /// GDP route: μ lower bound (assumption-free).
+    pub gdp_mu_lb: f64,
+    /// GDP route: ε lower bound **assuming a Gaussian trade-off**.
+    pub gdp_eps_lb_assuming_gaussian_tradeoff: f64,
+}
+
+impl AuditResult {
+    /// The flat CSV row (deterministic fields only).
+    pub fn row(&self) -> AuditRow {
+        let r = &self.region;
+        AuditRow {
+            mechanism: self.mechanism.clone(),
+            statistic: self.statistic.to_string(),
+            selection: self.selection.to_string(),
+            samples_per_side: self.samples_per_side,
+            pilot_samples_per_side: self.pilot_samples_per_side,
+            seed: self.seed,
+            delta: self.delta,
+            confidence: self.confidence,
+            bins: self.bins,
+            eps_lb: self.eps_lb,
+            claimed_eps: self.claimed_eps,
+            flagged: self.flagged,
+            tail: match r.tail {
+                Tail::Above => "above",
+                Tail::Below => "below",
+            }
+            .into(),
+            direction: match r.direction {
+                Direction::PvsQ => "P_vs_Q",
+                Direction::QvsP => "Q_vs_P",
+            }
+            .into(),
+            threshold: r.threshold,
+            n_pos: r.n_pos,
+            n_neg: r.n_neg,
+            false_positives: r.false_positives,
+            false_negatives: r.false_negatives,
+            fpr_ub: r.fpr_ub,
+            fnr_ub: r.fnr_ub,
+            eps_point: r.eps_point,
+            gdp_mu_lb: self.gdp.mu_lb,
+            gdp_eps_lb_assuming_gaussian_tradeoff: self.gdp.eps_lb_gdp,
+        }
+    }
+
+    /// Writes rows (with a header) as CSV.
+    pub fn write_csv<W: std::io::Write>(results: &[AuditResult], w: W) -> Result<()> {
+        let mut wr = csv::Writer::from_writer(w);
+        for r in results {
+            wr.serialize(r.row())
+                .map_err(|e| Error::Io(format!("writing audit CSV: {e}")))?;
+        }
+        wr.flush()?;
+        Ok(())
+    }
+
+    /// True when the deterministic content of two results is identical (timing ignored).
+    pub fn same_outcome(&self, other: &AuditResult) -> bool {
+        let mut a = self.clone();
+        a.timing = other.timing;
+        &a == other
+    }
+}
+
+/// Whether a progress bar should be drawn: asked for, stderr is a terminal, `CI` unset.
+fn progress_wanted(asked: bool) -> bool {
+    asked && std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
+}
+
+fn make_bar(total: u64, show: bool) -> ProgressBar {
+    if !show {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} audit [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} ({per_sec}, eta {eta})",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Wilson score upper bound for k successes in n at normal quantile z (a cheap stand-in for
+/// Clopper–Pearson, used only to rank candidate regions).
+fn wilson_upper(k: f64, n: f64, z: f64) -> f64 {
+    let p = k / n;
+    let z2 = z * z;
+    let c = p + z2 / (2.0 * n);
+    let r = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt();
+    ((c + r) / (1.0 + z2 / n)).min(1.0)
+}
+
+/// Held-out selection: the statement (cut, tail, direction) of the pilot table maximising the
+/// projected ε_lb at the main sample sizes `(n_p, n_q)` and level β/2 per bound. Rates are
+/// estimated from the pilot by one-σ Wilson upper bounds (so that cuts where the pilot has few
+/// counts are not favoured by noise). Returns (cut index, tail, direction).
+fn select_projected(
+    pilot: &ThresholdTable,
+    n_main: u64,
+    delta: f64,
+    beta: f64,
+) -> (usize, Tail, Direction) {
+    let z = ndtri_upper(beta / 2.0);
+    let nm = n_main as f64;
+    let mut best = (0usize, Tail::Above, Direction::PvsQ, f64::NEG_INFINITY);
+    for i in 0..pilot.len() {
+        for (tail, dir) in [
+            (Tail::Above, Direction::PvsQ),
+            (Tail::Below, Direction::PvsQ),
+            (Tail::Above, Direction::QvsP),
+            (Tail::Below, Direction::QvsP),
+        ] {
+            let (fp, n_neg, fnc, n_pos) = pilot.statement_counts(i, tail, dir);
+            let r_fp = wilson_upper(fp as f64, n_neg as f64, 1.0);
+            let r_fn = wilson_upper(fnc as f64, n_pos as f64, 1.0);
+            let fpr_ub = wilson_upper(r_fp * nm, nm, z);
+            let fnr_ub = wilson_upper(r_fn * nm, nm, z);
+            let num = 1.0 - delta - fnr_ub;
+            if num <= 0.0 || fpr_ub <= 0.0 {
+                continue;
+            }
+            let score = num.ln() - fpr_ub.ln();
+            if score > best.3 {
+                best = (i, tail, dir, score);
+            }
+        }
+    }
+    (best.0, best.1, best.2)
+}
+
+/// Runs an audit of `mech` with `cfg` (see the module docs). Errors on an invalid configuration
+/// or grid; the claimed ε is computed but its failure is not an error (`claimed_eps = None`).
+pub fn run_audit<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<AuditResult> {
+    cfg.validate()?;
+    match cfg.threads {
+        None => run_in_pool(mech, cfg),
+        Some(t) => {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .map_err(|e| Error::Io(format!("cannot build a rayon pool of {t} threads: {e}")))?;
+            pool.install(|| run_in_pool(mech, cfg))
+        }
+    }
+}
+
+fn run_in_pool<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<AuditResult> {
+    let start = Instant::now();
+    let beta = 1.0 - cfg.confidence;
+    let (lo, hi) = mech.statistic_range(cfg.statistic);
+    let grid = Grid::new(lo, hi, cfg.bins)?;
+    let edges = grid.edges();
+    let n = cfg.samples_per_side;
+    let pilot_n = match cfg.selection {
+        Selection::HeldOut { pilot_samples } => pilot_samples,
+        Selection::Bonferroni => 0,
+    };
+    let bar = make_bar(2 * (n + pilot_n), progress_wanted(cfg.progress));
+    let t0 = Instant::now();
+    let pilot = (pilot_n > 0).then(|| {
+        histograms(
+            mech,
+            cfg.statistic,
+            &grid,
+            cfg.seed,
+            Phase::Pilot,
+            pilot_n,
+            &bar,
+        )
+    });
+    let main = histograms(mech, cfg.statistic, &grid, cfg.seed, Phase::Main, n, &bar);
+    let sampling = t0.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+
+    let main_table = ThresholdTable::from_histogram(&main.p, &main.q, &edges)?;
+    let (region, gdp) = match &pilot {
+        None => (
+            stats::best_region(&main_table, cfg.delta, beta)?,
+            gdp_best_region(&main_table, cfg.delta, beta)?,
+        ),
+        Some(ph) => {
+            let pilot_table = ThresholdTable::from_histogram(&ph.p, &ph.q, &edges)?;
+            let (i, tail, dir) = select_projected(&pilot_table, n, cfg.delta, beta);
+            let p_above = main_table.p_above[i];
+            let q_above = main_table.q_above[i];
+            let (p_in, q_in) = match tail {
+                Tail::Above => (p_above, q_above),
+                Tail::Below => (n - p_above, n - q_above),
+            };
+            let region = stats::audit_region(
+                main_table.thresholds[i],
+                tail,
+                dir,
+                n,
+                p_in,
+                n,
+                q_in,
+                cfg.delta,
+                beta,
+            )?;
+            let gdp = gdp_held_out(&pilot_table, &main_table, cfg.delta, beta)?;
+            (region, gdp)
+        }
+    };
+    let (claimed_eps, claim_source) = match mech.claimed_eps(cfg.delta) {
+        Ok(e) => (Some(e), mech.claim_source()),
+        Err(e) => (None, format!("unavailable: {e}")),
+    };
+    let eps_lb = region.eps_lb;
+    let flagged = claimed_eps.is_some_and(|c| eps_lb > c);
+    let drawn = 2 * (n + pilot_n);
+    Ok(AuditResult {
+        mechanism: mech.name(),
+        statistic: cfg.statistic,
+        selection: cfg.selection,
+        samples_per_side: n,
+        pilot_samples_per_side: pilot_n,
+        seed: cfg.seed,
+        delta: cfg.delta,
+        confidence: cfg.confidence,
+        bins: cfg.bins,
+        grid: (lo, hi),
+        eps_lb,
+        region,
+        gdp,
+        claimed_eps,
+        claim_source,
+        flagged,
+        histograms: main,
+        timing: Timing {
+            wall_seconds: start.elapsed().as_secs_f64(),
+            sampling_seconds: sampling,
+            samples_per_second: drawn as f64 / sampling.max(1e-12),
+            threads: rayon::current_num_threads(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::mechanisms::GaussianMechanism;
+
+    #[test]
+    fn grid_indexing() {
+        let g = Grid::new(0.0, 4.0, 4).unwrap();
+        assert_eq!(g.index(-1e300), 0);
+        assert_eq!(g.index(-0.1), 0);
+        assert_eq!(g.index(0.0), 1);
+        assert_eq!(g.index(0.999), 1);
+        assert_eq!(g.index(1.0), 2);
+        assert_eq!(g.index(3.999), 4);
+        assert_eq!(g.index(4.0), 5);
+        assert_eq!(g.index(f64::INFINITY), 5);
+        assert_eq!(g.index(f64::NAN), 0);
+        assert_eq!(
+            g.edges(),
+            vec![f64::NEG_INFINITY, 0.0, 1.0, 2.0, 3.0, 4.0, f64::INFINITY]
+        );
+        assert!(Grid::new(1.0, 1.0, 4).is_err());
+    }
+
+    #[test]
+    fn stream_ids_are_distinct() {
+        let ids = [
+            stream_id(Phase::Main, Side::P, 0),
+            stream_id(Phase::Main, Side::Q, 0),
+            stream_id(Phase::Pilot, Side::P, 0),
+            stream_id(Phase::Pilot, Side::Q, 0),
+            stream_id(Phase::Main, Side::P, 1),
+        ];
+        for i in 0..ids.len() {
+            for j in 0..i {
+                assert_ne!(ids[i], ids[j]);
+            }
+        }
+    }
+
+    #[test]
+    fn config_validation() {
+        let ok = AuditConfig::default();
+        assert!(ok.validate().is_ok());
+        for bad in [
+            AuditConfig {
+                samples_per_side: 0,
+                ..ok.clone()
+            },
+            AuditConfig {
+                delta: 0.0,
+                ..ok.clone()
+            },
+            AuditConfig {
+                confidence: 0.4,
+                ..ok.clone()
+            },
+            AuditConfig {
+                bins: 1,
+                ..ok.clone()
+            },
+            AuditConfig {
+                threads: Some(0),
+                ..ok.clone()
+            },
+            AuditConfig {
+                selection: Selection::HeldOut { pilot_samples: 0 },
+                ..ok.clone()
+            },
+        ] {
+            assert!(bad.validate().is_err(), "{bad:?}");
+        }
+    }
+
+    /// The histogram totals equal the requested sample counts, including a short last chunk.
+    #[test]
+    fn histogram_totals() {
+        let g = GaussianMechanism::new(1.0, 1.0).unwrap();
+        let (lo, hi) = g.statistic_range(Statistic::Black);
+        let grid = Grid::new(lo, hi, 64).unwrap();
+        let n = CHUNK + 12345;
+        let h = histograms(
+            &g,
+            Statistic::Black,
+            &grid,
+            7,
+            Phase::Main,
+            n,
+            &ProgressBar::hidden(),
+        );
+        assert_eq!(h.p.iter().sum::<u64>(), n);
+        assert_eq!(h.q.iter().sum::<u64>(), n);
+    }
+
+    #[test]
+    fn small_audit_runs() {
+        let g = GaussianMechanism::new(1.0, 1.0).unwrap();
+        let cfg = AuditConfig {
+            samples_per_side: 200_000,
+            selection: Selection::HeldOut {
+                pilot_samples: 50_000,
+            },
+            bins: 256,
+            delta: 1e-3,
+            ..AuditConfig::default()
+        };
+        let r = run_audit(&g, &cfg).unwrap();
+        let exact = r.claimed_eps.unwrap();
+        assert!(r.eps_lb <= exact, "{} > {exact}", r.eps_lb);
+        assert!(r.eps_lb > 0.0);
+        let b = run_audit(
+            &g,
+            &AuditConfig {
+                selection: Selection::Bonferroni,
+                ..cfg
+            },
+        )
+        .unwrap();
+        assert!(b.eps_lb <= exact && b.eps_lb > 0.0);
+    }
+}
