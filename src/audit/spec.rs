@@ -34,6 +34,7 @@
 //! sensitivity (HMB eq. (3)) and σ² meets Theorem 1's minimum (HMB Thm 1,
 //! σ² ≥ γ η⁻² [1 − η(α − 1)] R², whose largest value over α ≥ 1 is γ R²/η² at α = 1).
 
+use crate::audit::engine::{AuditConfig, Selection};
 use crate::audit::mechanisms::{
     GaussianMechanism, Mechanism, RectifiedMechanism, RgmMechanism, SignMechanism, Statistic,
     TruncatedMechanism,
@@ -207,6 +208,34 @@ pub enum PairSpec {
     },
 }
 
+/// How an audit chooses its rejection region (the engine's [`Selection`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SelectionRule {
+    /// Chosen on separate pilot draws ([`PILOT_FRACTION`] of the main draws per side), then
+    /// evaluated on the main draws (default).
+    #[default]
+    HeldOut,
+    /// Every threshold searched on the main draws with a Bonferroni correction.
+    Bonferroni,
+}
+
+/// Pilot draws of a held-out audit, as a fraction of the main draws (at least [`MIN_PILOT`]).
+pub const PILOT_FRACTION: u64 = 10;
+/// Fewest pilot draws per side.
+pub const MIN_PILOT: u64 = 1_000;
+
+impl SelectionRule {
+    /// The engine's selection for `samples` main draws per side.
+    pub fn engine(self, samples: u64) -> Selection {
+        match self {
+            SelectionRule::HeldOut => Selection::HeldOut {
+                pilot_samples: (samples / PILOT_FRACTION).max(MIN_PILOT),
+            },
+            SelectionRule::Bonferroni => Selection::Bonferroni,
+        }
+    }
+}
+
 /// Settings of the Monte Carlo audit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AuditSettings {
@@ -221,8 +250,8 @@ pub struct AuditSettings {
     /// Test statistic: the designed mechanism's log-likelihood ratio (`"white"`, the default) or
     /// a plain output statistic (`"black"`).
     pub statistic: Statistic,
-    /// Threshold-selection rule, if not the engine's default.
-    pub selection: Option<String>,
+    /// How the audit's rejection region is chosen.
+    pub selection: SelectionRule,
 }
 
 /// A validated audit specification.
@@ -479,8 +508,8 @@ impl AuditSpec {
             return Err(ctx.invalid("audit.delta", &delta, "in (0, 1)"));
         }
         let conf = ctx.scalar("audit.confidence", &a.confidence)?.f64();
-        if !(conf > 0.0 && conf < 1.0) {
-            return Err(ctx.invalid("audit.confidence", conf, "in (0, 1), e.g. 0.95"));
+        if !(conf > 0.5 && conf < 1.0) {
+            return Err(ctx.invalid("audit.confidence", conf, "in (0.5, 1), e.g. 0.95"));
         }
         let statistic = match &a.statistic {
             None => Statistic::default(),
@@ -491,6 +520,17 @@ impl AuditSpec {
                     "one of \"white\", \"black\"",
                 )
             })?,
+        };
+        let selection = match a.selection.as_deref() {
+            None | Some("held_out") | Some("held-out") => SelectionRule::HeldOut,
+            Some("bonferroni") => SelectionRule::Bonferroni,
+            Some(t) => {
+                return Err(ctx.invalid(
+                    "audit.selection",
+                    format!("{t:?}"),
+                    "one of \"held_out\", \"bonferroni\"",
+                ))
+            }
         };
         if a.seed < 0 {
             return Err(ctx.invalid("audit.seed", a.seed, "an integer >= 0"));
@@ -507,7 +547,7 @@ impl AuditSpec {
                 confidence: conf,
                 seed: a.seed as u64,
                 statistic,
-                selection: a.selection.clone(),
+                selection,
             },
         };
         // Builds the divergence pair and the sampler: runs the remaining validation (triangle
@@ -633,6 +673,20 @@ impl AuditSpec {
                 )))
             }
         })
+    }
+
+    /// The engine's configuration for this spec with `samples` main draws per side.
+    pub fn audit_config(&self, samples: u64, progress: bool) -> AuditConfig {
+        AuditConfig {
+            samples_per_side: samples,
+            delta: self.audit.delta.f64(),
+            confidence: self.audit.confidence,
+            seed: self.audit.seed,
+            statistic: self.audit.statistic,
+            selection: self.audit.selection.engine(samples),
+            progress,
+            ..AuditConfig::default()
+        }
     }
 
     /// |μ1 − μ2| for location pairs (the sensitivity the Gaussian comparison uses); ‖r1 − r2‖
@@ -798,6 +852,8 @@ mod tests {
         assert!(e.contains("mechanism.a"), "{e}");
         let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nstatistic = \"grey\""));
         assert!(e.contains("audit.statistic") && e.contains("grey"), "{e}");
+        let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nselection = \"best\""));
+        assert!(e.contains("audit.selection") && e.contains("best"), "{e}");
         let e = err_of("not toml at all [");
         assert!(e.contains("audits/t.toml"), "{e}");
     }

@@ -2,6 +2,8 @@
 //! the Monte Carlo engine ([`crate::audit`]). Keeping every call in one file keeps the report
 //! independent of how those modules spell their APIs.
 
+use crate::audit::engine::{self, AuditConfig};
+use crate::audit::mechanisms::{Mechanism, Statistic};
 use crate::audit::spec::AuditSpec;
 use crate::bounds::{self, conversion::Conversion};
 use crate::error::{Error, Result};
@@ -104,12 +106,54 @@ pub struct AuditOutcome {
     pub samples: u64,
 }
 
-/// Runs the spec's audit with `samples` per side.
+/// Runs the spec's audit with `samples` per side (the engine: seeded, chunked, deterministic).
 pub fn run_audit(spec: &AuditSpec, samples: u64, progress: bool) -> Result<AuditOutcome> {
-    let _ = (spec, samples, progress);
-    Err(Error::Unsupported(
-        "audit engine (audit::engine) not available yet".into(),
-    ))
+    let mech = spec.mechanism()?;
+    let cfg = spec.audit_config(samples, progress);
+    let r = engine::run_audit(mech.as_ref(), &cfg)?;
+    let row = r.row();
+    let f = |x: f64| super::csv::fmt_num(x);
+    let details = vec![
+        ("mechanism".to_string(), row.mechanism.clone()),
+        ("statistic".into(), row.statistic.clone()),
+        ("selection".into(), row.selection.clone()),
+        (
+            "pilot_samples_per_side".into(),
+            row.pilot_samples_per_side.to_string(),
+        ),
+        ("bins".into(), row.bins.to_string()),
+        ("confidence".into(), row.confidence.to_string()),
+        ("delta".into(), f(row.delta)),
+        ("region_tail".into(), row.tail.clone()),
+        ("region_direction".into(), row.direction.clone()),
+        ("region_threshold".into(), f(row.threshold)),
+        ("n_pos".into(), row.n_pos.to_string()),
+        ("n_neg".into(), row.n_neg.to_string()),
+        ("false_positives".into(), row.false_positives.to_string()),
+        ("false_negatives".into(), row.false_negatives.to_string()),
+        ("fpr_upper".into(), f(row.fpr_ub)),
+        ("fnr_upper".into(), f(row.fnr_ub)),
+        ("eps_point_estimate".into(), f(row.eps_point)),
+        ("eps_lb".into(), f(row.eps_lb)),
+        ("gdp_mu_lb".into(), f(row.gdp_mu_lb)),
+        (
+            "gdp_eps_assuming_gaussian_tradeoff".into(),
+            f(row.gdp_eps_lb_assuming_gaussian_tradeoff),
+        ),
+        (
+            "engine_claimed_eps".into(),
+            row.claimed_eps.map(f).unwrap_or_default(),
+        ),
+        ("engine_claim_source".into(), r.claim_source.clone()),
+        ("engine_flagged".into(), row.flagged.to_string()),
+    ];
+    Ok(AuditOutcome {
+        eps_lb: r.eps_lb,
+        confidence: r.confidence,
+        gdp_eps: Some(r.gdp.eps_lb_gdp),
+        details,
+        samples: r.samples_per_side,
+    })
 }
 
 /// A positive control: a deliberately broken mechanism with the ε it claims.
@@ -129,12 +173,62 @@ pub struct ControlOutcome {
     pub confidence: f64,
 }
 
-/// Runs every positive control with `samples` per side.
+/// δ of the positive controls.
+pub const CONTROL_DELTA: f64 = 1e-3;
+/// Confidence of the positive controls' audits.
+pub const CONTROL_CONFIDENCE: f64 = 0.95;
+
+/// Runs every positive control of [`crate::audit::controls`] with `samples` per side (white-box
+/// statistic, held-out selection, fixed seeds). The parameters are those of the engine's own
+/// control tests, where the broken mechanisms' true ε exceeds the claim by ≥ 1.8.
 pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>> {
-    let _ = (samples, progress);
-    Err(Error::Unsupported(
-        "positive controls (audit::controls) not available yet".into(),
-    ))
+    use crate::audit::controls::{CappedRejectionTruncated, HalvedSigmaGaussian, StaleNormRgm};
+    let controls: Vec<(Box<dyn Mechanism>, &str, u64)> =
+        vec![
+        (
+            Box::new(HalvedSigmaGaussian::new(1.0, 2.0)?),
+            "Gaussian mechanism (Δ = 1) claiming σ = 2 but sampling with σ = 1",
+            101,
+        ),
+        (
+            Box::new(StaleNormRgm::new(vec![10.0], vec![9.0], vec![7.0], 1.0, 1.0)?),
+            "RGM (d = 1, γ = 1, σ² = 1, r1 = 10, r2 = 9) scaling its noise by the norm of the \
+             next dataset in a leave-one-out chain (r3 = 7)",
+            102,
+        ),
+        (
+            Box::new(CappedRejectionTruncated::new(-2.0, -1.0, 1.0, 0.0, 1.0, 100)?),
+            "truncated Gaussian (μ = −2 vs −1, σ = 1, [0, 1]) whose rejection sampler gives up \
+             after 100 tries and clamps",
+            103,
+        ),
+    ];
+    controls
+        .iter()
+        .map(|(m, what, seed)| {
+            let cfg = AuditConfig {
+                samples_per_side: samples,
+                delta: CONTROL_DELTA,
+                confidence: CONTROL_CONFIDENCE,
+                seed: *seed,
+                statistic: Statistic::White,
+                selection: crate::audit::spec::SelectionRule::HeldOut.engine(samples),
+                progress,
+                ..AuditConfig::default()
+            };
+            let r = engine::run_audit(m.as_ref(), &cfg)?;
+            Ok(ControlOutcome {
+                name: r.mechanism.clone(),
+                description: (*what).to_string(),
+                claimed_eps: r.claimed_eps.ok_or_else(|| {
+                    Error::Undefined(format!("no claimed eps for control {}", r.mechanism))
+                })?,
+                delta: CONTROL_DELTA,
+                eps_lb: r.eps_lb,
+                confidence: r.confidence,
+            })
+        })
+        .collect()
 }
 
 /// Canonne–Kamath–Steinke 2020, Prop. 12 in double precision (plots).
