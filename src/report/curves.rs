@@ -21,10 +21,11 @@ use rayon::prelude::*;
 /// Digits certified for plotted points (far more than a plot resolves; keeps them cheap).
 pub const CURVE_DIGITS: u32 = 8;
 
-/// δ grid of the privacy profiles: 10⁻¹² … 10⁻¹, two points per decade.
-pub fn delta_grid() -> Vec<f64> {
-    (0..=22)
-        .map(|i| 10f64.powf(-12.0 + f64::from(i) / 2.0))
+/// δ grid of the privacy profiles: 10⁻¹² … 10⁻¹, `per_decade` points per decade.
+pub fn delta_grid(per_decade: u32) -> Vec<f64> {
+    let k = per_decade.max(1);
+    (0..=11 * k)
+        .map(|i| 10f64.powf(-12.0 + f64::from(i) / f64::from(k)))
         .collect()
 }
 
@@ -71,10 +72,10 @@ fn eps_curve_point(pair: &Pair, delta: f64) -> Option<f64> {
     Some(a.to_f64().max(b.to_f64()))
 }
 
-/// The privacy-profile panel of one spec.
-pub fn profile_panel(tw: &ThreeWay) -> Panel {
+/// The privacy-profile panel of one spec, `per_decade` δ points per decade.
+pub fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
     let spec = &tw.spec;
-    let deltas = delta_grid();
+    let deltas = delta_grid(per_decade);
     let mut series = Vec::new();
     if let Ok(pair) = spec.divergence_pair() {
         let exact: Vec<(f64, f64)> = deltas
@@ -208,10 +209,10 @@ fn short(s: &str) -> String {
 }
 
 /// Privacy-profile figure for a set of spec results (one panel each).
-pub fn profile_figure(title: &str, tws: &[&ThreeWay]) -> PlotFigure {
+pub fn profile_figure(title: &str, tws: &[&ThreeWay], per_decade: u32) -> PlotFigure {
     PlotFigure {
         title: title.into(),
-        panels: tws.iter().map(|t| profile_panel(t)).collect(),
+        panels: tws.iter().map(|t| profile_panel(t, per_decade)).collect(),
     }
 }
 
@@ -234,7 +235,9 @@ pub fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
             };
             let (e, g) = (eta.f64(), gamma.f64());
             let sup = (1.0 + e).powi(2) / (2.0 * e + e * e);
-            let hi = sup.min(rgm_alpha_max(s)) * (1.0 - 1e-3);
+            // up to 80% of Theorem 1's α-range: beyond, eq. (5)'s denominator
+            // 1 − η(2+η)(α−1) → 0 and the bound's blow-up would flatten every other curve.
+            let hi = 1.0 + 0.8 * (sup.min(rgm_alpha_max(s)) - 1.0);
             let alphas = log_grid(1e-2, hi - 1.0, 120);
             let exact: Vec<(f64, f64)> = alphas
                 .par_iter()

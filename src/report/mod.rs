@@ -79,6 +79,15 @@ impl ReportOptions {
         }
     }
 
+    /// δ points per decade of the privacy-profile plots (quick: 1).
+    fn per_decade(&self) -> u32 {
+        if self.quick {
+            1
+        } else {
+            2
+        }
+    }
+
     fn golden_cap(&self) -> u32 {
         if self.quick {
             15
@@ -297,7 +306,11 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         )
     });
     write_plot(
-        &curves::profile_figure("Privacy profile ε(δ): Gaussian mechanism", &gauss),
+        &curves::profile_figure(
+            "Privacy profile ε(δ): Gaussian mechanism",
+            &gauss,
+            opts.per_decade(),
+        ),
         out,
         "profile_gaussian",
         "Privacy profile of the Gaussian mechanism: exact vs bounds vs audit",
@@ -305,7 +318,11 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         &mut files,
     )?;
     write_plot(
-        &curves::profile_figure("Privacy profile ε(δ): Relative Gaussian Mechanism", &rgm),
+        &curves::profile_figure(
+            "Privacy profile ε(δ): Relative Gaussian Mechanism",
+            &rgm,
+            opts.per_decade(),
+        ),
         out,
         "profile_rgm",
         "Privacy profiles of the RGM pairs: exact vs HMB bounds vs audit",
@@ -316,6 +333,7 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         &curves::profile_figure(
             "Privacy profile ε(δ): bounded-support mechanisms vs the Gaussian bound",
             &bounded,
+            opts.per_decade(),
         ),
         out,
         "profile_bounded",
@@ -393,7 +411,11 @@ pub fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcom
     let mut plot_list = Vec::new();
     let stem = format!("{}_profile", spec.name);
     write_plot(
-        &curves::profile_figure(&format!("Privacy profile ε(δ): {}", spec.name), &tws),
+        &curves::profile_figure(
+            &format!("Privacy profile ε(δ): {}", spec.name),
+            &tws,
+            opts.per_decade(),
+        ),
         out,
         &stem,
         "Privacy profile: exact vs bounds vs audit",

@@ -306,8 +306,8 @@ where
         .y_label_formatter(&yfmt)
         .x_labels(label_count(x0, x1, p.log_x))
         .y_labels(label_count(y0, y1, p.log_y))
-        .light_line_style(RGBColor(235, 235, 235))
-        .bold_line_style(RGBColor(210, 210, 210))
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(225, 225, 225))
         .draw()
         .map_err(plot_err)?;
     for (s, pts) in p.series.iter().zip(pts) {
