@@ -164,3 +164,56 @@ fn report_rejects_a_missing_spec_directory() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn quick_report_on_a_small_spec_set_writes_everything() {
+    let dir = tmp_dir("report");
+    let (specs, golden, out) = (dir.join("specs"), dir.join("golden"), dir.join("out"));
+    std::fs::create_dir_all(&specs).unwrap();
+    std::fs::create_dir_all(&golden).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for s in ["stochastic_sign.toml", "rgm_d10.toml"] {
+        std::fs::copy(root.join("audits").join(s), specs.join(s)).unwrap();
+    }
+    // Golden rows with exact values: KL(N(0,1) ‖ N(1,1)) = 1/2; the second row is wrong on
+    // purpose (0.6) and must be listed as a failure, making the exit status 1.
+    std::fs::write(
+        golden.join("g.csv"),
+        "id,quantity,family,params,value,digits,source\n\
+         ok,kl,gaussian,mu1=0;mu2=1;sigma=1,0.5,60,exact\n\
+         wrong,kl,gaussian,mu1=0;mu2=1;sigma=1,0.6,60,wrong on purpose\n",
+    )
+    .unwrap();
+    let out_run = run(bin()
+        .args(["report", "--quick", "--samples", "50000", "--specs"])
+        .arg(&specs)
+        .arg("--golden")
+        .arg(&golden)
+        .arg("--out")
+        .arg(&out));
+    let stderr = text(&out_run.stderr);
+    assert_eq!(out_run.status.code(), Some(1), "stderr: {stderr}");
+    assert!(stderr.contains("1 golden rows failed"), "{stderr}");
+    for f in [
+        "summary.md",
+        "threeway.csv",
+        "audits.csv",
+        "controls.csv",
+        "golden.csv",
+        "profile_rgm.png",
+        "profile_bounded.svg",
+        "renyi_alpha.png",
+        "location.png",
+        "location.csv",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let md = text(&std::fs::read(out.join("summary.md")).unwrap());
+    assert!(md.contains("**1 / 2** rows agree"), "{md}");
+    assert!(md.contains("wrong"), "failure listed");
+    assert!(md.contains("No VIOLATION"), "{md}");
+    assert!(md.contains("3 / 3** caught"), "{md}");
+    let csv = text(&std::fs::read(out.join("threeway.csv")).unwrap());
+    assert!(csv.contains("rgm_d10,rgm,1e-5,exact_upper_bound"), "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -64,11 +64,13 @@ fn renyi_f64_both(pair: &Pair, alpha: f64) -> Option<f64> {
     m.is_finite().then_some(m)
 }
 
-/// Certified ε(δ) at [`CURVE_DIGITS`], max of both orders.
+/// Certified ε(δ) at [`CURVE_DIGITS`], max of both orders, by the closed forms only (fast; the
+/// RGM in d > 1 with unequal variances has none and falls back to the RDP curve).
 fn eps_curve_point(pair: &Pair, delta: f64) -> Option<f64> {
     let d = Scalar::from(delta);
-    let a = divergence::eps_for_delta(pair, &d, CURVE_DIGITS, Method::Auto).ok()?;
-    let b = divergence::eps_for_delta(&pair.swapped(), &d, CURVE_DIGITS, Method::Auto).ok()?;
+    let a = divergence::eps_for_delta(pair, &d, CURVE_DIGITS, Method::ClosedForm).ok()?;
+    let b =
+        divergence::eps_for_delta(&pair.swapped(), &d, CURVE_DIGITS, Method::ClosedForm).ok()?;
     Some(a.to_f64().max(b.to_f64()))
 }
 
@@ -162,7 +164,16 @@ pub fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
         }
     }
     let delta = spec.audit.delta.f64();
+    let has_curve = series.first().is_some_and(|s| s.name == "exact ε(δ)");
     for f in &tw.figures {
+        if let (Some(v), Role::Exact, false) = (f.value, f.role, has_curve) {
+            series.push(Series::new(
+                "exact ε at the audited δ",
+                vec![(delta, v)],
+                Style::Markers,
+                0,
+            ));
+        }
         if let (Some(v), Role::Audit) = (f.value, f.role) {
             series.push(Series::new(
                 &format!(
