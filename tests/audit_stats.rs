@@ -16,20 +16,29 @@
 //! reproducible). Because Clopper–Pearson with Bonferroni is conservative, the observed rate is
 //! far below β; it is printed.
 //!
-//! The positive controls show that the test can fail: the same audits with point estimates in
-//! place of Clopper–Pearson bounds (the classic mistake) exceed the truth in a large fraction of
-//! audits, far above c*; so does the Clopper–Pearson bound without the Bonferroni correction
-//! at the rate printed.
+//! Tests: the Bonferroni threshold search ([`best_region`]), the held-out search, a single region
+//! fixed in advance at the optimal threshold (the least conservative audit), the GDP route
+//! (μ_lb ≤ 1 needs no assumption; ε_gdp ≤ ε holds here because the Gaussian mechanism does have a
+//! Gaussian trade-off), and the Clopper–Pearson coverage itself (whose miss rates are close to
+//! β, so the level is tested sharply).
+//!
+//! The positive controls show that the criterion can fail: the same audits with point estimates
+//! in place of Clopper–Pearson bounds (the classic mistake) exceed the truth in about 80% (search)
+//! and 50% (optimal region) of audits, some 40 standard deviations above c*, and the Wald bound
+//! misses with probability ≈ 0.2 (computed exactly in the test, with P(control passes wrongly)
+//! ≤ 10⁻⁶ asserted). Clopper–Pearson without the Bonferroni correction is printed for
+//! information: with these correlated thresholds it happens to stay below β.
 
 use dpaudit::audit::gdp::{gdp_best_region, gdp_held_out};
 use dpaudit::audit::stats::{
-    best_region, binom_sf, cp_upper, held_out_region, ThresholdTable, STATEMENT_KINDS,
+    audit_region, best_region, binom_cdf, binom_sf, cp_lower, cp_upper, held_out_region, Direction,
+    Tail, ThresholdTable, STATEMENT_KINDS,
 };
 use dpaudit::numeric::f64s::gaussian_eps_for_delta;
 use rand::RngExt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
-use rand_distr::StandardNormal;
+use rand_distr::{Binomial, StandardNormal};
 
 /// Number of independent audits per test.
 const AUDITS: u64 = 1000;
@@ -260,5 +269,96 @@ fn histogram_table_agrees_with_sorted_table() {
     assert_eq!(
         (fp, n_neg, fnc, n_pos),
         (rs.false_positives, rs.n_neg, rs.false_negatives, rs.n_pos)
+    );
+}
+
+#[test]
+fn clopper_pearson_coverage_is_at_least_one_minus_beta() {
+    // K ~ Bin(n, p): P(cp_upper(K) < p) ≤ β and P(cp_lower(K) > p) ≤ β, each, by construction;
+    // unlike the ε audits, these rates are close to β (only discreteness makes them smaller),
+    // so this is the sharp test of the level. The exact miss rate is also computed: it is
+    // P(K ≤ k*) with k* the largest k whose upper bound is < p. Positive control: the Wald
+    // bound k/n + z·√(k(n−k)/n³), which under-covers for small n·p: here it misses exactly
+    // when K ≤ 1 (K = 0 gives 0; K = 1 gives 0.00053 < p; K = 2 gives 0.00087 > p), with
+    // probability P(K ≤ 1) ≈ 0.2, and the chance that 1000 such audits stay ≤ c* is computed
+    // below and asserted ≤ 1e-6, so the control too fails wrongly with probability ≤ 1e-6.
+    let (n, p) = (5000u64, 0.0006);
+    let c_star = critical_count();
+    let z = dpaudit::numeric::f64s::ndtri_upper(BETA);
+    let bin = Binomial::new(n, p).unwrap();
+    let mut rng = ChaCha20Rng::seed_from_u64(0xA0D1_7005);
+    let (mut miss_up, mut miss_lo, mut miss_wald) = (0u64, 0u64, 0u64);
+    for _ in 0..AUDITS {
+        let k: u64 = rng.sample(bin);
+        miss_up += u64::from(cp_upper(k, n, BETA).unwrap() < p);
+        miss_lo += u64::from(cp_lower(k, n, BETA).unwrap() > p);
+        let kf = k as f64;
+        let nf = n as f64;
+        miss_wald += u64::from(kf / nf + z * (kf * (nf - kf) / (nf * nf * nf)).sqrt() < p);
+    }
+    let k_star = (0..n)
+        .take_while(|&k| cp_upper(k, n, BETA).unwrap() < p)
+        .last();
+    let exact_up = k_star.map_or(0.0, |k| binom_cdf(k, n, p).unwrap());
+    eprintln!(
+        "CP coverage, n = {n}, p = {p}: upper misses {:.4} (exact {exact_up:.4}), lower misses \
+         {:.4}, Wald upper misses {:.4}; beta = {BETA}, allowed <= {c_star}/{AUDITS}",
+        miss_up as f64 / AUDITS as f64,
+        miss_lo as f64 / AUDITS as f64,
+        miss_wald as f64 / AUDITS as f64
+    );
+    assert!(exact_up <= BETA);
+    let wald_rate = binom_cdf(1, n, p).unwrap();
+    assert!(binom_cdf(c_star, AUDITS, wald_rate).unwrap() <= 1e-6);
+    assert!(miss_up <= c_star && miss_lo <= c_star);
+    assert!(miss_wald > c_star, "Wald control not caught: {miss_wald}");
+}
+
+#[test]
+fn optimal_region_audit_is_honest() {
+    // The region fixed in advance at the optimal threshold t* = ε* + ½ (likelihood ratio e^ε*),
+    // where P(S) − e^ε* Q(S) = δ exactly: the audit can only exceed ε* if a Clopper–Pearson
+    // bound fails, so this is the least conservative ε audit (family of 2, β/2 each).
+    let eps_true = gaussian_eps_for_delta(1.0, DELTA);
+    let t_star = eps_true + 0.5;
+    let c_star = critical_count();
+    let mut rng = ChaCha20Rng::seed_from_u64(0xA0D1_7006);
+    let (mut over, mut over_point) = (0u64, 0u64);
+    let mut sum = 0.0;
+    for _ in 0..AUDITS {
+        let p_in = (0..N_PER_SIDE)
+            .filter(|_| 1.0 + rng.sample::<f64, _>(StandardNormal) > t_star)
+            .count() as u64;
+        let q_in = (0..N_PER_SIDE)
+            .filter(|_| rng.sample::<f64, _>(StandardNormal) > t_star)
+            .count() as u64;
+        let n = N_PER_SIDE as u64;
+        let r = audit_region(
+            t_star,
+            Tail::Above,
+            Direction::PvsQ,
+            n,
+            p_in,
+            n,
+            q_in,
+            DELTA,
+            BETA,
+        )
+        .unwrap();
+        sum += r.eps_lb;
+        over += u64::from(r.eps_lb > eps_true);
+        over_point += u64::from(r.eps_point > eps_true);
+    }
+    eprintln!(
+        "optimal region: mean eps_lb {:.4} (exact {eps_true:.4}); violation rate {:.4} \
+         (allowed <= {c_star}/{AUDITS}); point estimate {:.4}",
+        sum / AUDITS as f64,
+        over as f64 / AUDITS as f64,
+        over_point as f64 / AUDITS as f64
+    );
+    assert!(over <= c_star);
+    assert!(
+        over_point > c_star,
+        "point-estimate control not caught: {over_point}"
     );
 }

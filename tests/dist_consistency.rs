@@ -172,6 +172,10 @@ fn check(name: &str, d: &dyn ScalarDist, breaks: &[f64]) {
         assert_eq!(d.sf(prev(lo_s)), 1.0, "{name}");
         assert_eq!(d.ln_pdf(prev(lo_s)), f64::NEG_INFINITY, "{name}");
     }
+    assert_eq!(d.cdf(f64::NEG_INFINITY), 0.0, "{name}");
+    assert_eq!(d.cdf(f64::INFINITY), 1.0, "{name}");
+    assert_eq!(d.sf(f64::NEG_INFINITY), 1.0, "{name}");
+    assert_eq!(d.sf(f64::INFINITY), 0.0, "{name}");
     if hi_s.is_finite() {
         assert_eq!(d.cdf(hi_s), 1.0, "{name}");
         assert_eq!(d.sf(hi_s), 0.0, "{name}");
@@ -256,6 +260,7 @@ fn sign_consistency() {
 /// Golden values from mpmath 1.3 at dps 50 (independent of this code): truncated log-density at
 /// the near endpoint and rectified atom masses, far out.
 #[test]
+#[allow(clippy::excessive_precision)] // mpmath digits kept as produced
 fn far_tail_golden_values() {
     // T(−40, 1, [0, 1]) at x = 0: log(npdf(40)/(ncdf(−40) − ncdf(−41)))
     let t = Truncated::new(-40.0, 1.0, 0.0, 1.0).unwrap();

@@ -4,6 +4,7 @@
 //! 1. be certified to exactly k digits (never fewer: that is an error, never more: that is a lie),
 //! 2. agree with the golden value to k digits: |ours − golden| / |golden| < 10^-k + 10^-g, i.e.
 //!    agreement ≥ k − log₁₀ 2 when the golden value certifies g ≥ k digits.
+//!
 //! Quantities without a quadrature route (the papers' algebraic bounds) are checked by their one
 //! route; closed form and quadrature must also agree with each other.
 

@@ -114,6 +114,10 @@ fn check_gdp_delta(delta: f64) -> Result<f64> {
 /// (β/(4m) each; the direction is immaterial for μ, since T_μ is symmetric).
 /// **Assumes a Gaussian trade-off** for `eps_lb_gdp`.
 ///
+/// Cost: for a Gaussian-like mechanism the point estimate of μ is nearly the same at every
+/// threshold, so the lazy search prunes little: 2¹⁶ bins at N = 10⁹ take ~3 s (the ε search
+/// of [`super::stats::best_region`] ~0.2 s). Pass a coarser table to go faster.
+///
 /// Errors: invalid table, δ not in (0, 1), β not in (0, ½).
 pub fn gdp_best_region(table: &ThresholdTable, delta: f64, beta: f64) -> Result<GdpAudit> {
     let (_, region) = gdp_best_indexed(table, delta, beta)?;

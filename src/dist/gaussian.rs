@@ -120,10 +120,17 @@ impl ScalarDist for Gaussian {
     }
 
     fn cdf(&self, x: f64) -> f64 {
+        if x.is_infinite() {
+            // (f64s::ndtr(−∞) is NaN: its erfcx continued fraction does not handle ∞.)
+            return if x > 0.0 { 1.0 } else { 0.0 };
+        }
         f64s::ndtr((x - self.mu) / self.sigma)
     }
 
     fn sf(&self, x: f64) -> f64 {
+        if x.is_infinite() {
+            return if x > 0.0 { 0.0 } else { 1.0 };
+        }
         f64s::ndtr((self.mu - x) / self.sigma)
     }
 
