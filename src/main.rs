@@ -34,6 +34,9 @@ enum Command {
     },
     /// Run every audit spec, the golden verification and the positive controls; write the
     /// three-way report (Markdown, CSV, SVG and PNG plots).
+    ///
+    /// Exit status: 0 when clean; 1 when a VIOLATION, a failing golden row or a missed positive
+    /// control was found; 2 on an error (bad spec, unreadable directory, …).
     Report {
         /// Output directory.
         #[arg(long, default_value = "reports")]
@@ -52,6 +55,9 @@ enum Command {
         samples: Option<u64>,
     },
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
+    ///
+    /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
+    /// Exit status: 0 when clean; 1 on a VIOLATION; 2 on an error.
     Audit {
         /// The spec (TOML).
         spec: PathBuf,

@@ -98,7 +98,7 @@ pub fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
             series.push(Series::new(
                 "upper bound on exact: exact D_α → CKS",
                 up,
-                Style::Line,
+                Style::Dashed,
                 0,
             ));
         }
