@@ -3,6 +3,8 @@
 use clap::{Parser, Subcommand};
 use dpaudit::divergence::Method;
 use dpaudit::eval::{self, EvalOptions};
+use dpaudit::report::{self, ReportOptions};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,6 +32,86 @@ enum Command {
         /// Input CSV.
         input: PathBuf,
     },
+    /// Run every audit spec, the golden verification and the positive controls; write the
+    /// three-way report (Markdown, CSV, SVG and PNG plots).
+    ///
+    /// Exit status: 0 when clean; 1 when a VIOLATION, a failing golden row or a missed positive
+    /// control was found; 2 on an error (bad spec, unreadable directory, …).
+    Report {
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Directory of the audit specs.
+        #[arg(long, default_value = "audits")]
+        specs: PathBuf,
+        /// Directory of the golden tables.
+        #[arg(long, default_value = "golden")]
+        golden: PathBuf,
+        /// Quick run: 1/20 of the samples, golden digits capped at 15.
+        #[arg(long)]
+        quick: bool,
+        /// Samples per side for every audit (overrides the specs).
+        #[arg(long)]
+        samples: Option<u64>,
+    },
+    /// Run one audit spec and write its three-way comparison and privacy-profile plot.
+    ///
+    /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
+    /// Exit status: 0 when clean; 1 on a VIOLATION; 2 on an error.
+    Audit {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Quick run: 1/20 of the spec's samples.
+        #[arg(long)]
+        quick: bool,
+        /// Samples per side (overrides the spec).
+        #[arg(long)]
+        samples: Option<u64>,
+    },
+}
+
+/// Prints what a report found; exit status 1 if it found a VIOLATION, a failing golden row or a
+/// missed positive control, else 0.
+fn finish(
+    outcome: dpaudit::Result<dpaudit::report::ReportOutcome>,
+    out: &std::path::Path,
+) -> ExitCode {
+    match outcome {
+        Err(e) => fail(e),
+        Ok(o) => {
+            for v in &o.violations {
+                eprintln!("{v}");
+            }
+            if o.golden_failures > 0 {
+                eprintln!(
+                    "dpaudit: {} golden rows failed (see {}/golden.csv)",
+                    o.golden_failures,
+                    out.display()
+                );
+            }
+            if o.controls_missed > 0 {
+                eprintln!("dpaudit: {} positive controls MISSED", o.controls_missed);
+            }
+            eprintln!(
+                "dpaudit: wrote {} files to {}",
+                o.files.len(),
+                out.display()
+            );
+            if o.clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    format!("dpaudit {}", args.join(" "))
 }
 
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
@@ -86,6 +168,46 @@ fn main() -> ExitCode {
                 Ok(_) => ExitCode::SUCCESS,
                 Err(e) => fail(e),
             }
+        }
+        Command::Report {
+            out,
+            specs,
+            golden,
+            quick,
+            samples,
+        } => {
+            if samples == Some(0) || samples == Some(1) {
+                return fail("invalid parameter samples = 0 or 1: must be >= 2");
+            }
+            let opts = ReportOptions {
+                out: out.clone(),
+                specs_dir: specs,
+                golden_dir: golden,
+                quick,
+                samples,
+                progress: std::io::stderr().is_terminal(),
+                command: command_line(),
+            };
+            finish(report::run_report(&opts), &out)
+        }
+        Command::Audit {
+            spec,
+            out,
+            quick,
+            samples,
+        } => {
+            if samples == Some(0) || samples == Some(1) {
+                return fail("invalid parameter samples = 0 or 1: must be >= 2");
+            }
+            let opts = ReportOptions {
+                out: out.clone(),
+                quick,
+                samples,
+                progress: std::io::stderr().is_terminal(),
+                command: command_line(),
+                ..ReportOptions::default()
+            };
+            finish(report::run_single(&spec, &opts), &out)
         }
     }
 }

@@ -7,9 +7,9 @@
 //! ε_lb, threshold selection with Bonferroni or held-out correction); [`gdp`] the Gaussian-DP
 //! route, which is valid only under the assumption that the trade-off curve is Gaussian.
 
-pub mod gdp;
-pub mod stats;
-
 pub mod controls;
 pub mod engine;
+pub mod gdp;
 pub mod mechanisms;
+pub mod spec;
+pub mod stats;

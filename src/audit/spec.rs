@@ -1,0 +1,935 @@
+//! Audit specifications: the `audits/*.toml` files that name a mechanism, a neighbouring pair
+//! and the settings of a Monte Carlo audit.
+//!
+//! A spec is parsed with serde/toml into raw structs (unknown keys are rejected), then validated
+//! into the typed [`AuditSpec`]. Every problem is an [`Error`] whose message names the file and
+//! the field (`audits/x.toml: field audit.delta = 2: must be in (0, 1)`); nothing panics on bad
+//! input. Numbers may be written as TOML numbers or as strings; strings keep the exact decimal
+//! (`"1.001"` is 1.001, not the nearest double), which is what the certified routes use.
+//!
+//! ```toml
+//! name = "gaussian"                       # optional, default: the file stem
+//! description = "Gaussian mechanism, sensitivity 1"
+//!
+//! [mechanism]
+//! family = "gaussian"                     # gaussian | rgm | rectified | truncated | stochastic_sign
+//! sigma = "5"
+//!
+//! [pair]                                  # the neighbouring pair: mu1, mu2 (rgm: n1, n2, dist)
+//! mu1 = "0"
+//! mu2 = "1"
+//!
+//! [audit]
+//! samples_per_side = 1_000_000
+//! delta = "1e-5"
+//! confidence = 0.95
+//! seed = 1
+//! statistic = "white"                     # optional: white (LLR, default) | black (output)
+//! selection = "held_out"                  # optional
+//! ```
+//!
+//! The RGM (HMB Def. 3) takes `d`, `gamma`, `sigma2` and the relative sensitivity `eta`, `R`
+//! (HMB Def. 2) in `[mechanism]`, and the pair as the norms `n1 = ‖r1‖`, `n2 = ‖r2‖` and the
+//! distance `dist = ‖r1 − r2‖`. The spec is rejected unless the pair satisfies the relative
+//! sensitivity (HMB eq. (3)) and σ² meets Theorem 1's minimum (HMB Thm 1,
+//! σ² ≥ γ η⁻² [1 − η(α − 1)] R², whose largest value over α ≥ 1 is γ R²/η² at α = 1).
+
+use crate::audit::engine::{AuditConfig, Selection};
+use crate::audit::mechanisms::{
+    GaussianMechanism, Mechanism, RectifiedMechanism, RgmMechanism, SignMechanism, Statistic,
+    TruncatedMechanism,
+};
+use crate::divergence::Pair;
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use rug::Float;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A number in a spec: a TOML number or a string holding a decimal.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Num {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Num {
+    fn text(&self) -> String {
+        match self {
+            Num::Int(i) => i.to_string(),
+            // `Display` of f64 is the shortest decimal that round-trips, so 1e-5 reads back as
+            // the exact decimal 0.00001.
+            Num::Float(f) => format!("{f}"),
+            Num::Text(s) => s.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    name: Option<String>,
+    description: Option<String>,
+    mechanism: RawMechanism,
+    pair: RawPair,
+    audit: RawAudit,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMechanism {
+    family: String,
+    sigma: Option<Num>,
+    a: Option<Num>,
+    b: Option<Num>,
+    d: Option<i64>,
+    gamma: Option<Num>,
+    sigma2: Option<Num>,
+    eta: Option<Num>,
+    #[serde(rename = "R")]
+    r: Option<Num>,
+    alpha: Option<Num>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPair {
+    mu1: Option<Num>,
+    mu2: Option<Num>,
+    n1: Option<Num>,
+    n2: Option<Num>,
+    dist: Option<Num>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAudit {
+    samples_per_side: i64,
+    delta: Num,
+    confidence: Num,
+    seed: i64,
+    statistic: Option<String>,
+    selection: Option<String>,
+}
+
+/// The mechanism of a spec with its validated parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum MechanismSpec {
+    /// Gaussian mechanism N(μ, σ²) (the pair's |μ1 − μ2| is the sensitivity).
+    Gaussian {
+        /// Noise standard deviation σ.
+        sigma: Scalar,
+    },
+    /// Relative Gaussian Mechanism (HMB Def. 3): r + N(0, (γ‖r‖² + σ²) I_d).
+    Rgm {
+        /// Dimension d.
+        d: u32,
+        /// Relative noise scale γ.
+        gamma: Scalar,
+        /// Baseline variance σ².
+        sigma2: Scalar,
+        /// Relative sensitivity η (HMB Def. 2).
+        eta: Scalar,
+        /// Absolute part R of the relative sensitivity (HMB Def. 2).
+        r: Scalar,
+        /// Optional Rényi order at which Theorem 1 is reported (default: the α* of eq. (45)).
+        alpha: Option<Scalar>,
+    },
+    /// Rectified Gaussian clip(μ + N(0, σ²), a, b) (HG Def. 3.1).
+    Rectified {
+        /// Noise standard deviation σ.
+        sigma: Scalar,
+        /// Lower end of the support.
+        a: Scalar,
+        /// Upper end of the support.
+        b: Scalar,
+    },
+    /// Truncated Gaussian N(μ, σ²) conditioned on [a, b] (HG Def. 3.2).
+    Truncated {
+        /// Noise standard deviation σ.
+        sigma: Scalar,
+        /// Lower end of the support.
+        a: Scalar,
+        /// Upper end of the support.
+        b: Scalar,
+    },
+    /// Stochastic sign: sign(μ + N(0, σ²)) (HG §4.1).
+    StochasticSign {
+        /// Noise standard deviation σ.
+        sigma: Scalar,
+    },
+}
+
+impl MechanismSpec {
+    /// The family name as in the `eval` vocabulary.
+    pub fn family(&self) -> &'static str {
+        match self {
+            MechanismSpec::Gaussian { .. } => "gaussian",
+            MechanismSpec::Rgm { .. } => "rgm",
+            MechanismSpec::Rectified { .. } => "rectified",
+            MechanismSpec::Truncated { .. } => "truncated",
+            MechanismSpec::StochasticSign { .. } => "stochastic_sign",
+        }
+    }
+
+    /// The noise σ of the Gaussian mechanism that this one post-processes or restricts (HG: the
+    /// bounded-support mechanisms are compared with N(μ, σ²)); `None` for the RGM.
+    pub fn base_sigma(&self) -> Option<&Scalar> {
+        match self {
+            MechanismSpec::Gaussian { sigma }
+            | MechanismSpec::Rectified { sigma, .. }
+            | MechanismSpec::Truncated { sigma, .. }
+            | MechanismSpec::StochasticSign { sigma } => Some(sigma),
+            MechanismSpec::Rgm { .. } => None,
+        }
+    }
+}
+
+/// The neighbouring pair of a spec.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PairSpec {
+    /// Scalar locations μ1 (input x) and μ2 (neighbour x′).
+    Locations {
+        /// Location on x.
+        mu1: Scalar,
+        /// Location on x′.
+        mu2: Scalar,
+    },
+    /// RGM query values given by ‖r1‖, ‖r2‖ and ‖r1 − r2‖.
+    Norms {
+        /// ‖r1‖.
+        n1: Scalar,
+        /// ‖r2‖.
+        n2: Scalar,
+        /// ‖r1 − r2‖.
+        dist: Scalar,
+    },
+}
+
+/// How an audit chooses its rejection region (the engine's [`Selection`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SelectionRule {
+    /// Chosen on separate pilot draws ([`PILOT_FRACTION`] of the main draws per side), then
+    /// evaluated on the main draws (default).
+    #[default]
+    HeldOut,
+    /// Every threshold searched on the main draws with a Bonferroni correction.
+    Bonferroni,
+}
+
+/// Pilot draws of a held-out audit, as a fraction of the main draws (at least [`MIN_PILOT`]).
+pub const PILOT_FRACTION: u64 = 10;
+/// Fewest pilot draws per side.
+pub const MIN_PILOT: u64 = 1_000;
+
+impl SelectionRule {
+    /// The engine's selection for `samples` main draws per side.
+    pub fn engine(self, samples: u64) -> Selection {
+        match self {
+            SelectionRule::HeldOut => Selection::HeldOut {
+                pilot_samples: (samples / PILOT_FRACTION).max(MIN_PILOT),
+            },
+            SelectionRule::Bonferroni => Selection::Bonferroni,
+        }
+    }
+}
+
+/// Settings of the Monte Carlo audit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditSettings {
+    /// Samples drawn on each side of the pair.
+    pub samples_per_side: u64,
+    /// The δ at which ε is bounded.
+    pub delta: Scalar,
+    /// Confidence of the lower bound, in (0, 1).
+    pub confidence: f64,
+    /// Seed of the deterministic sampler.
+    pub seed: u64,
+    /// Test statistic: the designed mechanism's log-likelihood ratio (`"white"`, the default) or
+    /// a plain output statistic (`"black"`).
+    pub statistic: Statistic,
+    /// How the audit's rejection region is chosen.
+    pub selection: SelectionRule,
+}
+
+/// A validated audit specification.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AuditSpec {
+    /// Short name (the file stem unless given): used in output file names.
+    pub name: String,
+    /// One-line description for the report.
+    pub description: String,
+    /// The file it was read from.
+    pub path: PathBuf,
+    /// The mechanism.
+    pub mechanism: MechanismSpec,
+    /// The neighbouring pair.
+    pub pair: PairSpec,
+    /// The audit settings.
+    pub audit: AuditSettings,
+}
+
+/// Largest number of samples per side accepted (memory and time guard).
+pub const MAX_SAMPLES: u64 = 1 << 34;
+/// Largest RGM dimension accepted.
+pub const MAX_DIM: u32 = 100_000;
+
+/// Context for error messages: the file.
+struct Ctx<'a> {
+    file: &'a str,
+}
+
+impl Ctx<'_> {
+    fn invalid(&self, field: &str, value: impl std::fmt::Display, expected: &str) -> Error {
+        Error::invalid(&format!("{}: field {field}", self.file), value, expected)
+    }
+
+    fn missing(&self, field: &str, family: &str) -> Error {
+        Error::MissingParameter {
+            name: format!("{}: field {field}", self.file),
+            needed_by: format!("mechanism family {family:?}"),
+        }
+    }
+
+    fn unexpected(&self, field: &str, family: &str) -> Error {
+        Error::invalid(
+            &format!("{}: field {field}", self.file),
+            "(given)",
+            &format!("absent: mechanism family {family:?} does not take it"),
+        )
+    }
+
+    fn scalar(&self, field: &str, n: &Num) -> Result<Scalar> {
+        let t = n.text();
+        t.parse::<Scalar>()
+            .map_err(|_| self.invalid(field, format!("{t:?}"), "a finite decimal number"))
+    }
+
+    fn req(&self, field: &str, n: &Option<Num>, family: &str) -> Result<Scalar> {
+        match n {
+            Some(n) => self.scalar(field, n),
+            None => Err(self.missing(field, family)),
+        }
+    }
+
+    fn positive(&self, field: &str, n: &Option<Num>, family: &str) -> Result<Scalar> {
+        let s = self.req(field, n, family)?;
+        if s.mp(256) > 0 {
+            Ok(s)
+        } else {
+            Err(self.invalid(field, &s, "> 0"))
+        }
+    }
+
+    fn nonneg(&self, field: &str, n: &Option<Num>, family: &str) -> Result<Scalar> {
+        let s = self.req(field, n, family)?;
+        if s.mp(256) >= 0 {
+            Ok(s)
+        } else {
+            Err(self.invalid(field, &s, ">= 0"))
+        }
+    }
+}
+
+impl AuditSpec {
+    /// Reads and validates a spec file.
+    pub fn from_file(path: &Path) -> Result<AuditSpec> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Io(format!("cannot read audit spec {}: {e}", path.display())))?;
+        Self::from_toml(&text, path)
+    }
+
+    /// Parses and validates a spec given as TOML text; `path` names it in messages and gives the
+    /// default name (its stem).
+    pub fn from_toml(text: &str, path: &Path) -> Result<AuditSpec> {
+        let file = path.display().to_string();
+        let ctx = Ctx { file: &file };
+        let raw: RawSpec = toml::from_str(text).map_err(|e| Error::Parse {
+            what: "audit spec".into(),
+            text: file.clone(),
+            reason: e.to_string().trim_end().replace('\n', " | "),
+        })?;
+        let name = match raw.name {
+            Some(n) => n,
+            None => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "audit".into()),
+        };
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return Err(ctx.invalid(
+                "name",
+                format!("{name:?}"),
+                "non-empty, only ASCII letters, digits, '_' and '-' (it names output files)",
+            ));
+        }
+        let m = &raw.mechanism;
+        let fam = m.family.as_str();
+        let unused = |present: &[(&str, bool)]| -> Result<()> {
+            for (f, p) in present {
+                if *p {
+                    return Err(ctx.unexpected(f, fam));
+                }
+            }
+            Ok(())
+        };
+        let mechanism = match fam {
+            "gaussian" | "stochastic_sign" => {
+                unused(&[
+                    ("mechanism.a", m.a.is_some()),
+                    ("mechanism.b", m.b.is_some()),
+                    ("mechanism.d", m.d.is_some()),
+                    ("mechanism.gamma", m.gamma.is_some()),
+                    ("mechanism.sigma2", m.sigma2.is_some()),
+                    ("mechanism.eta", m.eta.is_some()),
+                    ("mechanism.R", m.r.is_some()),
+                    ("mechanism.alpha", m.alpha.is_some()),
+                ])?;
+                let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
+                if fam == "gaussian" {
+                    MechanismSpec::Gaussian { sigma }
+                } else {
+                    MechanismSpec::StochasticSign { sigma }
+                }
+            }
+            "rectified" | "truncated" => {
+                unused(&[
+                    ("mechanism.d", m.d.is_some()),
+                    ("mechanism.gamma", m.gamma.is_some()),
+                    ("mechanism.sigma2", m.sigma2.is_some()),
+                    ("mechanism.eta", m.eta.is_some()),
+                    ("mechanism.R", m.r.is_some()),
+                    ("mechanism.alpha", m.alpha.is_some()),
+                ])?;
+                let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
+                let a = ctx.req("mechanism.a", &m.a, fam)?;
+                let b = ctx.req("mechanism.b", &m.b, fam)?;
+                if a.mp(256) >= b.mp(256) {
+                    return Err(ctx.invalid("mechanism.a", &a, &format!("< mechanism.b = {b}")));
+                }
+                if fam == "rectified" {
+                    MechanismSpec::Rectified { sigma, a, b }
+                } else {
+                    MechanismSpec::Truncated { sigma, a, b }
+                }
+            }
+            "rgm" => {
+                unused(&[
+                    ("mechanism.sigma", m.sigma.is_some()),
+                    ("mechanism.a", m.a.is_some()),
+                    ("mechanism.b", m.b.is_some()),
+                ])?;
+                let d = match m.d {
+                    Some(d) if d >= 1 && d <= i64::from(MAX_DIM) => d as u32,
+                    Some(d) => {
+                        return Err(ctx.invalid(
+                            "mechanism.d",
+                            d,
+                            &format!("an integer in [1, {MAX_DIM}]"),
+                        ))
+                    }
+                    None => return Err(ctx.missing("mechanism.d", fam)),
+                };
+                let gamma = ctx.positive("mechanism.gamma", &m.gamma, fam)?;
+                let sigma2 = ctx.positive("mechanism.sigma2", &m.sigma2, fam)?;
+                let eta = ctx.positive("mechanism.eta", &m.eta, fam)?;
+                let r = ctx.nonneg("mechanism.R", &m.r, fam)?;
+                let alpha = match &m.alpha {
+                    Some(n) => {
+                        let a = ctx.scalar("mechanism.alpha", n)?;
+                        if a.mp(256) <= 1 {
+                            return Err(ctx.invalid("mechanism.alpha", &a, "> 1"));
+                        }
+                        Some(a)
+                    }
+                    None => None,
+                };
+                MechanismSpec::Rgm {
+                    d,
+                    gamma,
+                    sigma2,
+                    eta,
+                    r,
+                    alpha,
+                }
+            }
+            other => {
+                return Err(ctx.invalid(
+                    "mechanism.family",
+                    format!("{other:?}"),
+                    "one of gaussian, rgm, rectified, truncated, stochastic_sign",
+                ))
+            }
+        };
+        let p = &raw.pair;
+        let pair = if let MechanismSpec::Rgm { .. } = mechanism {
+            unused(&[("pair.mu1", p.mu1.is_some()), ("pair.mu2", p.mu2.is_some())])?;
+            PairSpec::Norms {
+                n1: ctx.nonneg("pair.n1", &p.n1, fam)?,
+                n2: ctx.nonneg("pair.n2", &p.n2, fam)?,
+                dist: ctx.nonneg("pair.dist", &p.dist, fam)?,
+            }
+        } else {
+            unused(&[
+                ("pair.n1", p.n1.is_some()),
+                ("pair.n2", p.n2.is_some()),
+                ("pair.dist", p.dist.is_some()),
+            ])?;
+            let mu1 = ctx.req("pair.mu1", &p.mu1, fam)?;
+            let mu2 = ctx.req("pair.mu2", &p.mu2, fam)?;
+            if mu1 == mu2 {
+                return Err(ctx.invalid(
+                    "pair.mu2",
+                    &mu2,
+                    "different from pair.mu1 (a neighbouring pair with equal outputs has ε = 0)",
+                ));
+            }
+            PairSpec::Locations { mu1, mu2 }
+        };
+        let a = &raw.audit;
+        let samples_per_side =
+            if a.samples_per_side >= 2 && a.samples_per_side as u64 <= MAX_SAMPLES {
+                a.samples_per_side as u64
+            } else {
+                return Err(ctx.invalid(
+                    "audit.samples_per_side",
+                    a.samples_per_side,
+                    &format!("an integer in [2, {MAX_SAMPLES}]"),
+                ));
+            };
+        let delta = ctx.scalar("audit.delta", &a.delta)?;
+        if !(delta.mp(256) > 0 && delta.mp(256) < 1) {
+            return Err(ctx.invalid("audit.delta", &delta, "in (0, 1)"));
+        }
+        let conf = ctx.scalar("audit.confidence", &a.confidence)?.f64();
+        if !(conf > 0.5 && conf < 1.0) {
+            return Err(ctx.invalid("audit.confidence", conf, "in (0.5, 1), e.g. 0.95"));
+        }
+        let statistic = match &a.statistic {
+            None => Statistic::default(),
+            Some(t) => t.parse::<Statistic>().map_err(|_| {
+                ctx.invalid(
+                    "audit.statistic",
+                    format!("{t:?}"),
+                    "one of \"white\", \"black\"",
+                )
+            })?,
+        };
+        let selection = match a.selection.as_deref() {
+            None | Some("held_out") | Some("held-out") => SelectionRule::HeldOut,
+            Some("bonferroni") => SelectionRule::Bonferroni,
+            Some(t) => {
+                return Err(ctx.invalid(
+                    "audit.selection",
+                    format!("{t:?}"),
+                    "one of \"held_out\", \"bonferroni\"",
+                ))
+            }
+        };
+        if a.seed < 0 {
+            return Err(ctx.invalid("audit.seed", a.seed, "an integer >= 0"));
+        }
+        let spec = AuditSpec {
+            name,
+            description: raw.description.unwrap_or_default(),
+            path: path.to_path_buf(),
+            mechanism,
+            pair,
+            audit: AuditSettings {
+                samples_per_side,
+                delta,
+                confidence: conf,
+                seed: a.seed as u64,
+                statistic,
+                selection,
+            },
+        };
+        // Builds the divergence pair and the sampler: runs the remaining validation (triangle
+        // inequalities, the samplers' own limits …).
+        let wrap = |e: Error| Error::Parse {
+            what: "audit spec".into(),
+            text: file.clone(),
+            reason: format!("[mechanism]/[pair]: {e}"),
+        };
+        spec.divergence_pair().map_err(wrap)?;
+        if let (
+            MechanismSpec::Rgm {
+                gamma,
+                sigma2,
+                eta,
+                r,
+                ..
+            },
+            PairSpec::Norms { n1, n2, dist },
+        ) = (&spec.mechanism, &spec.pair)
+        {
+            check_relative_sensitivity(&ctx, eta, r, n1, n2, dist)?;
+            check_theorem1_sigma2(&ctx, gamma, sigma2, eta, r)?;
+        }
+        spec.mechanism().map_err(wrap)?;
+        Ok(spec)
+    }
+
+    /// The pair of output distributions (P on x, Q on x′) as the numerical core's [`Pair`].
+    pub fn divergence_pair(&self) -> Result<Pair> {
+        match (&self.mechanism, &self.pair) {
+            (MechanismSpec::Gaussian { sigma }, PairSpec::Locations { mu1, mu2 }) => {
+                Pair::gaussian(mu1.clone(), mu2.clone(), sigma.clone())
+            }
+            (MechanismSpec::StochasticSign { sigma }, PairSpec::Locations { mu1, mu2 }) => {
+                Pair::stochastic_sign(mu1.clone(), mu2.clone(), sigma.clone())
+            }
+            (MechanismSpec::Rectified { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
+                Pair::rectified(
+                    mu1.clone(),
+                    mu2.clone(),
+                    sigma.clone(),
+                    a.clone(),
+                    b.clone(),
+                )
+            }
+            (MechanismSpec::Truncated { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
+                Pair::truncated(
+                    mu1.clone(),
+                    mu2.clone(),
+                    sigma.clone(),
+                    a.clone(),
+                    b.clone(),
+                )
+            }
+            (
+                MechanismSpec::Rgm {
+                    d, gamma, sigma2, ..
+                },
+                PairSpec::Norms { n1, n2, dist },
+            ) => Pair::rgm(
+                *d,
+                gamma.clone(),
+                sigma2.clone(),
+                n1.clone(),
+                n2.clone(),
+                dist.clone(),
+            ),
+            _ => Err(Error::Unsupported(format!(
+                "{}: the pair does not fit mechanism family {}",
+                self.path.display(),
+                self.mechanism.family()
+            ))),
+        }
+    }
+
+    /// The audit engine's mechanism for this spec (the sampler of the pair, in double precision).
+    /// The RGM pair is realised as r1 = n1·e₁ and r2 in the plane of e₁, e₂.
+    pub fn mechanism(&self) -> Result<Box<dyn Mechanism>> {
+        Ok(match (&self.mechanism, &self.pair) {
+            (MechanismSpec::Gaussian { sigma }, PairSpec::Locations { .. }) => {
+                Box::new(GaussianMechanism::new(self.shift().f64(), sigma.f64())?)
+            }
+            (MechanismSpec::StochasticSign { sigma }, PairSpec::Locations { mu1, mu2 }) => {
+                Box::new(SignMechanism::new(mu1.f64(), mu2.f64(), sigma.f64())?)
+            }
+            (MechanismSpec::Rectified { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
+                Box::new(RectifiedMechanism::new(
+                    mu1.f64(),
+                    mu2.f64(),
+                    sigma.f64(),
+                    a.f64(),
+                    b.f64(),
+                )?)
+            }
+            (MechanismSpec::Truncated { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
+                Box::new(TruncatedMechanism::new(
+                    mu1.f64(),
+                    mu2.f64(),
+                    sigma.f64(),
+                    a.f64(),
+                    b.f64(),
+                )?)
+            }
+            (
+                MechanismSpec::Rgm {
+                    d, gamma, sigma2, ..
+                },
+                PairSpec::Norms { n1, n2, dist },
+            ) => Box::new(RgmMechanism::from_norms(
+                *d as usize,
+                n1.f64(),
+                n2.f64(),
+                dist.f64(),
+                gamma.f64(),
+                sigma2.f64(),
+            )?),
+            _ => {
+                return Err(Error::Unsupported(format!(
+                    "{}: the pair does not fit mechanism family {}",
+                    self.path.display(),
+                    self.mechanism.family()
+                )))
+            }
+        })
+    }
+
+    /// The engine's configuration for this spec with `samples` main draws per side.
+    pub fn audit_config(&self, samples: u64, progress: bool) -> AuditConfig {
+        AuditConfig {
+            samples_per_side: samples,
+            delta: self.audit.delta.f64(),
+            confidence: self.audit.confidence,
+            seed: self.audit.seed,
+            statistic: self.audit.statistic,
+            selection: self.audit.selection.engine(samples),
+            progress,
+            ..AuditConfig::default()
+        }
+    }
+
+    /// |μ1 − μ2| for location pairs (the sensitivity the Gaussian comparison uses); ‖r1 − r2‖
+    /// for the RGM.
+    pub fn shift(&self) -> Scalar {
+        match &self.pair {
+            PairSpec::Locations { mu1, mu2 } => {
+                let p = 256;
+                Scalar::from_float(&Float::with_val(p, mu1.mp(p) - mu2.mp(p)).abs())
+            }
+            PairSpec::Norms { dist, .. } => dist.clone(),
+        }
+    }
+}
+
+/// HMB Def. 2, eq. (3): ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R² (the definition must hold for both
+/// orders of the pair), decided at 256 bits.
+fn check_relative_sensitivity(
+    ctx: &Ctx,
+    eta: &Scalar,
+    r: &Scalar,
+    n1: &Scalar,
+    n2: &Scalar,
+    dist: &Scalar,
+) -> Result<()> {
+    let p = 256;
+    let nmin = n1.mp(p).min(&n2.mp(p));
+    let rhs = Float::with_val(p, eta.mp(p).square() * nmin.square()) + r.mp(p).square();
+    let lhs = dist.mp(p).square();
+    if lhs <= rhs {
+        Ok(())
+    } else {
+        Err(ctx.invalid(
+            "pair.dist",
+            dist,
+            &format!(
+                "admissible for the relative sensitivity (HMB Def. 2, eq. (3)): dist² = {} must be \
+                 <= eta² min(n1, n2)² + R² = {}",
+                lhs.to_f64(),
+                rhs.to_f64()
+            ),
+        ))
+    }
+}
+
+/// HMB Theorem 1's noise condition σ² ≥ γ η⁻² [1 − η(α − 1)] R² for every α ≥ 1 in its range,
+/// i.e. σ² ≥ γ R² / η² (the α = 1 end), decided at 256 bits.
+fn check_theorem1_sigma2(
+    ctx: &Ctx,
+    gamma: &Scalar,
+    sigma2: &Scalar,
+    eta: &Scalar,
+    r: &Scalar,
+) -> Result<()> {
+    let p = 256;
+    let min = Float::with_val(p, gamma.mp(p) * r.mp(p).square()) / eta.mp(p).square();
+    if sigma2.mp(p) >= min {
+        Ok(())
+    } else {
+        Err(ctx.invalid(
+            "mechanism.sigma2",
+            sigma2,
+            &format!(
+                ">= gamma R² / eta² = {} (HMB Theorem 1's condition sigma² >= gamma eta⁻² \
+                 [1 - eta (alpha - 1)] R² at alpha = 1)",
+                min.to_f64()
+            ),
+        ))
+    }
+}
+
+/// Reads every `*.toml` in `dir`, sorted by file name. Stops at the first invalid spec.
+pub fn load_dir(dir: &Path) -> Result<Vec<AuditSpec>> {
+    let rd = std::fs::read_dir(dir)
+        .map_err(|e| Error::Io(format!("cannot list audit specs in {}: {e}", dir.display())))?;
+    let mut paths: Vec<PathBuf> = rd
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    let specs = paths
+        .iter()
+        .map(|p| AuditSpec::from_file(p))
+        .collect::<Result<Vec<_>>>()?;
+    let mut names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(Error::invalid(
+            "name",
+            w[0],
+            &format!("unique among the specs in {}", dir.display()),
+        ));
+    }
+    Ok(specs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<AuditSpec> {
+        AuditSpec::from_toml(text, Path::new("audits/t.toml"))
+    }
+
+    const GAUSS: &str = r#"
+        [mechanism]
+        family = "gaussian"
+        sigma = 5
+        [pair]
+        mu1 = "0"
+        mu2 = 1
+        [audit]
+        samples_per_side = 1000
+        delta = 1e-5
+        confidence = 0.95
+        seed = 7
+    "#;
+
+    #[test]
+    fn parses_a_gaussian_spec_with_exact_decimals() {
+        let s = parse(GAUSS).unwrap();
+        assert_eq!(s.name, "t");
+        assert_eq!(s.audit.samples_per_side, 1000);
+        assert_eq!(s.audit.seed, 7);
+        // 1e-5 written as a TOML float reads back as the exact decimal 0.00001
+        let exact = Float::with_val(300, Float::parse("0.00001").unwrap());
+        assert_eq!(s.audit.delta.mp(300), exact);
+        assert!(matches!(
+            s.divergence_pair().unwrap(),
+            Pair::Gaussian { .. }
+        ));
+    }
+
+    fn err_of(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn errors_name_file_and_field() {
+        let e = err_of(&GAUSS.replace("delta = 1e-5", "delta = 2"));
+        assert!(
+            e.contains("audits/t.toml") && e.contains("audit.delta"),
+            "{e}"
+        );
+        let e = err_of(&GAUSS.replace("sigma = 5", "sigma = -1"));
+        assert!(e.contains("mechanism.sigma"), "{e}");
+        let e = err_of(&GAUSS.replace("sigma = 5", "sigma = \"abc\""));
+        assert!(e.contains("mechanism.sigma") && e.contains("abc"), "{e}");
+        let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nsedd = 3"));
+        assert!(e.contains("audits/t.toml") && e.contains("sedd"), "{e}");
+        let e = err_of(&GAUSS.replace("family = \"gaussian\"", "family = \"laplace\""));
+        assert!(
+            e.contains("mechanism.family") && e.contains("laplace"),
+            "{e}"
+        );
+        let e = err_of(&GAUSS.replace("confidence = 0.95", "confidence = 1"));
+        assert!(e.contains("audit.confidence"), "{e}");
+        let e = err_of(&GAUSS.replace("samples_per_side = 1000", "samples_per_side = -3"));
+        assert!(e.contains("audit.samples_per_side"), "{e}");
+        let e = err_of(&GAUSS.replace("mu2 = 1", "mu2 = 0"));
+        assert!(e.contains("pair.mu2"), "{e}");
+        let e = err_of(&GAUSS.replace("sigma = 5", "sigma = 5\na = 0"));
+        assert!(e.contains("mechanism.a"), "{e}");
+        let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nstatistic = \"grey\""));
+        assert!(e.contains("audit.statistic") && e.contains("grey"), "{e}");
+        let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nselection = \"best\""));
+        assert!(e.contains("audit.selection") && e.contains("best"), "{e}");
+        let e = err_of("not toml at all [");
+        assert!(e.contains("audits/t.toml"), "{e}");
+    }
+
+    const RGM: &str = r#"
+        [mechanism]
+        family = "rgm"
+        d = 10
+        gamma = "0.001"
+        sigma2 = "5.625"
+        eta = "0.01"
+        R = "0.75"
+        [pair]
+        n1 = "100"
+        n2 = "101.25"
+        dist = "1.25"
+        [audit]
+        samples_per_side = 1000
+        delta = "1e-5"
+        confidence = 0.95
+        seed = 1
+    "#;
+
+    #[test]
+    fn rgm_spec_checks_relative_sensitivity_and_sigma2() {
+        // dist² = 1.5625 = eta² n1² + R² exactly: admissible at equality.
+        let s = parse(RGM).unwrap();
+        assert!(matches!(
+            s.divergence_pair().unwrap(),
+            Pair::Rgm { d: 10, .. }
+        ));
+        let e = err_of(
+            &RGM.replace("dist = \"1.25\"", "dist = \"1.26\"")
+                .replace("n2 = \"101.25\"", "n2 = \"101.26\""),
+        );
+        assert!(e.contains("pair.dist") && e.contains("Def. 2"), "{e}");
+        // sigma² minimum is gamma R²/eta² = 5.625 exactly
+        let e = err_of(&RGM.replace("sigma2 = \"5.625\"", "sigma2 = \"5.6249\""));
+        assert!(
+            e.contains("mechanism.sigma2") && e.contains("Theorem 1"),
+            "{e}"
+        );
+        // triangle inequality violated: no such vectors
+        let e = err_of(&RGM.replace("n2 = \"101.25\"", "n2 = \"110\""));
+        assert!(e.contains("dist"), "{e}");
+        let e = err_of(&RGM.replace("d = 10", "d = 0"));
+        assert!(e.contains("mechanism.d"), "{e}");
+        let e = err_of(&RGM.replace("eta = \"0.01\"\n", ""));
+        assert!(e.contains("mechanism.eta"), "{e}");
+    }
+
+    #[test]
+    fn bounded_families_need_a_support() {
+        let t = GAUSS.replace("family = \"gaussian\"", "family = \"rectified\"");
+        let e = err_of(&t);
+        assert!(e.contains("mechanism.a"), "{e}");
+        let t2 = t.replace("sigma = 5", "sigma = 5\na = 1\nb = -1");
+        let e = err_of(&t2);
+        assert!(
+            e.contains("mechanism.a") && e.contains("mechanism.b"),
+            "{e}"
+        );
+        let t3 = t.replace("sigma = 5", "sigma = 5\na = -1\nb = 1");
+        assert!(matches!(
+            parse(&t3).unwrap().mechanism,
+            MechanismSpec::Rectified { .. }
+        ));
+    }
+
+    #[test]
+    fn shipped_specs_parse() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("audits");
+        let specs = load_dir(&dir).unwrap();
+        assert!(specs.len() >= 8, "{} specs", specs.len());
+        for s in &specs {
+            s.mechanism().unwrap();
+        }
+    }
+}

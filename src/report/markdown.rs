@@ -1,0 +1,365 @@
+//! The Markdown summary of a report (`summary.md`, or `<spec>.md` for a single audit).
+//!
+//! Wall times appear only here (never in the CSVs, which must be identical across runs).
+
+use super::csv::{fmt_num, fmt_sig};
+use super::golden::GoldenSummary;
+use super::sources::ControlOutcome;
+use super::threeway::{Figure, Role, ThreeWay};
+use crate::audit::spec::{MechanismSpec, PairSpec};
+use std::fmt::Write;
+use std::time::Duration;
+
+/// Everything the summary shows.
+pub struct SummaryInput<'a> {
+    /// The title line.
+    pub title: &'a str,
+    /// The command that produced it.
+    pub command: &'a str,
+    /// Three-way results with the wall time of each.
+    pub results: &'a [(ThreeWay, Duration)],
+    /// Golden verification, if run (Err: why not).
+    pub golden: Option<&'a Result<GoldenSummary, String>>,
+    /// Positive controls, if run (Err: why not).
+    pub controls: Option<&'a Result<Vec<ControlOutcome>, String>>,
+    /// Plot stems (PNG and SVG written next to the summary), with captions.
+    pub plots: &'a [(String, String)],
+    /// Total wall time.
+    pub total: Duration,
+}
+
+/// Verdict of a positive control: the audit is expected to exceed the claim.
+pub fn control_caught(c: &ControlOutcome) -> bool {
+    c.eps_lb > c.claimed_eps
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+fn value(f: &Figure) -> String {
+    match f.value {
+        Some(v) => fmt_num(v),
+        None => "n/a".into(),
+    }
+}
+
+fn joined(tw: &ThreeWay, roles: &[Role]) -> String {
+    let v: Vec<String> = tw
+        .figures
+        .iter()
+        .filter(|f| roles.contains(&f.role))
+        .map(|f| {
+            if roles.len() > 1
+                || tw
+                    .figures
+                    .iter()
+                    .filter(|g| roles.contains(&g.role))
+                    .count()
+                    > 1
+            {
+                format!("{} ({})", value(f), f.short)
+            } else {
+                value(f)
+            }
+        })
+        .collect();
+    if v.is_empty() {
+        "—".into()
+    } else {
+        v.join("<br>")
+    }
+}
+
+fn pair_text(tw: &ThreeWay) -> String {
+    let s = &tw.spec;
+    let pair = match &s.pair {
+        PairSpec::Locations { mu1, mu2 } => format!("μ = {mu1} vs {mu2}"),
+        PairSpec::Norms { n1, n2, dist } => format!("‖r1‖ = {n1}, ‖r2‖ = {n2}, ‖r1 − r2‖ = {dist}"),
+    };
+    let mech = match &s.mechanism {
+        MechanismSpec::Gaussian { sigma } => format!("σ = {sigma}"),
+        MechanismSpec::StochasticSign { sigma } => format!("σ = {sigma}"),
+        MechanismSpec::Rectified { sigma, a, b } | MechanismSpec::Truncated { sigma, a, b } => {
+            format!("σ = {sigma}, support [{a}, {b}]")
+        }
+        MechanismSpec::Rgm {
+            d,
+            gamma,
+            sigma2,
+            eta,
+            r,
+            ..
+        } => format!(
+            "d = {d}, γ = {gamma}, σ² = {sigma2}, relative sensitivity (η, R) = ({eta}, {r})"
+        ),
+    };
+    format!("{mech}; pair {pair}")
+}
+
+/// Renders the summary.
+pub fn render(inp: &SummaryInput) -> String {
+    let mut o = String::new();
+    let violations: Vec<&String> = inp
+        .results
+        .iter()
+        .flat_map(|(t, _)| t.violations.iter())
+        .collect();
+    let _ = writeln!(o, "# {}\n", inp.title);
+    let _ = writeln!(
+        o,
+        "Produced by `{}`. For every audited mechanism, three numbers at the spec's δ: the \
+         paper's closed-form **bound**, the **exact** ε(δ) of the neighbouring pair computed to \
+         certified digits, and the Monte Carlo **audit lower bound** with its confidence. A sound \
+         mechanism with a sound bound satisfies audit ≤ exact ≤ bound; every failure of that \
+         order is printed as a `VIOLATION` line. The GDP column extrapolates the audit under the \
+         assumption that the trade-off curve is Gaussian and is not a guarantee.\n",
+        inp.command
+    );
+    let _ = writeln!(o, "## Verdict\n");
+    if violations.is_empty() {
+        let _ = writeln!(
+            o,
+            "- **No VIOLATION** in {} specs (audit ≤ exact ≤ bound everywhere it was computed).",
+            inp.results.len()
+        );
+    } else {
+        let _ = writeln!(o, "- **{} VIOLATION(S)**:\n", violations.len());
+        for v in &violations {
+            let _ = writeln!(o, "  - `{v}`");
+        }
+    }
+    if let Some(g) = inp.golden {
+        match g {
+            Ok(g) => {
+                let _ = writeln!(
+                    o,
+                    "- Golden verification: **{} / {}** rows agree with the independent values \
+                     to at least their certified digits{}.",
+                    g.passed(),
+                    g.checks.len(),
+                    if g.failures().is_empty() && g.unreadable.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " ({} failures, {} unreadable rows: see below)",
+                            g.failures().len(),
+                            g.unreadable.len()
+                        )
+                    }
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(o, "- Golden verification: not run ({e}).");
+            }
+        }
+    }
+    if let Some(c) = inp.controls {
+        match c {
+            Ok(c) => {
+                let caught = c.iter().filter(|x| control_caught(x)).count();
+                let _ = writeln!(
+                    o,
+                    "- Positive controls (broken mechanisms): **{caught} / {}** caught.",
+                    c.len()
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(o, "- Positive controls: not run ({e}).");
+            }
+        }
+    }
+    let _ = writeln!(
+        o,
+        "- Wall time: {:.1} s (wall times appear only in this file; the CSVs are deterministic).\n",
+        inp.total.as_secs_f64()
+    );
+
+    let _ = writeln!(o, "## Overview\n");
+    let _ = writeln!(
+        o,
+        "| spec | mechanism | δ | bound | exact | audit lower bound (confidence) | GDP (assumes Gaussian) |"
+    );
+    let _ = writeln!(o, "|---|---|---|---|---|---|---|");
+    for (tw, _) in inp.results {
+        let conf = tw
+            .audit
+            .as_ref()
+            .map(|a| format!(" ({}%)", fmt_sig(a.confidence * 100.0, 4)))
+            .unwrap_or_default();
+        let audit = joined(tw, &[Role::Audit]);
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} | {} | {}{} | {} |",
+            tw.spec.name,
+            md_escape(&tw.spec.description),
+            tw.spec.audit.delta,
+            md_escape(&joined(tw, &[Role::Bound])),
+            md_escape(&joined(tw, &[Role::Exact, Role::ExactUpper])),
+            audit,
+            if audit == "—" || audit == "n/a" {
+                ""
+            } else {
+                &conf
+            },
+            joined(tw, &[Role::Gdp]),
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\n\"≥ exact\" marks an upper bound on the exact ε (the exact RDP curve converted with \
+         Canonne–Kamath–Steinke), shown where no certified ε(δ) is available.\n"
+    );
+
+    let _ = writeln!(o, "## Per mechanism\n");
+    for (tw, wall) in inp.results {
+        let s = &tw.spec;
+        let _ = writeln!(o, "### {}\n", s.name);
+        if !s.description.is_empty() {
+            let _ = writeln!(o, "{}.\n", s.description);
+        }
+        let _ = writeln!(
+            o,
+            "Spec `{}`: {}; δ = {}; audit: {} samples per side, confidence {}, seed {}. Wall \
+             time {:.1} s.\n",
+            s.path.display(),
+            pair_text(tw),
+            s.audit.delta,
+            tw.audit
+                .as_ref()
+                .map_or(s.audit.samples_per_side, |a| a.samples),
+            s.audit.confidence,
+            s.audit.seed,
+            wall.as_secs_f64()
+        );
+        let _ = writeln!(o, "| figure | value | certified digits | source | note |");
+        let _ = writeln!(o, "|---|---|---|---|---|");
+        for f in &tw.figures {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} |",
+                f.role.as_str(),
+                value(f),
+                f.digits.map_or("—".into(), |d| d.to_string()),
+                md_escape(&f.label),
+                md_escape(&f.note)
+            );
+        }
+        let _ = writeln!(o);
+        for v in &tw.violations {
+            let _ = writeln!(o, "**{v}**\n");
+        }
+        for r in &tw.remarks {
+            let _ = writeln!(o, "- {}", md_escape(r));
+        }
+        if !tw.remarks.is_empty() {
+            let _ = writeln!(o);
+        }
+    }
+
+    if let Some(Ok(c)) = inp.controls {
+        let _ = writeln!(o, "## Positive controls\n");
+        let _ = writeln!(
+            o,
+            "Deliberately broken mechanisms that claim a privacy level they do not have. Here the \
+             audit is EXPECTED to exceed the claim: \"caught\" means it did, \"MISSED\" that the \
+             audit failed to detect the bug.\n"
+        );
+        let _ = writeln!(
+            o,
+            "| control | what is broken | δ | claimed ε | audit ε_lb (confidence) | verdict |"
+        );
+        let _ = writeln!(o, "|---|---|---|---|---|---|");
+        for x in c {
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} ({}%) | {} |",
+                x.name,
+                md_escape(&x.description),
+                fmt_num(x.delta),
+                fmt_num(x.claimed_eps),
+                fmt_num(x.eps_lb),
+                fmt_sig(x.confidence * 100.0, 4),
+                if control_caught(x) {
+                    "caught"
+                } else {
+                    "**MISSED**"
+                }
+            );
+        }
+        let _ = writeln!(o);
+    }
+
+    if let Some(Ok(g)) = inp.golden {
+        let _ = writeln!(o, "## Golden verification\n");
+        let _ = writeln!(
+            o,
+            "Every row of {} was evaluated with `eval::evaluate` at its digits capped at {}, and \
+             compared with the independent golden value. Full table: `golden.csv`.\n",
+            g.files
+                .iter()
+                .map(|f| format!("`golden/{f}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            g.checks.iter().map(|c| c.requested).max().unwrap_or(0)
+        );
+        let mut per_file: Vec<(String, usize, usize)> = Vec::new();
+        for c in &g.checks {
+            match per_file.iter_mut().find(|(f, _, _)| *f == c.file) {
+                Some(e) => {
+                    e.1 += 1;
+                    e.2 += usize::from(c.passed());
+                }
+                None => per_file.push((c.file.clone(), 1, usize::from(c.passed()))),
+            }
+        }
+        let _ = writeln!(o, "| table | rows | pass |");
+        let _ = writeln!(o, "|---|---|---|");
+        for (f, n, p) in &per_file {
+            let _ = writeln!(o, "| {f} | {n} | {p} |");
+        }
+        let _ = writeln!(o);
+        let fails = g.failures();
+        if !fails.is_empty() || !g.unreadable.is_empty() {
+            let _ = writeln!(o, "Failures:\n");
+            for c in fails.iter().take(100) {
+                let why = match &c.computed {
+                    Ok((v, d)) => format!(
+                        "computed {v} (certified {d} digits) agrees with golden {} to only {} digits",
+                        c.golden,
+                        fmt_sig(c.agreement, 3)
+                    ),
+                    Err(e) => e.clone(),
+                };
+                let _ = writeln!(
+                    o,
+                    "- `{}` {} ({} {} `{}`): {}",
+                    c.file,
+                    c.row.id,
+                    c.row.quantity,
+                    c.row.family,
+                    c.row.params,
+                    md_escape(&why)
+                );
+            }
+            if fails.len() > 100 {
+                let _ = writeln!(o, "- … and {} more (see golden.csv)", fails.len() - 100);
+            }
+            for u in &g.unreadable {
+                let _ = writeln!(o, "- {u}");
+            }
+            let _ = writeln!(o);
+        }
+    }
+
+    if !inp.plots.is_empty() {
+        let _ = writeln!(o, "## Plots\n");
+        for (stem, caption) in inp.plots {
+            let _ = writeln!(
+                o,
+                "**{caption}** ([SVG]({stem}.svg), [data]({stem}.csv))\n\n![{caption}]({stem}.png)\n"
+            );
+        }
+    }
+    o
+}

@@ -1,0 +1,237 @@
+//! Adapters from the report to the rest of the crate: the papers' bounds ([`crate::bounds`]) and
+//! the Monte Carlo engine ([`crate::audit`]). Keeping every call in one file keeps the report
+//! independent of how those modules spell their APIs.
+
+use crate::audit::engine::{self, AuditConfig};
+use crate::audit::mechanisms::{Mechanism, Statistic};
+use crate::audit::spec::AuditSpec;
+use crate::bounds::{self, conversion::Conversion};
+use crate::error::{Error, Result};
+use crate::numeric::mp::Certified;
+use crate::scalar::Scalar;
+use rug::Float;
+
+/// Digits certified for the figures of the three-way table.
+pub const DIGITS: u32 = 12;
+
+/// ε(δ) of the Gaussian mechanism with sensitivity `shift` and noise `sigma` from its RDP curve
+/// α·shift²/(2σ²) (Mironov 2017, Prop. 7) converted with Canonne–Kamath–Steinke 2020, Prop. 12,
+/// minimised over α. Returns (ε, α*).
+pub fn gaussian_cks(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<(f64, f64)> {
+    cks_of_curve(
+        |a| {
+            let c = bounds::gaussian::rdp_eps(shift, sigma, &Scalar::from_float(a), DIGITS)?;
+            Ok(c.value)
+        },
+        1.0 + 1e-4,
+        1e5,
+        delta,
+    )
+}
+
+/// The Gaussian mechanism's exact ε(δ) by Balle & Wang 2018, Thm 8, certified.
+pub fn gaussian_bw(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<Certified> {
+    let pair = crate::divergence::Pair::gaussian(Scalar::from(0u32), shift.clone(), sigma.clone())?;
+    crate::divergence::eps_for_delta(&pair, delta, DIGITS, crate::divergence::Method::ClosedForm)
+}
+
+/// HMB Corollary 1, eq. (44).
+pub fn rgm_corollary1(eta: &Scalar, gamma: &Scalar, d: u32, delta: &Scalar) -> Result<Certified> {
+    crate::bounds::rgm::corollary1_eps(eta, gamma, d, delta, DIGITS)
+}
+
+/// HMB eq. (45) minimised over α: (ε, α*).
+pub fn rgm_eq45(
+    eta: &Scalar,
+    gamma: &Scalar,
+    d: u32,
+    delta: &Scalar,
+) -> Result<(Certified, Certified)> {
+    crate::bounds::rgm::optimized_dp_eps(eta, gamma, d, delta, DIGITS)
+}
+
+/// HMB Theorem 1, eq. (5) at α.
+pub fn rgm_theorem1(eta: &Scalar, gamma: &Scalar, d: u32, alpha: &Scalar) -> Result<Certified> {
+    crate::bounds::rgm::theorem1_eps(eta, gamma, d, alpha, DIGITS)
+}
+
+/// HMB Theorem 1 in double precision (plots); `None` outside its α-range.
+pub fn rgm_theorem1_f64(eta: f64, gamma: f64, d: u32, alpha: f64) -> Option<f64> {
+    bounds::rgm::theorem1_eps_f64(eta, gamma, d, alpha).ok()
+}
+
+/// HMB Corollary 1, eq. (44), in double precision (plots); `None` outside its assumption.
+pub fn rgm_corollary1_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
+    bounds::rgm::corollary1_eps_f64(eta, gamma, d, delta).ok()
+}
+
+/// HMB eq. (45) minimised over α, in double precision (plots).
+pub fn rgm_eq45_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
+    bounds::rgm::optimized_dp_eps_f64(eta, gamma, d, delta)
+        .ok()
+        .map(|(e, _)| e)
+}
+
+/// An RDP curve converted with Canonne–Kamath–Steinke and minimised over α ∈ [lo, hi]; `rdp`
+/// returns D_α at the precision of its argument. Returns (ε, α*).
+pub fn cks_of_curve<F>(rdp: F, lo: f64, hi: f64, delta: &Scalar) -> Result<(f64, f64)>
+where
+    F: FnMut(&Float) -> Result<Float>,
+{
+    let (e, a) = bounds::conversion::optimize_over_alpha(
+        rdp,
+        &Float::with_val(OPT_BITS, lo),
+        &Float::with_val(OPT_BITS, hi),
+        &delta.mp(OPT_BITS),
+        Conversion::CanonneKamathSteinke,
+    )?;
+    Ok((e.to_f64(), a.to_f64()))
+}
+
+/// Working precision of the α-optimisations (the value is a valid bound at any accuracy).
+const OPT_BITS: u32 = 128;
+
+/// The outcome of one Monte Carlo audit, as the report shows it.
+#[derive(Clone, Debug)]
+pub struct AuditOutcome {
+    /// Assumption-free lower bound on ε at the spec's δ.
+    pub eps_lb: f64,
+    /// Its confidence.
+    pub confidence: f64,
+    /// The Gaussian-DP route's ε (valid only if the trade-off curve is Gaussian).
+    pub gdp_eps: Option<f64>,
+    /// Further deterministic details (name, value) for the CSV: counts, threshold, rates.
+    pub details: Vec<(String, String)>,
+    /// Samples drawn per side.
+    pub samples: u64,
+}
+
+/// Runs the spec's audit with `samples` per side (the engine: seeded, chunked, deterministic).
+pub fn run_audit(spec: &AuditSpec, samples: u64, progress: bool) -> Result<AuditOutcome> {
+    let mech = spec.mechanism()?;
+    let cfg = spec.audit_config(samples, progress);
+    let r = engine::run_audit(mech.as_ref(), &cfg)?;
+    let row = r.row();
+    let f = |x: f64| super::csv::fmt_num(x);
+    let details = vec![
+        ("mechanism".to_string(), row.mechanism.clone()),
+        ("statistic".into(), row.statistic.clone()),
+        ("selection".into(), row.selection.clone()),
+        (
+            "pilot_samples_per_side".into(),
+            row.pilot_samples_per_side.to_string(),
+        ),
+        ("bins".into(), row.bins.to_string()),
+        ("confidence".into(), row.confidence.to_string()),
+        ("delta".into(), f(row.delta)),
+        ("region_tail".into(), row.tail.clone()),
+        ("region_direction".into(), row.direction.clone()),
+        ("region_threshold".into(), f(row.threshold)),
+        ("n_pos".into(), row.n_pos.to_string()),
+        ("n_neg".into(), row.n_neg.to_string()),
+        ("false_positives".into(), row.false_positives.to_string()),
+        ("false_negatives".into(), row.false_negatives.to_string()),
+        ("fpr_upper".into(), f(row.fpr_ub)),
+        ("fnr_upper".into(), f(row.fnr_ub)),
+        ("eps_point_estimate".into(), f(row.eps_point)),
+        ("eps_lb".into(), f(row.eps_lb)),
+        ("gdp_mu_lb".into(), f(row.gdp_mu_lb)),
+        (
+            "gdp_eps_assuming_gaussian_tradeoff".into(),
+            f(row.gdp_eps_lb_assuming_gaussian_tradeoff),
+        ),
+        (
+            "engine_claimed_eps".into(),
+            row.claimed_eps.map(f).unwrap_or_default(),
+        ),
+        ("engine_claim_source".into(), r.claim_source.clone()),
+        ("engine_flagged".into(), row.flagged.to_string()),
+    ];
+    Ok(AuditOutcome {
+        eps_lb: r.eps_lb,
+        confidence: r.confidence,
+        gdp_eps: Some(r.gdp.eps_lb_gdp),
+        details,
+        samples: r.samples_per_side,
+    })
+}
+
+/// A positive control: a deliberately broken mechanism with the ε it claims.
+#[derive(Clone, Debug)]
+pub struct ControlOutcome {
+    /// Name of the control.
+    pub name: String,
+    /// What is broken.
+    pub description: String,
+    /// The ε the broken mechanism claims at δ.
+    pub claimed_eps: f64,
+    /// The δ.
+    pub delta: f64,
+    /// The audit's lower bound.
+    pub eps_lb: f64,
+    /// Its confidence.
+    pub confidence: f64,
+}
+
+/// δ of the positive controls.
+pub const CONTROL_DELTA: f64 = 1e-3;
+/// Confidence of the positive controls' audits.
+pub const CONTROL_CONFIDENCE: f64 = 0.95;
+
+/// Runs every positive control of [`crate::audit::controls`] with `samples` per side (white-box
+/// statistic, held-out selection, fixed seeds). The parameters are those of the engine's own
+/// control tests, where the broken mechanisms' true ε exceeds the claim by ≥ 1.8.
+pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>> {
+    use crate::audit::controls::{CappedRejectionTruncated, HalvedSigmaGaussian, StaleNormRgm};
+    let controls: Vec<(Box<dyn Mechanism>, &str, u64)> =
+        vec![
+        (
+            Box::new(HalvedSigmaGaussian::new(1.0, 2.0)?),
+            "Gaussian mechanism (Δ = 1) claiming σ = 2 but sampling with σ = 1",
+            101,
+        ),
+        (
+            Box::new(StaleNormRgm::new(vec![10.0], vec![9.0], vec![7.0], 1.0, 1.0)?),
+            "RGM (d = 1, γ = 1, σ² = 1, r1 = 10, r2 = 9) scaling its noise by the norm of the \
+             next dataset in a leave-one-out chain (r3 = 7)",
+            102,
+        ),
+        (
+            Box::new(CappedRejectionTruncated::new(-2.0, -1.0, 1.0, 0.0, 1.0, 100)?),
+            "truncated Gaussian (μ = −2 vs −1, σ = 1, [0, 1]) whose rejection sampler gives up \
+             after 100 tries and clamps",
+            103,
+        ),
+    ];
+    controls
+        .iter()
+        .map(|(m, what, seed)| {
+            let cfg = AuditConfig {
+                samples_per_side: samples,
+                delta: CONTROL_DELTA,
+                confidence: CONTROL_CONFIDENCE,
+                seed: *seed,
+                statistic: Statistic::White,
+                selection: crate::audit::spec::SelectionRule::HeldOut.engine(samples),
+                progress,
+                ..AuditConfig::default()
+            };
+            let r = engine::run_audit(m.as_ref(), &cfg)?;
+            Ok(ControlOutcome {
+                name: r.mechanism.clone(),
+                description: (*what).to_string(),
+                claimed_eps: r.claimed_eps.ok_or_else(|| {
+                    Error::Undefined(format!("no claimed eps for control {}", r.mechanism))
+                })?,
+                delta: CONTROL_DELTA,
+                eps_lb: r.eps_lb,
+                confidence: r.confidence,
+            })
+        })
+        .collect()
+}
+
+/// Canonne–Kamath–Steinke 2020, Prop. 12 in double precision (plots).
+pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+    bounds::conversion::cks_f64(eps_alpha, alpha, delta)
+}
