@@ -478,7 +478,12 @@ impl RgmMechanism {
         } else {
             // r2 = (x, y): x from the law of cosines.
             let x = (n1 * n1 + n2 * n2 - dist * dist) / (2.0 * n1);
-            let y2 = (n2 * n2 - x * x).max(0.0);
+            let mut y2 = (n2 * n2 - x * x).max(0.0);
+            // Collinear pairs given in decimals (n1 = 100, n2 = 101.26, dist = 1.26) leave a
+            // rounding residue of a few ulps of n2²: that is y = 0, not a second dimension.
+            if y2 <= 64.0 * f64::EPSILON * n2 * n2 {
+                y2 = 0.0;
+            }
             r2[0] = x;
             if y2 > 0.0 {
                 if d < 2 {
