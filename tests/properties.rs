@@ -139,3 +139,79 @@ proptest! {
         prop_assert!(((full - sum) / full.max(1e-300)).abs() < 1e-12, "{full} vs {sum}");
     }
 }
+
+mod rgm {
+    use super::*;
+    use dpaudit::bounds::rgm::{
+        lemma1_ratio_bounds, lemma1_sigma2_min, relative_sensitivity_holds, theorem1_alpha_sup,
+        theorem1_eps, theorem1_sigma2_min,
+    };
+
+    /// An admissible RGM setup: (η, R, γ, d, α) inside Theorem 1's range, σ² at or above both
+    /// Theorem 1's and Lemma 1's minimum, and a pair (n1, n2, dist) satisfying the relative
+    /// sensitivity (HMB Def. 2, eq. (3)) in both directions and the triangle inequalities.
+    #[allow(clippy::type_complexity)]
+    fn setup() -> impl Strategy<Value = (f64, f64, f64, u32, f64, f64, f64, f64, f64, f64)> {
+        (
+            1e-3f64..0.3,                              // eta
+            0.0f64..2.0,                               // R
+            1e-4f64..1.0,                              // gamma
+            1u32..200,                                 // d
+            0.0f64..0.98,                              // alpha fraction of the range
+            prop_oneof![Just(0.0f64), 0.0f64..3.0],    // sigma² slack (0: at its minimum)
+            prop_oneof![0.0f64..100.0, 100.0f64..1e6], // n1 (the supremum is approached as n1 grows)
+            // dist as a fraction of the allowed distance; half the cases on the boundary,
+            // where the supremum over pairs is attained (MATH.md §5.2)
+            prop_oneof![Just(1.0f64), 0.0f64..1.0],
+            // where n2 lies within the triangle; +1 (n2 = n1 + dist) is the worst case
+            prop_oneof![Just(1.0f64), -1.0f64..1.0],
+        )
+            .prop_map(|(eta, r, gamma, d, frac, slack, n1, tdist, s)| {
+                let sup = theorem1_alpha_sup(&Scalar::from(eta), 17).unwrap().to_f64();
+                let alpha = 1.0 + frac * (sup - 1.0);
+                let dist = tdist * (eta * eta * n1 * n1 + r * r).sqrt();
+                let n2 = (n1 + s * dist).max(0.0);
+                (eta, r, gamma, d, alpha, slack, n1, n2, dist, sup)
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, .. ProptestConfig::default() })]
+
+        /// Exact D_α (HMB Lemma 2) of every admissible pair ≤ HMB Theorem 1, eq. (5), both orders.
+        #[test]
+        fn exact_rgm_divergence_within_theorem1(
+            (eta, r, gamma, d, alpha, slack, n1, n2, dist, _sup) in setup(),
+        ) {
+            let (se, sr, sg, sa) = (s(eta), s(r), s(gamma), s(alpha));
+            prop_assume!(alpha > 1.0 + 1e-9);
+            prop_assume!(relative_sensitivity_holds(&se, &sr, &s(n1), &s(n2), &s(dist)));
+            let m1 = theorem1_sigma2_min(&se, &sg, &sa, &sr, 17).unwrap().to_f64();
+            let m2 = lemma1_sigma2_min(&se, &sg, &sr, 17).unwrap().to_f64();
+            let sigma2 = m1.max(m2).max(1e-3) * (1.0 + slack);
+            let bound = theorem1_eps(&se, &sg, d, &sa, DIGITS).unwrap().to_f64();
+            let pair = Pair::rgm(d, sg.clone(), s(sigma2), s(n1), s(n2), s(dist));
+            prop_assume!(pair.is_ok()); // f64 rounding of n2 can leave the triangle
+            let pair = pair.unwrap();
+            for p in [pair.clone(), pair.swapped()] {
+                let exact = renyi(&p, alpha);
+                prop_assert!(le(exact, bound), "{p:?}: D_{alpha} = {exact} > Theorem 1 {bound}");
+            }
+        }
+
+        /// HMB Lemma 1: with σ² above its minimum, every admissible pair has variance ratio
+        /// σ1²/σ2² within [(1+η)^-2, (1+η)^2].
+        #[test]
+        fn lemma1_variance_ratio(
+            (eta, r, gamma, _d, _alpha, slack, n1, n2, dist, _sup) in setup(),
+        ) {
+            let (se, sr, sg) = (s(eta), s(r), s(gamma));
+            prop_assume!(relative_sensitivity_holds(&se, &sr, &s(n1), &s(n2), &s(dist)));
+            let sigma2 = lemma1_sigma2_min(&se, &sg, &sr, 17).unwrap().to_f64().max(1e-3) * (1.0 + slack);
+            let (lo, hi) = lemma1_ratio_bounds(&se, 17).unwrap();
+            let ratio = (gamma * n1 * n1 + sigma2) / (gamma * n2 * n2 + sigma2);
+            prop_assert!(ratio >= lo.to_f64() * (1.0 - 1e-12) && ratio <= hi.to_f64() * (1.0 + 1e-12),
+                "ratio {ratio} outside [{}, {}]", lo.to_f64(), hi.to_f64());
+        }
+    }
+}
