@@ -428,7 +428,7 @@ fn profile_at(
                 let (pa, pb) = (&w[0], &w[1]);
                 let is_root = |x: &Float| {
                     let x64 = x.to_f64();
-                    rts64.iter().any(|r| *r == x64)
+                    rts64.contains(&x64)
                 };
                 pieces.push(Piece {
                     a: pa.clone(),
@@ -750,6 +750,40 @@ mod timing {
         let f = |x: &str| Float::with_val(512, Float::parse(x).unwrap());
         let s = f("1.69");
         let s2 = Float::with_val(512, f("1.3") * f("1.000000000001")).square();
+        let t0 = std::time::Instant::now();
+        let r = hockey_stick_dd(&s2, &s, &f("0.7"), 10, &f("0.5"), 20);
+        eprintln!(
+            "near-rev d=10 20: {:?} {:?}",
+            r.map(|c| c.to_f64()),
+            t0.elapsed()
+        );
+        let t0 = std::time::Instant::now();
+        let r = hockey_stick_dd(&s, &s, &f("0.7"), 10, &f("0.5"), 30);
+        eprintln!(
+            "equal d=10 30: {:?} {:?}",
+            r.map(|c| c.to_f64()),
+            t0.elapsed()
+        );
+        let t0 = std::time::Instant::now();
+        let pair = Pair::Rgm {
+            d: 10,
+            gamma: "0.01".parse().unwrap(),
+            sigma2: "1".parse().unwrap(),
+            n1: "10".parse().unwrap(),
+            n2: "10.1".parse().unwrap(),
+            dist: "0.1".parse().unwrap(),
+        };
+        let r = crate::divergence::eps_for_delta(
+            &pair,
+            &"0.00001".parse().unwrap(),
+            4,
+            crate::divergence::Method::Auto,
+        );
+        eprintln!(
+            "eps_for_delta: {:?} {:?}",
+            r.map(|c| c.to_f64()),
+            t0.elapsed()
+        );
         for dg in [12u32, 20] {
             let t0 = std::time::Instant::now();
             let r = hockey_stick_dd(&s, &s2, &f("0.7"), 10, &f("0.5"), dg);
