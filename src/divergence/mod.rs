@@ -9,6 +9,7 @@
 //! vocabulary of both routes and of `dpaudit eval`.
 
 pub mod closed;
+pub mod profile_dd;
 pub mod quadrature;
 
 use crate::error::{check_finite, check_positive, Error, Result};

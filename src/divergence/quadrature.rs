@@ -20,7 +20,7 @@
 //! **Conventions.** D_α is +∞ when σ_α² = ασ2² + (1−α)σ1² ≤ 0 (GaussianDd, Rgm): returned as a
 //! `Certified` with value +∞ (MATH.md §4), not an error. Identical distributions give an exact 0.
 //! The hockey-stick divergence of d-dimensional Gaussians with σ1 ≠ σ2 and d > 1 needs χ²
-//! distribution functions (MATH.md §7.4) and returns [`Error::Unsupported`].
+//! distribution functions (MATH.md §7.4): delegated to [`super::profile_dd`].
 
 use super::{check_alpha, Location, Pair};
 use crate::error::{Error, Result};
@@ -817,7 +817,7 @@ fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
 /// Hockey-stick divergence δ(ε) = ∫ (p1 − e^ε p2)_+ (+ atoms (P1 − e^ε P2)_+) by quadrature of
 /// p1·(1 − e^{ε − LLR}) over the region {LLR > ε}, whose ends are the analytic crossing points
 /// (MATH.md §7), certified to `digits`. d-dimensional Gaussians with σ1 ≠ σ2 and d > 1:
-/// [`Error::Unsupported`].
+/// the semi-analytic χ² route of [`super::profile_dd`] (MATH.md §7.4).
 pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     let unequal_dd = match pair {
@@ -830,12 +830,8 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
         _ => false,
     };
     if unequal_dd {
-        return Err(Error::Unsupported(
-            "hockey-stick divergence of d-dimensional Gaussians with unequal variances \
-             (d > 1) needs chi-square distribution functions (MATH.md §7.4): not available \
-             by quadrature"
-                .into(),
-        ));
+        // χ² route of MATH.md §7.4.
+        return super::profile_dd::hockey_stick_pair(pair, eps, digits);
     }
     if identical(pair) {
         // δ = (1 − e^ε)_+
@@ -1668,10 +1664,8 @@ mod tests {
         let u = Pair::gaussian_dd(sc("1"), sc("1.5"), sc("1"), 1).unwrap();
         check("hs_uneq_d1_rev", hockey_stick(&u, &sc("0.5"), 30), 30);
         let u = Pair::gaussian_dd(sc("1"), sc("1.5"), sc("1"), 7).unwrap();
-        assert!(matches!(
-            hockey_stick(&u, &sc("0.5"), 30),
-            Err(Error::Unsupported(_))
-        ));
+        // d > 1 with unequal variances: the χ² route of profile_dd (tested there).
+        assert!(hockey_stick(&u, &sc("0.5"), 30).is_ok());
     }
 
     #[test]
