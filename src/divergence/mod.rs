@@ -502,7 +502,10 @@ pub fn eps_for_delta(
         method,
         || {
             crate::numeric::mp::certify(digits, "eps_for_delta (closed form)", |p| {
-                invert_profile(&delta.mp(p), p, |e| closed::hockey_stick_at(pair, e, p))
+                let tol = rug::Float::with_val(p, rug::Float::i_exp(1, -(p as i32) + 4));
+                invert_profile(&delta.mp(p), p, &tol, |e| {
+                    closed::hockey_stick_at(pair, e, p)
+                })
             })
         },
         || eps_for_delta_quadrature(pair, delta, digits),
@@ -528,7 +531,10 @@ fn eps_for_delta_quadrature(pair: &Pair, delta: &Scalar, digits: u32) -> Result<
         certified: 0,
         what: format!("eps_for_delta (quadrature): {why}"),
     };
-    let root = invert_profile(&target, p, hs)?;
+    // The profile values carry `inner` digits: locate the root to 10^-(digits+2), well inside
+    // the bracket checked below.
+    let tol = Float::with_val(p, 1u32) / Float::with_val(p, 10u32).pow(digits + 2);
+    let root = invert_profile(&target, p, &tol, hs)?;
     if root.is_zero() {
         // δ(0) ≤ target must hold beyond the certified error of δ(0).
         let d0 = hs(&root)?;
@@ -559,8 +565,14 @@ fn eps_for_delta_quadrature(pair: &Pair, delta: &Scalar, digits: u32) -> Result<
 
 /// Smallest ε ≥ 0 with f(ε) ≤ target for a nonincreasing profile f: bracket by doubling, then
 /// Illinois regula falsi on log f − log target, with bisection where f vanishes; stops when the
-/// bracket is below 2^-(p−4) relative. Errors if no ε ≤ 2^40 reaches the target.
-pub fn invert_profile<F>(target: &rug::Float, p: u32, mut f: F) -> Result<rug::Float>
+/// bracket is below `rel_tol` relative (pass about the relative accuracy of f: iterating below it
+/// only chases rounding noise). Errors if no ε ≤ 2^40 reaches the target.
+pub fn invert_profile<F>(
+    target: &rug::Float,
+    p: u32,
+    rel_tol: &rug::Float,
+    mut f: F,
+) -> Result<rug::Float>
 where
     F: FnMut(&rug::Float) -> Result<rug::Float>,
 {
@@ -593,7 +605,7 @@ where
         }
         ghi = g(f(&hi)?);
     }
-    let tol = Float::with_val(p, Float::i_exp(1, -(p as i32) + 4));
+    let tol = Float::with_val(p, rel_tol);
     let mut side = 0i32;
     for _ in 0..(8 * p) {
         let width = Float::with_val(p, &hi - &lo);

@@ -623,11 +623,23 @@ mod tests {
         );
         // σ2 = 1.3 (1 + 1e-12): δ moves by O(1e-12) relative (d·u² and u terms), so ≥ 10 digits.
         let s2 = Float::with_val(512, f("1.3") * f("1.000000000001")).square();
-        for (a, b) in [(&s, &s2), (&s2, &s)] {
-            let near = hockey_stick_dd(a, b, &f("0.7"), 10, &f("0.5"), 20).unwrap();
-            let ag = agreement_digits(&near.value, &bw.value);
-            assert!((10.0..16.0).contains(&ag), "agreement {ag}");
-        }
+        let near = hockey_stick_dd(&s, &s2, &f("0.7"), 10, &f("0.5"), 20).unwrap();
+        let ag = agreement_digits(&near.value, &bw.value);
+        assert!((10.0..16.0).contains(&ag), "agreement {ag}");
+    }
+
+    /// The mirrored order (σ1 > σ2 by 1e-12, κ ≈ 1e-12 > 0) is correct but takes ~50 s (a known
+    /// slow case of the graded pieces): run with `--ignored`.
+    #[test]
+    #[ignore]
+    fn kappa_to_zero_mirrored_slow() {
+        let bw_pair = Pair::gaussian_dd(sc("0.7"), sc("1.3"), sc("1.3"), 10).unwrap();
+        let bw = closed::hockey_stick(&bw_pair, &sc("0.5"), 30).unwrap();
+        let s = f("1.69");
+        let s2 = Float::with_val(512, f("1.3") * f("1.000000000001")).square();
+        let near = hockey_stick_dd(&s2, &s, &f("0.7"), 10, &f("0.5"), 20).unwrap();
+        let ag = agreement_digits(&near.value, &bw.value);
+        assert!((10.0..16.0).contains(&ag), "agreement {ag}");
     }
 
     /// d = 1 with unequal variances against the exact 1-D closed form (MATH.md §7.3).
@@ -737,71 +749,6 @@ mod tests {
                 let al: f64 = alpha.parse().unwrap();
                 let bound = r + (1.0 / delta).ln() / (al - 1.0);
                 assert!(eps <= bound, "alpha {alpha}: eps {eps} > RDP bound {bound}");
-            }
-        }
-    }
-}
-#[cfg(test)]
-mod timing {
-    use super::*;
-    #[test]
-    #[ignore]
-    fn timing_probe() {
-        let f = |x: &str| Float::with_val(512, Float::parse(x).unwrap());
-        let s = f("1.69");
-        let s2 = Float::with_val(512, f("1.3") * f("1.000000000001")).square();
-        let t0 = std::time::Instant::now();
-        let r = hockey_stick_dd(&s2, &s, &f("0.7"), 10, &f("0.5"), 20);
-        eprintln!(
-            "near-rev d=10 20: {:?} {:?}",
-            r.map(|c| c.to_f64()),
-            t0.elapsed()
-        );
-        let t0 = std::time::Instant::now();
-        let r = hockey_stick_dd(&s, &s, &f("0.7"), 10, &f("0.5"), 30);
-        eprintln!(
-            "equal d=10 30: {:?} {:?}",
-            r.map(|c| c.to_f64()),
-            t0.elapsed()
-        );
-        let t0 = std::time::Instant::now();
-        let pair = Pair::Rgm {
-            d: 10,
-            gamma: "0.01".parse().unwrap(),
-            sigma2: "1".parse().unwrap(),
-            n1: "10".parse().unwrap(),
-            n2: "10.1".parse().unwrap(),
-            dist: "0.1".parse().unwrap(),
-        };
-        let r = crate::divergence::eps_for_delta(
-            &pair,
-            &"0.00001".parse().unwrap(),
-            4,
-            crate::divergence::Method::Auto,
-        );
-        eprintln!(
-            "eps_for_delta: {:?} {:?}",
-            r.map(|c| c.to_f64()),
-            t0.elapsed()
-        );
-        for dg in [12u32, 20] {
-            let t0 = std::time::Instant::now();
-            let r = hockey_stick_dd(&s, &s2, &f("0.7"), 10, &f("0.5"), dg);
-            eprintln!(
-                "near-kappa d=10 {dg}: {:?} {:?}",
-                r.map(|c| c.to_f64()),
-                t0.elapsed()
-            );
-        }
-        for d in [10u32, 1000] {
-            for dg in [12u32, 30] {
-                let t0 = std::time::Instant::now();
-                let r = hockey_stick_dd(&f("2"), &f("2.0201"), &f("0.1"), d, &f("0.1"), dg);
-                eprintln!(
-                    "rgm d={d} {dg}: {:?} {:?}",
-                    r.map(|c| c.to_f64()),
-                    t0.elapsed()
-                );
             }
         }
     }
