@@ -234,8 +234,7 @@ where
         vals[i]
             .as_ref()
             .unwrap()
-            .partial_cmp(vals[j].as_ref().unwrap())
-            .unwrap()
+            .total_cmp(vals[j].as_ref().unwrap())
     }) else {
         return Err(first_err.unwrap_or_else(|| Error::Undefined("no alpha evaluated".into())));
     };

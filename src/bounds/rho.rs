@@ -230,7 +230,7 @@ fn panels<F: Fn(&Float) -> Float>(
         })
         .collect();
     let imax = (0..n)
-        .max_by(|&i, &j| bounds[i].partial_cmp(&bounds[j]).unwrap())
+        .max_by(|&i, &j| bounds[i].total_cmp(&bounds[j]))
         .unwrap_or(0);
     let big = rule.integrate(g, &xs[imax], &xs[imax + 1])?;
     let cut = Float::with_val(

@@ -422,7 +422,14 @@ fn profile_at(
                     pts.push(r.clone());
                 }
             }
-            pts.sort_by(|x, y| x.partial_cmp(y).unwrap());
+            if pts.iter().any(|x| x.is_nan()) {
+                return Err(Error::Undefined(
+                    "quadrature breakpoints are not numbers: the parameters are outside the range \
+                     this route can integrate"
+                        .into(),
+                ));
+            }
+            pts.sort_by(|x, y| x.total_cmp(y));
             pts.dedup();
             for w in pts.windows(2) {
                 let (pa, pb) = (&w[0], &w[1]);

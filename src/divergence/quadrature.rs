@@ -399,7 +399,7 @@ fn roots(c: &[Float], e: &Float, prec: u32) -> Vec<Float> {
         Float::with_val(prec, &qv / c2),
         Float::with_val(prec, &c0 / &qv),
     ];
-    r.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    r.sort_by(|a, b| a.total_cmp(b));
     r
 }
 

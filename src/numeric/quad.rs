@@ -1236,7 +1236,14 @@ pub fn gaussian(
                     pts.push(e.clone());
                 }
             }
-            pts.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            if pts.iter().any(|x| x.is_nan()) {
+                return Err(Error::Undefined(
+                    "quadrature breakpoints are not numbers: the parameters are outside the range \
+                     this route can integrate"
+                        .into(),
+                ));
+            }
+            pts.sort_by(|a, b| a.total_cmp(b));
             pts.dedup_by(|a, b| a == b);
             let mut o = opts.clone();
             o.log_sup = Some(envmax + fac_at(lo.abs().max(hi.abs())) + 1.0);
