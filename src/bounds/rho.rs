@@ -9,15 +9,17 @@
 //!   functions of [`crate::numeric::chi2`] (Q taken directly, never 1 − P);
 //! * [`rho_bar_quadrature`]: the radial integral
 //!   ρ̄ = (1/d)[∫_0^{R_c} r² f(r) dr + R_c² ∫_{R_c}^∞ f(r) dr], f(r) = r^{d−1}e^{−r²/2}/(2^{d/2−1}Γ(d/2)),
-//!   by composite tanh–sinh quadrature written here (unit panels, the infinite tail truncated
-//!   with an explicit bound). It shares no formula with the closed form beyond f.
+//!   by the crate's log-space quadrature on unit panels ([`crate::numeric::quad`]), the infinite
+//!   tail truncated with an explicit bound. It shares no formula with the closed form beyond f.
 
 use super::{dim, positive};
 use crate::error::{Error, Result};
 use crate::numeric::chi2::{gamma_p_half, gamma_q_half};
 use crate::numeric::mp::{certify, Certified};
+use crate::numeric::quad::{split, FnIntegrand, PieceRule, Point, QuadOptions};
 use crate::scalar::Scalar;
 use rug::float::Constant;
+use rug::Assign;
 use rug::Float;
 
 /// HMB eq. (74) in closed form: ρ̄(d, R_c) = P(d/2+1, R_c²/2) + (R_c²/d) Q(d/2, R_c²/2)
@@ -71,8 +73,8 @@ impl Radial {
         Radial { d, log_norm }
     }
 
-    /// r^{extra} f(r), r > 0.
-    fn eval(&self, r: &Float, extra: u32) -> Float {
+    /// log(r^{extra} f(r)), r > 0 (−∞ at r = 0 when the power is positive).
+    fn log_eval(&self, r: &Float, extra: u32) -> Float {
         let wp = r.prec();
         let pow = self.d - 1 + extra;
         let mut l =
@@ -80,7 +82,12 @@ impl Radial {
         if pow > 0 {
             l += Float::with_val(wp, r.ln_ref()) * pow;
         }
-        l.exp()
+        l
+    }
+
+    /// r^{extra} f(r), r > 0.
+    fn eval(&self, r: &Float, extra: u32) -> Float {
+        self.log_eval(r, extra).exp()
     }
 
     /// Upper bound on ∫_T^∞ f(r) dr for T² > d−1: f(T)/(T − (d−1)/T) (f is log-concave beyond
@@ -98,158 +105,34 @@ impl Radial {
     }
 }
 
-/// A tanh–sinh rule on the reference interval, cached level by level: for each node t ≥ 0 the
-/// distance of the node to the nearer endpoint as a fraction of the length, u = 1/(1+e^{2s}) with
-/// s = (π/2) sinh t (no precision lost near the ends), and the weight factor
-/// (π/2) cosh t / cosh² s. Level 0 has t = 0, 1, 2, …; level k adds the odd multiples of 2^-k.
-struct TanhSinh {
-    wp: u32,
-    t_max: f64,
-    levels: Vec<Vec<(Float, Float, bool)>>,
-}
-
-impl TanhSinh {
-    /// Maximum number of halvings.
-    const MAX_LEVEL: usize = 16;
-
-    fn new(wp: u32) -> Self {
-        // (π/2) sinh t_max = 2 (wp + 40) ln 2: beyond it weights are < 2^-(4 wp).
-        let t_max = (2.0 * (f64::from(wp) + 40.0) * std::f64::consts::LN_2
-            / std::f64::consts::FRAC_PI_2)
-            .asinh();
-        TanhSinh {
-            wp,
-            t_max,
-            levels: Vec::new(),
-        }
+/// ∫ over consecutive panels [x_i, x_{i+1}] of r^extra f(r), by the crate's log-space
+/// Gauss–Legendre quadrature ([`crate::numeric::quad::split`]: pieces integrated largest-first,
+/// each relative to the running total, with an error bound). Accepted only when the bound is
+/// below 2^-(wp−24) relative; the precision ladder of the caller then checks the rounding.
+fn panels(rad: &Radial, extra: u32, xs: &[Float], wp: u32) -> Result<Float> {
+    let mut integrand = FnIntegrand(|r: &Float, pt: &mut Point| {
+        pt.log_env.assign(rad.log_eval(r, extra));
+    });
+    let digits = (f64::from(wp) - 24.0) * std::f64::consts::LOG10_2;
+    let res = split(
+        &mut integrand,
+        xs,
+        &QuadOptions::new(wp, digits),
+        PieceRule::GaussLegendre,
+    )?;
+    if res.log10_rel_err() > -digits {
+        return Err(Error::Precision {
+            requested: digits as u32,
+            certified: (-res.log10_rel_err()).max(0.0) as u32,
+            what: "rho_bar radial quadrature".into(),
+        });
     }
-
-    fn node(&self, t: &Float) -> (Float, Float, bool) {
-        let wp = self.wp;
-        let pi_half = Float::with_val(wp, Constant::Pi) / 2u32;
-        let s = Float::with_val(wp, &pi_half * Float::with_val(wp, t.sinh_ref()));
-        let e2s = Float::with_val(wp, Float::with_val(wp, &s * 2u32).exp());
-        let u = Float::with_val(wp, e2s + 1u32).recip();
-        let cs = Float::with_val(wp, s.cosh_ref());
-        let w = pi_half * Float::with_val(wp, t.cosh_ref()) / cs.square();
-        (u, w, t.is_zero())
-    }
-
-    fn level(&mut self, k: usize) -> &[(Float, Float, bool)] {
-        while self.levels.len() <= k {
-            let lev = self.levels.len();
-            let mut nodes = Vec::new();
-            if lev == 0 {
-                let mut j = 0u32;
-                while f64::from(j) <= self.t_max {
-                    nodes.push(self.node(&Float::with_val(self.wp, j)));
-                    j += 1;
-                }
-            } else {
-                let h = Float::with_val(self.wp, Float::i_exp(1, -(lev as i32)));
-                let mut j = 1u32;
-                loop {
-                    let t = Float::with_val(self.wp, &h * j);
-                    if t.to_f64() > self.t_max {
-                        break;
-                    }
-                    nodes.push(self.node(&t));
-                    j += 2;
-                }
-            }
-            self.levels.push(nodes);
-        }
-        &self.levels[k]
-    }
-
-    /// ∫_a^b f: levels until two successive ones agree to 2^-(wp−12) relative.
-    fn integrate<F: Fn(&Float) -> Float>(&mut self, f: &F, a: &Float, b: &Float) -> Result<Float> {
-        let wp = self.wp;
-        let len = Float::with_val(wp, b - a);
-        let half_len = Float::with_val(wp, &len / 2u32);
-        let tol_rel = Float::with_val(wp, Float::i_exp(1, 12 - wp as i32));
-        let mut sum = Float::new(wp);
-        let mut prev: Option<Float> = None;
-        for k in 0..=Self::MAX_LEVEL {
-            for (u, w, centre) in self.level(k) {
-                let dist = Float::with_val(wp, &len * u);
-                let right = Float::with_val(wp, b - &dist);
-                let fv = if *centre {
-                    f(&right)
-                } else {
-                    let left = Float::with_val(wp, a + &dist);
-                    f(&right) + f(&left)
-                };
-                sum += Float::with_val(wp, w * &fv);
-            }
-            let h = Float::with_val(wp, Float::i_exp(1, -(k as i32)));
-            let cur = Float::with_val(wp, &sum * &h) * &half_len;
-            if let Some(pv) = prev {
-                let diff = Float::with_val(wp, &cur - &pv).abs();
-                let scale = Float::with_val(wp, cur.abs_ref());
-                if diff <= Float::with_val(wp, &scale * &tol_rel) {
-                    return Ok(cur);
-                }
-            }
-            prev = Some(cur);
-        }
-        Err(Error::Precision {
-            requested: wp,
-            certified: 0,
-            what: "tanh-sinh quadrature did not converge in 16 levels".into(),
-        })
-    }
-}
-
-/// ∫ over consecutive panels [x_i, x_{i+1}] of a unimodal g with mode `mode`, skipping panels
-/// whose bound (width × max of g on the panel, the max being g(mode) if the mode lies inside, else
-/// the larger endpoint value) is below 2^-(wp+20)/n of the largest panel's integral: the skipped
-/// mass is then below 2^-(wp+20) of the total.
-fn panels<F: Fn(&Float) -> Float>(
-    rule: &mut TanhSinh,
-    g: &F,
-    xs: &[Float],
-    mode: &Float,
-) -> Result<Float> {
-    let wp = rule.wp;
-    let n = xs.len() - 1;
-    let bounds: Vec<Float> = (0..n)
-        .map(|i| {
-            let (a, b) = (&xs[i], &xs[i + 1]);
-            let m = if a <= mode && mode <= b {
-                g(mode)
-            } else {
-                let (ga, gb) = (g(a), g(b));
-                if ga > gb {
-                    ga
-                } else {
-                    gb
-                }
-            };
-            Float::with_val(wp, b - a) * m
-        })
-        .collect();
-    let imax = (0..n)
-        .max_by(|&i, &j| bounds[i].total_cmp(&bounds[j]))
-        .unwrap_or(0);
-    let big = rule.integrate(g, &xs[imax], &xs[imax + 1])?;
-    let cut = Float::with_val(
-        wp,
-        &big * Float::with_val(wp, Float::i_exp(1, -(wp as i32) - 20)),
-    ) / n.max(1) as u32;
-    let mut total = big;
-    for i in (0..n).filter(|&i| i != imax) {
-        if bounds[i] > cut {
-            total += rule.integrate(g, &xs[i], &xs[i + 1])?;
-        }
-    }
-    Ok(total)
+    Ok(res.value())
 }
 
 /// HMB eq. (74) by direct radial quadrature (independent of [`rho_bar`]):
 /// ρ̄ = (1/d)[∫_0^{R_c} r² f(r) dr + R_c² ∫_{R_c}^∞ f(r) dr] with f the density of ‖u‖,
-/// u ~ N(0, I_d); composite tanh–sinh on panels of width ≤ 1 (negligible panels skipped with a
-/// rigorous bound), the infinite range truncated at T where ∫_T^∞ f ≤ f(T)/(T − (d−1)/T) is below
+/// u ~ N(0, I_d); log-space Gauss–Legendre on panels of width ≤ 1, the infinite range truncated at T where ∫_T^∞ f ≤ f(T)/(T − (d−1)/T) is below
 /// 2^-(wp+20) of the integral. Certified on the precision ladder (each rung converges the
 /// quadrature to its own precision).
 pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
@@ -258,21 +141,23 @@ pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified>
     certify(digits, "HMB eq. (74) rho_bar (radial quadrature)", |p| {
         let wp = p + 24;
         let rad = Radial::new(d, wp);
-        let mut rule = TanhSinh::new(wp);
         let rcf = rc.mp(wp);
         // Inner part: ∫_0^{R_c} r² f(r) dr; r^{d+1} e^{−r²/2} has its mode at √(d+1).
         let n_in = rcf.to_f64().ceil().max(1.0) as u32;
         let step = Float::with_val(wp, &rcf / n_in);
         let mut xs: Vec<Float> = (0..n_in).map(|i| Float::with_val(wp, &step * i)).collect();
         xs.push(rcf.clone());
-        let g2 = |r: &Float| rad.eval(r, 2);
-        let inner = panels(&mut rule, &g2, &xs, &Float::with_val(wp, d + 1).sqrt())?;
+        let inner = panels(&rad, 2, &xs, wp)?;
         // Outer part: ∫_{R_c}^T f(r) dr; r^{d−1} e^{−r²/2} has its mode at √(d−1). T: unit
         // steps beyond max(R_c, mode + 1) until the tail bound is below 2^-(wp+40) of a lower
         // bound on the integral (the first unit panel's value bounds it from below).
-        let g0 = |r: &Float| rad.eval(r, 0);
         let mode = Float::with_val(wp, d - 1).sqrt();
-        let first = rule.integrate(&g0, &rcf, &Float::with_val(wp, &rcf + 1u32))?;
+        let first = panels(
+            &rad,
+            0,
+            &[rcf.clone(), Float::with_val(wp, &rcf + 1u32)],
+            wp,
+        )?;
         let negligible = Float::with_val(wp, Float::i_exp(1, -(wp as i32) - 40));
         let mut t_end = Float::with_val(wp, &rcf + 1u32);
         let mut steps = 0;
@@ -294,7 +179,7 @@ pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified>
         }
         let n_out = Float::with_val(wp, &t_end - &rcf).to_f64().round() as u32;
         let xs: Vec<Float> = (0..=n_out).map(|i| Float::with_val(wp, &rcf + i)).collect();
-        let outer = panels(&mut rule, &g0, &xs, &mode)?;
+        let outer = panels(&rad, 0, &xs, wp)?;
         let total = inner + outer * Float::with_val(wp, rcf.square_ref());
         Ok(Float::with_val(p, total / d))
     })
