@@ -436,15 +436,14 @@ fn pos(x: Float) -> Float {
     }
 }
 
-/// Balle–Wang Thm 8 (MATH.md §7.1): δ = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ), via log Φ.
+/// Balle–Wang Thm 8 (MATH.md §7.1) for ‖μ1 − μ2‖ = `dist`: the one implementation in
+/// [`crate::bounds::gaussian::log_dp_delta_mp`] (log form, no e^ε), with μ = dist/σ.
 fn balle_wang(dist: &Float, sigma: &Float, eps: &Float, p: u32) -> Float {
     if dist.is_zero() {
         return Float::new(p);
     }
-    let r = Float::with_val(p, dist / sigma);
-    let x = Float::with_val(p, &r / 2u32) - Float::with_val(p, eps / &r);
-    let y = Float::with_val(p, &x - &r);
-    pos(mass_diff(&log_ndtr(&x), &log_ndtr(&y), eps, p))
+    let mu = Float::with_val(p, dist / sigma);
+    pos(crate::bounds::gaussian::log_dp_delta_mp(&mu, eps).exp())
 }
 
 /// Unequal-variance 1-D Gaussians (MATH.md §7.3): L(t) = log(σ2/σ1) − t²/(2σ1²) + (t−Δ)²/(2σ2²),
