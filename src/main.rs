@@ -35,8 +35,10 @@ enum Command {
     /// Run every audit spec, the golden verification and the positive controls; write the
     /// three-way report (Markdown, CSV, SVG and PNG plots).
     ///
-    /// Exit status: 0 when clean; 1 when a VIOLATION, a failing golden row or a missed positive
-    /// control was found; 2 on an error (bad spec, unreadable directory, …).
+    /// Exit status: 0 when everything ran and nothing was found; 1 when a VIOLATION, a failing
+    /// golden row or a missed positive control was found; 2 on an error (bad spec, unreadable
+    /// directory, …) or when a check did not run (an audit that failed, an exact value that
+    /// could not be computed, golden verification or controls that could not run: "NOT RUN").
     Report {
         /// Output directory.
         #[arg(long, default_value = "reports")]
@@ -57,7 +59,8 @@ enum Command {
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
     /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
-    /// Exit status: 0 when clean; 1 on a VIOLATION; 2 on an error.
+    /// Exit status: 0 when clean; 1 on a VIOLATION; 2 on an error or when the audit or the
+    /// exact value could not be computed ("NOT RUN").
     Audit {
         /// The spec (TOML).
         spec: PathBuf,
@@ -74,7 +77,7 @@ enum Command {
 }
 
 /// Prints what a report found; exit status 1 if it found a VIOLATION, a failing golden row or a
-/// missed positive control, else 0.
+/// missed positive control, else 2 if a check did not run, else 0.
 fn finish(
     outcome: dpaudit::Result<dpaudit::report::ReportOutcome>,
     out: &std::path::Path,
@@ -95,17 +98,27 @@ fn finish(
             if o.controls_missed > 0 {
                 eprintln!("dpaudit: {} positive controls MISSED", o.controls_missed);
             }
+            for n in &o.not_run {
+                eprintln!("dpaudit: {n}");
+            }
             eprintln!(
                 "dpaudit: wrote {} files to {}",
                 o.files.len(),
                 out.display()
             );
-            if o.clean() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            }
+            ExitCode::from(o.exit_status())
         }
+    }
+}
+
+/// `--samples`: the same range as a spec's `audit.samples_per_side`.
+fn check_samples(samples: Option<u64>) -> Result<(), String> {
+    let max = dpaudit::audit::spec::MAX_SAMPLES;
+    match samples {
+        Some(n) if !(2..=max).contains(&n) => Err(format!(
+            "invalid parameter samples = {n}: must be an integer in [2, {max}]"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -176,8 +189,8 @@ fn main() -> ExitCode {
             quick,
             samples,
         } => {
-            if samples == Some(0) || samples == Some(1) {
-                return fail("invalid parameter samples = 0 or 1: must be >= 2");
+            if let Err(e) = check_samples(samples) {
+                return fail(e);
             }
             let opts = ReportOptions {
                 out: out.clone(),
@@ -196,8 +209,8 @@ fn main() -> ExitCode {
             quick,
             samples,
         } => {
-            if samples == Some(0) || samples == Some(1) {
-                return fail("invalid parameter samples = 0 or 1: must be >= 2");
+            if let Err(e) = check_samples(samples) {
+                return fail(e);
             }
             let opts = ReportOptions {
                 out: out.clone(),

@@ -220,3 +220,252 @@ fn quick_report_on_a_small_spec_set_writes_everything() {
     assert!(!csv.contains("rgm_d10,rgm,1e-5,exact_upper_bound"), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A Gaussian spec (σ = 2, sensitivity 1, δ = 1e-3) with an optional test-only fault. The exact
+/// ε(1e-3) of the pair is 1.35227624480255 (mpmath, dps 30: root of the μ = 0.5 Balle–Wang
+/// profile Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) = δ); with σ halved the sampler's pair has μ = 1 and
+/// ε(1e-3) = 3.13867, so 200,000 draws per side put the audit's lower bound well above the exact
+/// figure.
+fn gaussian_spec(dir: &Path, name: &str, fault: Option<&str>) -> PathBuf {
+    let spec = dir.join(format!("{name}.toml"));
+    let fault = fault.map_or(String::new(), |f| format!("fault = \"{f}\"\n"));
+    std::fs::write(
+        &spec,
+        format!(
+            "name = \"{name}\"\ndescription = \"Gaussian, sigma 2\"\n\
+             [mechanism]\nfamily = \"gaussian\"\nsigma = \"2\"\n\
+             [pair]\nmu1 = \"0\"\nmu2 = \"1\"\n\
+             [audit]\nsamples_per_side = 200000\ndelta = \"1e-3\"\nconfidence = 0.95\n\
+             seed = 7\n{fault}"
+        ),
+    )
+    .unwrap();
+    spec
+}
+
+/// The numeric `value` of the threeway CSV row with `role`.
+fn figure(csv: &str, role: &str) -> Option<f64> {
+    csv.lines()
+        .find(|l| l.split(',').nth(3) == Some(role))
+        .and_then(|l| l.split(',').nth(5))
+        .and_then(|v| v.parse().ok())
+}
+
+#[test]
+fn correct_audit_exits_0_with_a_numeric_lower_bound_below_exact() {
+    let dir = tmp_dir("clean");
+    let spec = gaussian_spec(&dir, "gauss_ok", None);
+    let out = audit_into(&spec, &dir.join("out"));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(
+        !stderr.contains("VIOLATION") && !stderr.contains("NOT RUN"),
+        "{stderr}"
+    );
+    let csv = text(&std::fs::read(dir.join("out/gauss_ok.csv")).unwrap());
+    let exact = figure(&csv, "exact").expect("numeric exact figure");
+    let lb = figure(&csv, "audit_lower_bound").expect("numeric audit lower bound");
+    assert!((exact - 1.352_276_244_80).abs() < 1e-10, "exact {exact}");
+    assert!(
+        lb > 0.0 && lb <= exact,
+        "audit lower bound {lb}, exact {exact}"
+    );
+    let md = text(&std::fs::read(dir.join("out/gauss_ok.md")).unwrap());
+    assert!(md.contains("No VIOLATION"), "{md}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn injected_bias_exits_1_and_prints_the_violation_everywhere() {
+    let dir = tmp_dir("violation");
+    let spec = gaussian_spec(&dir, "gauss_biased", Some("halved_sigma"));
+    let out = audit_into(&spec, &dir.join("out"));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("VIOLATION: gauss_biased: audit lower bound")
+            && stderr.contains("> exact ε 1.3522762448"),
+        "{stderr}"
+    );
+    let md = text(&std::fs::read(dir.join("out/gauss_biased.md")).unwrap());
+    assert!(md.contains("VIOLATION(S)**"), "{md}");
+    assert!(
+        md.contains("`VIOLATION: gauss_biased: audit lower bound"),
+        "{md}"
+    );
+    assert!(!md.contains("No VIOLATION"), "{md}");
+    let csv = text(&std::fs::read(dir.join("out/gauss_biased.csv")).unwrap());
+    assert!(
+        csv.contains("gauss_biased,gaussian,1e-3,VIOLATION,"),
+        "{csv}"
+    );
+    let lb = figure(&csv, "audit_lower_bound").unwrap();
+    assert!(lb > 1.352_276_244_80, "biased audit lower bound {lb}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_audit_that_fails_is_not_run_and_exits_2() {
+    let dir = tmp_dir("notrun");
+    let spec = gaussian_spec(&dir, "gauss_broken", Some("audit_error"));
+    let out = audit_into(&spec, &dir.join("out"));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("NOT RUN: gauss_broken: audit:") && stderr.contains("samples_per_side = 0"),
+        "{stderr}"
+    );
+    let md = text(&std::fs::read(dir.join("out/gauss_broken.md")).unwrap());
+    assert!(md.contains("NOT RUN: gauss_broken: audit"), "{md}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_report_without_its_golden_check_is_not_clean() {
+    let dir = tmp_dir("nogolden");
+    let (specs, out) = (dir.join("specs"), dir.join("out"));
+    std::fs::create_dir_all(&specs).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("audits/stochastic_sign.toml"),
+        specs.join("stochastic_sign.toml"),
+    )
+    .unwrap();
+    let o = run(bin()
+        .args(["report", "--quick", "--samples", "50000", "--specs"])
+        .arg(&specs)
+        .arg("--golden")
+        .arg(dir.join("no-such-golden"))
+        .arg("--out")
+        .arg(&out));
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "stderr: {stderr}");
+    assert!(stderr.contains("NOT RUN: golden verification"), "{stderr}");
+    let md = text(&std::fs::read(out.join("summary.md")).unwrap());
+    assert!(md.contains("NOT RUN: golden verification"), "{md}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn cli_argument_errors_exit_2_with_a_message() {
+    let dir = tmp_dir("args");
+    let rows = dir.join("rows.csv");
+    std::fs::write(
+        &rows,
+        "id,quantity,family,params\nk,kl,gaussian,mu1=0;mu2=1;sigma=1\n",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "eval".into(),
+                "--method".into(),
+                "bogus".into(),
+                rows.display().to_string(),
+            ],
+            "bogus",
+        ),
+        (
+            vec![
+                "eval".into(),
+                "--digits".into(),
+                "0".into(),
+                rows.display().to_string(),
+            ],
+            "digits = 0",
+        ),
+        (
+            vec!["eval".into(), dir.join("missing.csv").display().to_string()],
+            "missing.csv",
+        ),
+        (
+            vec![
+                "audit".into(),
+                "audits/gaussian.toml".into(),
+                "--samples".into(),
+                "0".into(),
+            ],
+            "samples = 0",
+        ),
+        (
+            vec![
+                "audit".into(),
+                "audits/gaussian.toml".into(),
+                "--samples".into(),
+                "1".into(),
+            ],
+            "samples = 1",
+        ),
+        (
+            vec![
+                "report".into(),
+                "--samples".into(),
+                "100000000000000000".into(),
+            ],
+            "samples = 100000000000000000",
+        ),
+    ];
+    for (args, needle) in cases {
+        let o = run(bin()
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(&args)
+            .env("DPAUDIT_TEST_OUT", &dir));
+        let stderr = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(needle), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn eval_reads_stdin() {
+    use std::io::Write;
+    let mut child = bin()
+        .args(["eval", "--digits", "20", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"id,quantity,family,params\nk,kl,gaussian,mu1=0;mu2=1;sigma=1\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    // KL(N(0,1) ‖ N(1,1)) = 1/2 exactly.
+    assert!(
+        text(&o.stdout).contains("k,kl,gaussian,mu1=0;mu2=1;sigma=1,5.0000000000000000000"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn quick_audit_runs_a_twentieth_of_the_samples() {
+    let dir = tmp_dir("quick");
+    let spec = dir.join("tiny_sign.toml");
+    std::fs::write(
+        &spec,
+        "name = \"tiny_sign\"\n[mechanism]\nfamily = \"stochastic_sign\"\nsigma = \"1\"\n\
+         [pair]\nmu1 = \"-0.5\"\nmu2 = \"0.5\"\n\
+         [audit]\nsamples_per_side = 1000000\ndelta = \"1e-5\"\nconfidence = 0.95\nseed = 3\n",
+    )
+    .unwrap();
+    let o = run(bin()
+        .arg("audit")
+        .arg(&spec)
+        .arg("--quick")
+        .arg("--out")
+        .arg(dir.join("out")));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let details = text(&std::fs::read(dir.join("out/tiny_sign_audit.csv")).unwrap());
+    assert!(
+        details.contains("tiny_sign,samples_per_side,50000\n"),
+        "{details}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

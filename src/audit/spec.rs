@@ -34,6 +34,7 @@
 //! sensitivity (HMB eq. (3)) and σ² meets Theorem 1's minimum (HMB Thm 1,
 //! σ² ≥ γ η⁻² [1 − η(α − 1)] R², whose largest value over α ≥ 1 is γ R²/η² at α = 1).
 
+use crate::audit::controls::HalvedSigmaGaussian;
 use crate::audit::engine::{AuditConfig, Selection};
 use crate::audit::mechanisms::{
     GaussianMechanism, Mechanism, RectifiedMechanism, RgmMechanism, SignMechanism, Statistic,
@@ -112,6 +113,23 @@ struct RawAudit {
     seed: i64,
     statistic: Option<String>,
     selection: Option<String>,
+    /// Test-only fault injection; the key exists only with the `fault-injection` feature.
+    #[cfg(feature = "fault-injection")]
+    fault: Option<String>,
+}
+
+/// A fault injected on purpose so that the test suite can drive the report's failure paths end
+/// to end. Reachable only in builds with the `fault-injection` feature, which only the crate's
+/// own tests enable (through its dev-dependency on itself); in every other build a spec with a
+/// `fault` key is rejected as an unknown field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The Gaussian sampler draws with σ/2 while the exact and bound figures use σ: the audit
+    /// must exceed the exact ε and the report must print a VIOLATION.
+    HalvedSigma,
+    /// The audit is configured with zero samples, which the engine refuses: the report must say
+    /// that the audit did not run.
+    AuditError,
 }
 
 /// The mechanism of a spec with its validated parameters.
@@ -252,6 +270,8 @@ pub struct AuditSettings {
     pub statistic: Statistic,
     /// How the audit's rejection region is chosen.
     pub selection: SelectionRule,
+    /// Test-only injected fault (always `None` without the `fault-injection` feature).
+    pub fault: Option<Fault>,
 }
 
 /// A validated audit specification.
@@ -535,6 +555,21 @@ impl AuditSpec {
         if a.seed < 0 {
             return Err(ctx.invalid("audit.seed", a.seed, "an integer >= 0"));
         }
+        #[cfg(feature = "fault-injection")]
+        let fault = match a.fault.as_deref() {
+            None => None,
+            Some("halved_sigma") => Some(Fault::HalvedSigma),
+            Some("audit_error") => Some(Fault::AuditError),
+            Some(t) => {
+                return Err(ctx.invalid(
+                    "audit.fault",
+                    format!("{t:?}"),
+                    "one of \"halved_sigma\", \"audit_error\"",
+                ))
+            }
+        };
+        #[cfg(not(feature = "fault-injection"))]
+        let fault = None;
         let spec = AuditSpec {
             name,
             description: raw.description.unwrap_or_default(),
@@ -548,6 +583,7 @@ impl AuditSpec {
                 seed: a.seed as u64,
                 statistic,
                 selection,
+                fault,
             },
         };
         // Builds the divergence pair and the sampler: runs the remaining validation (triangle
@@ -627,6 +663,23 @@ impl AuditSpec {
     /// The audit engine's mechanism for this spec (the sampler of the pair, in double precision).
     /// The RGM pair is realised as r1 = n1·e₁ and r2 in the plane of e₁, e₂.
     pub fn mechanism(&self) -> Result<Box<dyn Mechanism>> {
+        match (self.audit.fault, &self.mechanism) {
+            (None, _) => {}
+            (Some(Fault::AuditError), _) => {}
+            (Some(Fault::HalvedSigma), MechanismSpec::Gaussian { sigma }) => {
+                return Ok(Box::new(HalvedSigmaGaussian::new(
+                    self.shift().f64(),
+                    sigma.f64(),
+                )?))
+            }
+            (Some(Fault::HalvedSigma), m) => {
+                return Err(Error::Unsupported(format!(
+                    "{}: injected fault halved_sigma needs family gaussian, not {}",
+                    self.path.display(),
+                    m.family()
+                )))
+            }
+        }
         Ok(match (&self.mechanism, &self.pair) {
             (MechanismSpec::Gaussian { sigma }, PairSpec::Locations { .. }) => {
                 Box::new(GaussianMechanism::new(self.shift().f64(), sigma.f64())?)
@@ -678,7 +731,11 @@ impl AuditSpec {
     /// The engine's configuration for this spec with `samples` main draws per side.
     pub fn audit_config(&self, samples: u64, progress: bool) -> AuditConfig {
         AuditConfig {
-            samples_per_side: samples,
+            samples_per_side: if self.audit.fault == Some(Fault::AuditError) {
+                0
+            } else {
+                samples
+            },
             delta: self.audit.delta.f64(),
             confidence: self.audit.confidence,
             seed: self.audit.seed,

@@ -18,6 +18,8 @@ pub struct SummaryInput<'a> {
     pub command: &'a str,
     /// Three-way results with the wall time of each.
     pub results: &'a [(ThreeWay, Duration)],
+    /// "NOT RUN: …" lines: checks that should have run and did not.
+    pub not_run: &'a [String],
     /// Golden verification, if run (Err: why not).
     pub golden: Option<&'a Result<GoldenSummary, String>>,
     /// Positive controls, if run (Err: why not).
@@ -128,6 +130,9 @@ pub fn render(inp: &SummaryInput) -> String {
         for v in &violations {
             let _ = writeln!(o, "  - `{v}`");
         }
+    }
+    for n in inp.not_run {
+        let _ = writeln!(o, "- **{n}** (no verdict for it: not run is not clean)");
     }
     if let Some(g) = inp.golden {
         match g {

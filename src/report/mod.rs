@@ -106,15 +106,64 @@ pub struct ReportOutcome {
     pub golden_failures: usize,
     /// Positive controls the audit missed.
     pub controls_missed: usize,
+    /// Checks that should have run and did not (an audit that failed, an exact value that could
+    /// not be computed, golden verification or controls that could not run), one line each.
+    pub not_run: Vec<String>,
     /// Files written.
     pub files: Vec<PathBuf>,
 }
 
 impl ReportOutcome {
-    /// Whether everything is as it should be.
+    /// Whether everything ran and nothing was found.
     pub fn clean(&self) -> bool {
-        self.violations.is_empty() && self.golden_failures == 0 && self.controls_missed == 0
+        !self.found_something() && self.not_run.is_empty()
     }
+
+    /// Whether a VIOLATION, a failing golden row or a missed positive control was found.
+    pub fn found_something(&self) -> bool {
+        !self.violations.is_empty() || self.golden_failures > 0 || self.controls_missed > 0
+    }
+
+    /// The command's exit status: 1 when something was found (VIOLATION, failing golden row,
+    /// missed control); else 2 when a check did not run ("not run" is never reported as clean);
+    /// else 0.
+    pub fn exit_status(&self) -> u8 {
+        if self.found_something() {
+            1
+        } else if !self.not_run.is_empty() {
+            2
+        } else {
+            0
+        }
+    }
+}
+
+/// The "NOT RUN" lines of a set of three-way comparisons: a spec whose audit was asked for but
+/// gave no figure, or whose exact value could not be computed, cannot support a verdict.
+fn not_run_lines(tws: &[&ThreeWay]) -> Vec<String> {
+    let mut out = Vec::new();
+    for tw in tws {
+        let missing = |role: threeway::Role| {
+            tw.figures
+                .iter()
+                .find(|f| f.role == role && f.value.is_none())
+                .map(|f| f.note.clone())
+        };
+        let has = |role: threeway::Role| {
+            tw.figures
+                .iter()
+                .any(|f| f.role == role && f.value.is_some())
+        };
+        if tw.audit.is_none() {
+            let why = missing(threeway::Role::Audit).unwrap_or_else(|| "no audit figure".into());
+            out.push(format!("NOT RUN: {}: audit: {why}", tw.spec.name));
+        }
+        if !has(threeway::Role::Exact) && !has(threeway::Role::ExactUpper) {
+            let why = missing(threeway::Role::Exact).unwrap_or_else(|| "no exact figure".into());
+            out.push(format!("NOT RUN: {}: exact value: {why}", tw.spec.name));
+        }
+    }
+    out
 }
 
 fn ensure_dir(dir: &Path) -> Result<()> {
@@ -374,10 +423,18 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         g.table().write(&p)?;
         files.push(p);
     }
+    let mut not_run = not_run_lines(&tws);
+    if let Err(e) = &golden {
+        not_run.push(format!("NOT RUN: golden verification: {e}"));
+    }
+    if let Err(e) = &controls {
+        not_run.push(format!("NOT RUN: positive controls: {e}"));
+    }
     let md = markdown::render(&markdown::SummaryInput {
         title: "dpaudit report",
         command: &opts.command,
         results: &results,
+        not_run: &not_run,
         golden: Some(&golden),
         controls: Some(&controls),
         plots: &plot_list,
@@ -388,6 +445,7 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
     files.push(p);
     Ok(ReportOutcome {
         violations: tws.iter().flat_map(|t| t.violations.clone()).collect(),
+        not_run,
         golden_failures: golden
             .as_ref()
             .map_or(0, |g| g.failures().len() + g.unreadable.len()),
@@ -428,10 +486,12 @@ pub fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcom
     let p = out.join(format!("{}_audit.csv", spec.name));
     audit_details_table(&tws).write(&p)?;
     files.push(p);
+    let not_run = not_run_lines(&tws);
     let md = markdown::render(&markdown::SummaryInput {
         title: &format!("dpaudit audit: {}", spec.name),
         command: &opts.command,
         results: &results,
+        not_run: &not_run,
         golden: None,
         controls: None,
         plots: &plot_list,
@@ -442,6 +502,7 @@ pub fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcom
     files.push(p);
     Ok(ReportOutcome {
         violations: tws.iter().flat_map(|t| t.violations.clone()).collect(),
+        not_run,
         files,
         ..ReportOutcome::default()
     })
