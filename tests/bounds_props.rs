@@ -117,7 +117,8 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 8, .. ProptestConfig::default() })]
+    // 64 cases each (was 8): both properties are cheap (≈ 10 ms a case).
+    #![proptest_config(ProptestConfig { cases: 64, .. ProptestConfig::default() })]
 
     /// Closed form (χ² cdfs) and radial quadrature of HMB eq. (74) agree to ≥ 30 digits.
     #[test]
@@ -145,7 +146,13 @@ proptest! {
         // The closed form is certified to 30 digits: the numerical minimum may not lie below it by more.
         let slack = Float::with_val(p, 1u32) - Float::with_val(p, Float::parse("1e-29").unwrap());
         prop_assert!(num >= Float::with_val(p, &e.value * &slack), "numerical {} below closed form {}", num, e.value);
+        // How close the numerical minimum must be: both figures are eq. (5) values certified to
+        // 30 digits (relative error ≤ 1e-30 each); golden section on such values stops at a point
+        // whose true value exceeds the minimum by at most the evaluation noise (≈ 2·1e-30
+        // relative) plus the curvature term over a u-bracket < 2^-100. So the two agree to
+        // 30 − log₁₀ 4 ≈ 29.4 digits; 29 is asserted (the old 25 would have let a minimiser that
+        // stops 10⁴ times too early pass).
         let a = agreement_digits(&num, &e.value);
-        prop_assert!(a >= 25.0, "{a:.1} digits: {} vs {}", num, e.value);
+        prop_assert!(a >= 29.0, "{a:.1} digits: {} vs {}", num, e.value);
     }
 }

@@ -1,35 +1,48 @@
 //! Orderings the papers prove, checked as properties over random parameters (proptest).
 //!
 //! Each property is a theorem: a failure is a bug in an implementation (or in the theorem).
-//! Values come from the closed-form route at 20 certified digits; comparisons allow only the
-//! certified error (relative 1e-18), never more.
+//! Values come from the closed-form route at 20 certified digits and are compared as `rug`
+//! floats (never rounded to f64 first); comparisons allow only the certified error (relative
+//! 1e-18: two values each within 1e-20 relative), never more.
 
 use dpaudit::divergence::{self, Location, Method, Pair};
 use dpaudit::Scalar;
 use proptest::prelude::*;
+use rug::float::Constant;
+use rug::Float;
 
 const DIGITS: u32 = 20;
 /// Slack for comparing two values each certified to 20 digits.
 const REL: f64 = 1e-18;
+/// Working precision of the comparisons (the certified values carry more than 20 digits).
+const PREC: u32 = 160;
 
 fn s(x: f64) -> Scalar {
     Scalar::from(x)
 }
 
-fn renyi(pair: &Pair, alpha: f64) -> f64 {
-    divergence::renyi(pair, &s(alpha), DIGITS, Method::ClosedForm)
-        .unwrap()
-        .to_f64()
+fn fl(x: f64) -> Float {
+    Float::with_val(PREC, x)
 }
 
-fn kl(pair: &Pair) -> f64 {
-    divergence::kl(pair, DIGITS, Method::ClosedForm)
-        .unwrap()
-        .to_f64()
+fn renyi(pair: &Pair, alpha: f64) -> Float {
+    fl(0.0)
+        + divergence::renyi(pair, &s(alpha), DIGITS, Method::ClosedForm)
+            .unwrap()
+            .value
 }
 
-fn le(a: f64, b: f64) -> bool {
-    a <= b + REL * b.abs().max(a.abs())
+fn kl(pair: &Pair) -> Float {
+    fl(0.0)
+        + divergence::kl(pair, DIGITS, Method::ClosedForm)
+            .unwrap()
+            .value
+}
+
+/// a ≤ b up to the certified error, in `rug` precision.
+fn le(a: &Float, b: &Float) -> bool {
+    let m = Float::with_val(PREC, a.abs_ref()).max(&Float::with_val(PREC, b.abs_ref()));
+    *a <= Float::with_val(PREC, b + m * REL)
 }
 
 /// Locations up to 15σ from a support [a, a + w].
@@ -63,9 +76,9 @@ proptest! {
             let lo = renyi(p, a1);
             let hi = renyi(p, a1 + da);
             prop_assert!(lo >= 0.0, "{p:?}: D_{a1} = {lo}");
-            prop_assert!(le(lo, hi), "{p:?}: D_{a1} = {lo} > D_{} = {hi}", a1 + da);
+            prop_assert!(le(&lo, &hi), "{p:?}: D_{a1} = {lo} > D_{} = {hi}", a1 + da);
             let k = kl(p);
-            prop_assert!(k >= 0.0 && le(k, lo), "{p:?}: KL = {k}, D_{a1} = {lo}");
+            prop_assert!(k >= 0.0 && le(&k, &lo), "{p:?}: KL = {k}, D_{a1} = {lo}");
         }
     }
 
@@ -79,11 +92,11 @@ proptest! {
         let g = renyi(&Pair::gaussian(s(m1), s(m2), s(sigma)).unwrap(), alpha);
         let r = renyi(&Pair::rectified(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(), alpha);
         let t = renyi(&Pair::truncated(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(), alpha);
-        prop_assert!(le(r, g), "rectified {r} > gaussian {g}");
-        prop_assert!(le(t, g), "truncated {t} > gaussian {g}");
+        prop_assert!(le(&r, &g), "rectified {r} > gaussian {g}");
+        prop_assert!(le(&t, &g), "truncated {t} > gaussian {g}");
         if a < 0.0 && b > 0.0 {
             let sg = renyi(&Pair::stochastic_sign(s(m1), s(m2), s(sigma)).unwrap(), alpha);
-            prop_assert!(le(sg, r), "sign {sg} > rectified {r}");
+            prop_assert!(le(&sg, &r), "sign {sg} > rectified {r}");
         }
     }
 
@@ -91,15 +104,16 @@ proptest! {
     #[test]
     fn fisher_information_bounds(mu in -45.0f64..45.0, sigma in 0.1f64..4.0, a in -3.0f64..3.0, w in 0.01f64..8.0) {
         let b = a + w;
-        let cap = 1.0 / (sigma * sigma);
+        let cap = Float::with_val(PREC, fl(sigma).square_ref()).recip();
         for fam in ["rectified", "truncated"] {
             let loc = Location::new(fam, s(mu), s(sigma), Some((s(a), s(b)))).unwrap();
-            let i = divergence::fisher(&loc, DIGITS, Method::ClosedForm).unwrap().to_f64();
-            prop_assert!(i >= 0.0 && le(i, cap), "{fam} I = {i}, 1/σ² = {cap}");
+            let i = fl(0.0) + divergence::fisher(&loc, DIGITS, Method::ClosedForm).unwrap().value;
+            prop_assert!(i >= 0.0 && le(&i, &cap), "{fam} I = {i}, 1/σ² = {cap}");
         }
         let loc = Location::new("stochastic_sign", s(mu), s(sigma), None).unwrap();
-        let i = divergence::fisher(&loc, DIGITS, Method::ClosedForm).unwrap().to_f64();
-        prop_assert!(le(i, 2.0 / std::f64::consts::PI * cap), "sign I = {i}");
+        let i = fl(0.0) + divergence::fisher(&loc, DIGITS, Method::ClosedForm).unwrap().value;
+        let sign_cap = Float::with_val(PREC, 2u32) / Float::with_val(PREC, Constant::Pi) * &cap;
+        prop_assert!(le(&i, &sign_cap), "sign I = {i}");
     }
 
     /// The privacy profile is a valid DP curve: δ(ε) ∈ [0, 1], nonincreasing in ε, and Mironov's
@@ -117,11 +131,13 @@ proptest! {
             Pair::truncated(s(m1), s(m2), s(sigma), s(a), s(b)).unwrap(),
             Pair::stochastic_sign(s(m1), s(m2), s(sigma)).unwrap(),
         ] {
-            let h = |e: f64| divergence::hockey_stick(&p, &s(e), DIGITS, Method::ClosedForm).unwrap().to_f64();
-            let (h1, h2) = (h(e1), h(e1 + de));
-            prop_assert!((0.0..=1.0).contains(&h1) && le(h2, h1), "{p:?}: δ({e1}) = {h1}, δ({}) = {h2}", e1 + de);
-            let eps = renyi(&p, alpha) + (1.0 / d0).ln() / (alpha - 1.0);
-            prop_assert!(le(h(eps), d0), "{p:?}: δ({eps}) = {} > {d0}", h(eps));
+            let h = |e: &Scalar| fl(0.0) + divergence::hockey_stick(&p, e, DIGITS, Method::ClosedForm).unwrap().value;
+            let (h1, h2) = (h(&s(e1)), h(&s(e1 + de)));
+            prop_assert!(h1 >= 0.0 && h1 <= 1.0 && le(&h2, &h1), "{p:?}: δ({e1}) = {h1}, δ({}) = {h2}", e1 + de);
+            // ε = D_α + ln(1/δ₀)/(α − 1), formed in rug and passed exactly (no f64 rounding of ε).
+            let eps = renyi(&p, alpha) - Float::with_val(PREC, fl(d0).ln_ref()) / (alpha - 1.0);
+            let he = h(&Scalar::from_float(&eps));
+            prop_assert!(le(&he, &fl(d0)), "{p:?}: δ({eps}) = {he} > {d0}");
         }
     }
 
@@ -135,8 +151,11 @@ proptest! {
         let full = renyi(&Pair::gaussian_dd(s(dist), s(s1), s(s2), d).unwrap(), alpha);
         let one = renyi(&Pair::gaussian_dd(s(dist), s(s1), s(s2), 1).unwrap(), alpha);
         let zero = renyi(&Pair::gaussian_dd(s(0.0), s(s1), s(s2), 1).unwrap(), alpha);
-        let sum = one + f64::from(d - 1) * zero;
-        prop_assert!(((full - sum) / full.max(1e-300)).abs() < 1e-12, "{full} vs {sum}");
+        let sum = Float::with_val(PREC, &one + zero * f64::from(d - 1));
+        // Each value carries 20 certified digits: the sum of d − 1 equal terms and one more is
+        // within (d + 1)·1e-20 relative of its exact value, far below 1e-16.
+        let gap = Float::with_val(PREC, &full - &sum).abs();
+        prop_assert!(gap <= Float::with_val(PREC, full.abs_ref()) * 1e-16, "{full} vs {sum}");
     }
 }
 
@@ -189,13 +208,13 @@ mod rgm {
             let m1 = theorem1_sigma2_min(&se, &sg, &sa, &sr, 17).unwrap().to_f64();
             let m2 = lemma1_sigma2_min(&se, &sg, &sr, 17).unwrap().to_f64();
             let sigma2 = m1.max(m2).max(1e-3) * (1.0 + slack);
-            let bound = theorem1_eps(&se, &sg, d, &sa, DIGITS).unwrap().to_f64();
+            let bound = fl(0.0) + theorem1_eps(&se, &sg, d, &sa, DIGITS).unwrap().value;
             let pair = Pair::rgm(d, sg.clone(), s(sigma2), s(n1), s(n2), s(dist));
             prop_assume!(pair.is_ok()); // f64 rounding of n2 can leave the triangle
             let pair = pair.unwrap();
             for p in [pair.clone(), pair.swapped()] {
                 let exact = renyi(&p, alpha);
-                prop_assert!(le(exact, bound), "{p:?}: D_{alpha} = {exact} > Theorem 1 {bound}");
+                prop_assert!(le(&exact, &bound), "{p:?}: D_{alpha} = {exact} > Theorem 1 {bound}");
             }
         }
 

@@ -4,16 +4,25 @@
 //!   with α = 1e−6: by the Dvoretzky–Kiefer–Wolfowitz inequality with Massart's constant,
 //!   P(D_n > d) ≤ 2 e^{−2 n d²} for every n, so this is a bound on the false-failure probability,
 //!   not only its asymptotic value.
-//! * Laws with atoms (rectified, sign): Pearson chi-square on the atoms plus binned interior,
-//!   bins with expected count ≥ 5, critical value the (1 − α) quantile of χ²(k − 1), α = 1e−6
-//!   (statrs `ChiSquared::inverse_cdf`, cross-checked against Wilson–Hilferty).
+//! * Laws with atoms: the rectified Gaussian gets the same DKW–Massart test on its whole cdf,
+//!   atoms included (the inequality holds for every distribution, so the level is exact, not
+//!   asymptotic: the statistic is the sup over both one-sided limits at each atom). The stochastic
+//!   sign gets an exact two-sided binomial test (tails from `audit::stats`, pinned to mpmath),
+//!   level ≤ α.
+//! * In addition, a Pearson chi-square on the atoms plus binned interior (expected count ≥ 5 per
+//!   cell, critical value the (1 − α) quantile of χ²(k − 1), α = 1e−6, statrs, cross-checked
+//!   against Wilson–Hilferty) gives more power on the interior's shape. **Its level is asymptotic**
+//!   (the χ² approximation to Pearson's statistic), so its false-failure probability is ≈ 1e−6,
+//!   not bounded by it.
 //! * Determinism: same seed ⇒ bit-identical output; chunked output (one ChaCha8 stream per chunk)
 //!   is identical on 1 and 4 rayon threads.
 //! * Value stability: the first samples for a fixed seed are pinned.
 //!
 //! With ~40 statistical assertions at α = 1e−6 each, the chance that this file fails by bad luck
-//! is < 4e−5; the seeds are fixed, so a pass is reproducible.
+//! is < 4e−5 for the KS/DKW and binomial assertions (a bound) plus ≈ 4 × 1e−6 for the four
+//! Pearson assertions (an asymptotic level); the seeds are fixed, so a pass is reproducible.
 
+use dpaudit::audit::stats::{binom_cdf, binom_sf};
 use dpaudit::dist::stream::{chunk_rng, fill_chunked, StreamRng};
 use dpaudit::dist::{
     Gaussian, IsotropicGaussian, Rectified, Rgm, ScalarDist, StochasticSign, Truncated,
@@ -39,6 +48,39 @@ fn ks_stat(mut xs: Vec<f64>, cdf: impl Fn(f64) -> f64) -> f64 {
             (f - i as f64 / n).max((i + 1) as f64 / n - f)
         })
         .fold(0.0, f64::max)
+}
+
+/// DKW–Massart test of `xs` against a law with atoms: `cdf(x)` = P(X ≤ x) and `mass(x)` =
+/// P(X = x). At each distinct sample value x both limits are compared: F_n(x) with F(x) and
+/// F_n(x−) with F(x) − P(X = x).
+fn assert_dkw_with_atoms(
+    name: &str,
+    mut xs: Vec<f64>,
+    cdf: impl Fn(f64) -> f64,
+    mass: impl Fn(f64) -> f64,
+) {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    let nf = n as f64;
+    let mut d = 0.0f64;
+    let mut i = 0;
+    while i < n {
+        let x = xs[i];
+        let mut j = i;
+        while j < n && xs[j] == x {
+            j += 1;
+        }
+        let (f, m) = (cdf(x), mass(x));
+        d = d
+            .max((j as f64 / nf - f).abs())
+            .max((i as f64 / nf - (f - m)).abs());
+        i = j;
+    }
+    let crit = ks_critical(n);
+    assert!(
+        d < crit,
+        "{name}: DKW D = {d:.3e} >= critical {crit:.3e} (n = {n}, alpha = {ALPHA})"
+    );
 }
 
 fn assert_ks(name: &str, xs: Vec<f64>, cdf: impl Fn(f64) -> f64) {
@@ -213,7 +255,9 @@ fn rectified_chi2_tests() {
         let r = Rectified::new(mu, sigma, a, b).unwrap();
         let mut xs = vec![0.0; 1_000_000];
         r.sample_many(&mut chunk_rng(300 + i as u64, 0), &mut xs);
-        rectified_chi2(&r, &xs, &format!("R({mu},{sigma},[{a},{b}])"));
+        let name = format!("R({mu},{sigma},[{a},{b}])");
+        assert_dkw_with_atoms(&name, xs.clone(), |x| r.cdf(x), |x| r.ln_mass(x).exp());
+        rectified_chi2(&r, &xs, &name);
     }
     // μ = b + 40σ (exact part-selection regime): every sample is the atom b except with
     // probability Φ(−40) ≈ 4e−350 per draw.
@@ -234,12 +278,24 @@ fn sign_chi2_tests() {
         let mut xs = vec![0.0; n];
         s.sample_many(&mut chunk_rng(400 + i as u64, 0), &mut xs);
         assert!(xs.iter().all(|&x| x == 1.0 || x == -1.0));
-        let plus = xs.iter().filter(|&&x| x == 1.0).count() as f64;
+        let plus = xs.iter().filter(|&&x| x == 1.0).count() as u64;
         let p = s.ln_mass(1.0).exp();
         let q = s.ln_mass(-1.0).exp();
+        // Exact two-sided binomial test at level ≤ α: P(X ≤ plus) and P(X ≥ plus), X ~ Bin(n, p).
+        let lower = binom_cdf(plus, n as u64, p).unwrap();
+        let upper = if plus == 0 {
+            1.0
+        } else {
+            binom_sf(plus - 1, n as u64, p).unwrap()
+        };
+        assert!(
+            lower > ALPHA / 2.0 && upper > ALPHA / 2.0,
+            "sign({mu},{sigma}): {plus} of {n} are +1 (p = {p}): P(X <= k) = {lower:.3e}, \
+             P(X >= k) = {upper:.3e}, alpha = {ALPHA}"
+        );
         assert_chi2(
             &format!("sign({mu},{sigma})"),
-            &[plus, n as f64 - plus],
+            &[plus as f64, (n as u64 - plus) as f64],
             &[p * n as f64, q * n as f64],
         );
     }

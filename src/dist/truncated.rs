@@ -555,8 +555,12 @@ mod tests {
         assert_eq!(central.method_name(), "normal");
         let narrow = Truncated::new(0.0, 1.0, 0.1, 0.2).unwrap();
         assert_eq!(narrow.method_name(), "uniform");
-        // The documented floor: ≥ 22 % acceptance over a grid of positions and widths (the
-        // minimum, ≈ 0.227, is at long one-sided intervals starting ≈ 0.75σ beyond μ).
+        // The acceptance rate is the analytic expected acceptance of the method the cost model
+        // picks, not a timing (speed is measured by `cargo bench --bench samplers`). The cost
+        // model trades acceptance for cheaper tries, so its worst case over positions and widths
+        // is a property of the model; it is pinned here to three digits (≈ 0.227, at long
+        // one-sided intervals starting ≈ 0.75σ beyond μ) so that a change of the model has to
+        // change this line deliberately instead of sliding a floor (it was 0.35, then 0.25).
         let mut worst = 1.0f64;
         for i in -60..=60 {
             let a = i as f64 * 0.05;
@@ -571,7 +575,7 @@ mod tests {
                 );
             }
         }
-        assert!(worst > 0.22, "worst acceptance {worst}");
+        assert!((0.226..0.228).contains(&worst), "worst acceptance {worst}");
     }
 
     #[test]
