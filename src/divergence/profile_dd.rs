@@ -635,6 +635,19 @@ mod tests {
         assert!((10.0..16.0).contains(&ag), "agreement {ag}");
     }
 
+    /// The mirrored order with κ ≈ 1e-6 (σ1 = 1.3 (1 + 1e-6) > σ2 = 1.3, d = 10, ε = 0.5), cheap
+    /// enough for the default suite, against an independent mpmath value: routes A (incomplete
+    /// gamma, t outer) and C (χ² variable outer, no incomplete gamma) of
+    /// `golden/generate_profile_dd.py` at dps 60, which agree to 57 digits.
+    #[test]
+    fn kappa_small_mirrored() {
+        let s1 = Float::with_val(512, f("1.3") * f("1.000001")).square();
+        let v = hockey_stick_dd(&s1, &f("1.69"), &f("0.7"), 10, &f("0.5"), 12).unwrap();
+        let want = f("0.06441634441310479659023844942153346578436");
+        let ag = agreement_digits(&v.value, &want);
+        assert!(ag >= 12.0 - 2f64.log10(), "agreement {ag}: {}", v.value);
+    }
+
     /// The mirrored order (σ1 > σ2 by 1e-12, κ ≈ 1e-12 > 0) is correct but takes ~50 s (a known
     /// slow case of the graded pieces): run with `--ignored`.
     #[test]
