@@ -85,9 +85,6 @@ fn finish(
     match outcome {
         Err(e) => fail(e),
         Ok(o) => {
-            for v in &o.violations {
-                eprintln!("{v}");
-            }
             if o.golden_failures > 0 {
                 eprintln!(
                     "dpaudit: {} golden rows failed (see {}/golden.csv)",
@@ -98,14 +95,9 @@ fn finish(
             if o.controls_missed > 0 {
                 eprintln!("dpaudit: {} positive controls MISSED", o.controls_missed);
             }
-            for n in &o.not_run {
-                eprintln!("dpaudit: {n}");
+            for line in o.verdict_lines() {
+                eprintln!("dpaudit: {line}");
             }
-            eprintln!(
-                "dpaudit: wrote {} files to {}",
-                o.files.len(),
-                out.display()
-            );
             ExitCode::from(o.exit_status())
         }
     }

@@ -194,6 +194,13 @@ fn quick_report_on_a_small_spec_set_writes_everything() {
     let stderr = text(&out_run.stderr);
     assert_eq!(out_run.status.code(), Some(1), "stderr: {stderr}");
     assert!(stderr.contains("1 golden rows failed"), "{stderr}");
+    assert!(
+        stderr.contains(
+            "dpaudit: verdict: no VIOLATION in 2 spec(s); golden 1/2 rows agree; positive \
+             controls 3/3 caught; slowest spec "
+        ),
+        "{stderr}"
+    );
     for f in [
         "summary.md",
         "threeway.csv",
@@ -259,7 +266,13 @@ fn correct_audit_exits_0_with_a_numeric_lower_bound_below_exact() {
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
     assert!(
-        !stderr.contains("VIOLATION") && !stderr.contains("NOT RUN"),
+        !stderr.contains("VIOLATION:") && !stderr.contains("NOT RUN"),
+        "{stderr}"
+    );
+    // The terminal verdict.
+    assert!(
+        stderr.contains("dpaudit: verdict: no VIOLATION in 1 spec(s); slowest spec gauss_ok")
+            && stderr.contains("gauss_ok.md (6 files in"),
         "{stderr}"
     );
     let csv = text(&std::fs::read(dir.join("out/gauss_ok.csv")).unwrap());

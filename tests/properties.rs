@@ -133,7 +133,7 @@ proptest! {
         ] {
             let h = |e: &Scalar| fl(0.0) + divergence::hockey_stick(&p, e, DIGITS, Method::ClosedForm).unwrap().value;
             let (h1, h2) = (h(&s(e1)), h(&s(e1 + de)));
-            prop_assert!(h1 >= 0.0 && h1 <= 1.0 && le(&h2, &h1), "{p:?}: δ({e1}) = {h1}, δ({}) = {h2}", e1 + de);
+            prop_assert!((0.0..=1.0).contains(&h1) && le(&h2, &h1), "{p:?}: δ({e1}) = {h1}, δ({}) = {h2}", e1 + de);
             // ε = D_α + ln(1/δ₀)/(α − 1), formed in rug and passed exactly (no f64 rounding of ε).
             let eps = renyi(&p, alpha) - Float::with_val(PREC, fl(d0).ln_ref()) / (alpha - 1.0);
             let he = h(&Scalar::from_float(&eps));

@@ -109,11 +109,57 @@ pub struct ReportOutcome {
     /// Checks that should have run and did not (an audit that failed, an exact value that could
     /// not be computed, golden verification or controls that could not run), one line each.
     pub not_run: Vec<String>,
+    /// Golden rows that agree, out of the rows checked (None: not run or not part of the command).
+    pub golden_passed: Option<(usize, usize)>,
+    /// Positive controls caught, out of those run (None: not run or not part of the command).
+    pub controls_caught: Option<(usize, usize)>,
+    /// Number of specs compared.
+    pub specs: usize,
+    /// The spec that took longest, with its wall time in seconds.
+    pub slowest: Option<(String, f64)>,
+    /// The Markdown summary written.
+    pub summary: Option<PathBuf>,
     /// Files written.
     pub files: Vec<PathBuf>,
 }
 
 impl ReportOutcome {
+    /// The short verdict for the terminal: VIOLATION and NOT RUN lines, then one line with the
+    /// counts (golden rows, controls), the slowest spec and where the report is.
+    pub fn verdict_lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.violations.clone();
+        out.extend(self.not_run.iter().cloned());
+        let mut parts = vec![if self.violations.is_empty() {
+            format!("no VIOLATION in {} spec(s)", self.specs)
+        } else {
+            format!(
+                "{} VIOLATION(S) in {} spec(s)",
+                self.violations.len(),
+                self.specs
+            )
+        }];
+        if let Some((p, t)) = self.golden_passed {
+            parts.push(format!("golden {p}/{t} rows agree"));
+        }
+        if let Some((c, t)) = self.controls_caught {
+            parts.push(format!("positive controls {c}/{t} caught"));
+        }
+        if let Some((name, secs)) = &self.slowest {
+            parts.push(format!("slowest spec {name} ({secs:.1} s)"));
+        }
+        out.push(format!("verdict: {}", parts.join("; ")));
+        if let Some(p) = &self.summary {
+            out.push(format!(
+                "report: {} ({} files in {})",
+                p.display(),
+                self.files.len(),
+                p.parent()
+                    .map_or_else(String::new, |d| d.display().to_string())
+            ));
+        }
+        out
+    }
+
     /// Whether everything ran and nothing was found.
     pub fn clean(&self) -> bool {
         !self.found_something() && self.not_run.is_empty()
@@ -136,6 +182,14 @@ impl ReportOutcome {
             0
         }
     }
+}
+
+/// The spec with the longest wall time.
+fn slowest(results: &[(ThreeWay, Duration)]) -> Option<(String, f64)> {
+    results
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1))
+        .map(|(t, d)| (t.spec.name.clone(), d.as_secs_f64()))
 }
 
 /// The "NOT RUN" lines of a set of three-way comparisons: a spec whose audit was asked for but
@@ -452,6 +506,19 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         controls_missed: controls.as_ref().map_or(0, |c| {
             c.iter().filter(|x| !markdown::control_caught(x)).count()
         }),
+        golden_passed: golden
+            .as_ref()
+            .ok()
+            .map(|g| (g.passed(), g.checks.len() + g.unreadable.len())),
+        controls_caught: controls.as_ref().ok().map(|c| {
+            (
+                c.iter().filter(|x| markdown::control_caught(x)).count(),
+                c.len(),
+            )
+        }),
+        specs: results.len(),
+        slowest: slowest(&results),
+        summary: Some(out.join("summary.md")),
         files,
     })
 }
@@ -503,6 +570,9 @@ pub fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcom
     Ok(ReportOutcome {
         violations: tws.iter().flat_map(|t| t.violations.clone()).collect(),
         not_run,
+        specs: results.len(),
+        slowest: slowest(&results),
+        summary: Some(out.join(format!("{}.md", spec.name))),
         files,
         ..ReportOutcome::default()
     })
