@@ -37,7 +37,12 @@
 //!    β/(4m), ε = max(0, ln((1 − δ − fnr_ub)/fpr_ub)), exhaustive, no pruning) must reproduce
 //!    every run's ε_lb to 1e-12. A dropped or wrong correction, an inflated result, or a pruning
 //!    bug in the lazy search breaks the equality.
-//! 4. **The histograms are draws from the right law.** The main histograms of all runs are
+//! 4. **False VIOLATIONs are rare.** A VIOLATION is decided on the strict lower bound
+//!    (confidence 1 − 1e-6, same region and counts). Over each set of 1000 audits of this correct
+//!    mechanism the number of strict bounds above the exact ε is dominated by Bin(1000, 1e-6), so
+//!    at most one is allowed: P(Bin(1000, 1e-6) ≥ 2) ≤ C(1000, 2)·1e-12 < 5e-7. The strict bound
+//!    must also never exceed the 95 % one.
+//! 5. **The histograms are draws from the right law.** The main histograms of all runs are
 //!    pooled per side and compared with the exact cdf at every grid edge with the
 //!    Dvoretzky–Kiefer–Wolfowitz inequality (Massart's constant, valid for any distribution,
 //!    hence for binned data): sup |F_N − F| ≤ √(ln(2/α)/(2N)), α = 1e-6 / 4 per histogram
@@ -292,6 +297,7 @@ fn held_out_audits_cover_and_sit_in_the_derived_band() {
     let mut cp = Cp::new(BETA / 2.0);
     let (mut exceed, mut sum_eps, mut sum_m, mut var, mut b) = (0u64, 0.0, 0.0, 0.0, 0.0f64);
     let mut worst = 0.0f64;
+    let mut strict_over = 0u64;
     let mut pool = Pool::new();
     let mut edge = Vec::new();
     for seed in 1..=RUNS {
@@ -299,6 +305,8 @@ fn held_out_audits_cover_and_sit_in_the_derived_band() {
         let r = run_audit(&mech(), &cfg).unwrap();
         assert_eq!(r.region.family_size, 2);
         assert!((r.claimed_eps.unwrap() - EXACT).abs() < 1e-12);
+        assert!(r.eps_lb_strict <= r.eps_lb);
+        strict_over += u64::from(r.eps_lb_strict > EXACT);
         let (m, v, dev) = conditional_moments(&r, stat, &mut cp);
         exceed += u64::from(r.eps_lb > EXACT);
         sum_eps += r.eps_lb;
@@ -326,6 +334,11 @@ fn held_out_audits_cover_and_sit_in_the_derived_band() {
         sum_m / n / EXACT
     );
     assert!(exceed <= C_STAR, "{exceed} exceedances > {C_STAR}");
+    eprintln!("held-out: strict (1 - 1e-6) bounds above exact: {strict_over} of {RUNS}");
+    assert!(
+        strict_over <= 1,
+        "{strict_over} false VIOLATIONs in {RUNS} audits"
+    );
     assert!(
         (sum_eps - sum_m).abs() <= t,
         "mean eps_lb/exact {mean:.5} outside the derived band [{lo:.5}, {hi:.5}]"
@@ -348,12 +361,15 @@ fn bonferroni_audits_cover_and_match_the_reference_search() {
     let family = 4 * (BINS as u64 + 1);
     let mut cp = Cp::new(BETA / family as f64);
     let (mut exceed, mut sum_eps) = (0u64, 0.0);
+    let mut strict_over = 0u64;
     let mut pool = Pool::new();
     let mut edge = Vec::new();
     for seed in 1..=RUNS {
         let cfg = config(seed, Selection::Bonferroni, stat);
         let r = run_audit(&mech(), &cfg).unwrap();
         assert_eq!(r.region.family_size, family);
+        assert!(r.eps_lb_strict <= r.eps_lb);
+        strict_over += u64::from(r.eps_lb_strict > EXACT);
         let want = reference_bonferroni(&r, &mut cp);
         assert!(
             (r.eps_lb - want).abs() <= 1e-12 * want.max(1.0),
@@ -371,6 +387,11 @@ fn bonferroni_audits_cover_and_match_the_reference_search() {
         sum_eps / RUNS as f64 / EXACT
     );
     assert!(exceed <= C_STAR, "{exceed} exceedances > {C_STAR}");
+    eprintln!("bonferroni: strict (1 - 1e-6) bounds above exact: {strict_over} of {RUNS}");
+    assert!(
+        strict_over <= 1,
+        "{strict_over} false VIOLATIONs in {RUNS} audits"
+    );
     let (lp, lq) = laws(stat);
     let alpha = FAIL / 4.0;
     for (name, counts, law) in [("P", &pool.p, &lp), ("Q", &pool.q, &lq)] {

@@ -56,6 +56,11 @@ use crate::numeric::f64s::ndtri_upper;
 /// it changes the samples.
 pub const CHUNK: u64 = 1 << 20;
 
+/// Error probability of the strict lower bound [`AuditResult::eps_lb_strict`], the one a
+/// `VIOLATION` is decided on: a correct mechanism's strict bound exceeds its true ε with
+/// probability ≤ 1e-6 per audit.
+pub const STRICT_BETA: f64 = 1e-6;
+
 /// Largest number of bins accepted.
 pub const MAX_BINS: usize = 1 << 22;
 
@@ -381,6 +386,10 @@ pub struct AuditResult {
     pub grid: (f64, f64),
     /// The lower bound on ε(δ), holding with probability ≥ `confidence`.
     pub eps_lb: f64,
+    /// The lower bound on ε(δ) of the same region and counts at confidence 1 − [`STRICT_BETA`]
+    /// (each Clopper–Pearson bound at `STRICT_BETA / family_size`): what a `VIOLATION` is
+    /// decided on, so that a correct mechanism is flagged with probability ≤ 1e-6.
+    pub eps_lb_strict: f64,
     /// The audited region: threshold, tail, direction, counts, Clopper–Pearson bounds.
     pub region: RegionAudit,
     /// The Gaussian-DP route. **Its `eps_lb_gdp` assumes a Gaussian trade-off curve.**
@@ -576,6 +585,16 @@ fn select_projected(
     (best.0, best.1, best.2)
 }
 
+/// The ε lower bound of `region`'s counts at confidence 1 − [`STRICT_BETA`], with the region's
+/// own family size (2 for a held-out region, 4m for a Bonferroni search over m thresholds):
+/// valid for the same reason as the region's own bound.
+fn strict_eps_lb(region: &RegionAudit) -> Result<f64> {
+    let per_bound = STRICT_BETA / region.family_size as f64;
+    let fpr = stats::cp_upper(region.false_positives, region.n_neg, per_bound)?;
+    let fnr = stats::cp_upper(region.false_negatives, region.n_pos, per_bound)?;
+    stats::eps_lower_bound(fpr, fnr, region.delta)
+}
+
 /// Runs an audit of `mech` with `cfg` (see the module docs). Errors on an invalid configuration
 /// or grid; the claimed ε is computed but its failure is not an error (`claimed_eps = None`).
 pub fn run_audit<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<AuditResult> {
@@ -655,6 +674,7 @@ fn run_in_pool<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<Aud
         Err(e) => (None, format!("unavailable: {e}")),
     };
     let eps_lb = region.eps_lb;
+    let eps_lb_strict = strict_eps_lb(&region)?;
     let flagged = claimed_eps.is_some_and(|c| eps_lb > c);
     let drawn = 2 * (n + pilot_n);
     Ok(AuditResult {
@@ -669,6 +689,7 @@ fn run_in_pool<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<Aud
         bins: cfg.bins,
         grid: (lo, hi),
         eps_lb,
+        eps_lb_strict,
         region,
         gdp,
         claimed_eps,

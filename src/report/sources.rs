@@ -96,6 +96,8 @@ const OPT_BITS: u32 = 128;
 pub struct AuditOutcome {
     /// Assumption-free lower bound on ε at the spec's δ.
     pub eps_lb: f64,
+    /// The same bound at confidence 1 − [`engine::STRICT_BETA`]: a VIOLATION is decided on it.
+    pub eps_lb_strict: f64,
     /// Its confidence.
     pub confidence: f64,
     /// The Gaussian-DP route's ε (valid only if the trade-off curve is Gaussian).
@@ -135,6 +137,7 @@ pub fn run_audit(spec: &AuditSpec, samples: u64, progress: bool) -> Result<Audit
         ("fnr_upper".into(), f(row.fnr_ub)),
         ("eps_point_estimate".into(), f(row.eps_point)),
         ("eps_lb".into(), f(row.eps_lb)),
+        ("eps_lb_strict".into(), f(r.eps_lb_strict)),
         ("gdp_mu_lb".into(), f(row.gdp_mu_lb)),
         (
             "gdp_eps_assuming_gaussian_tradeoff".into(),
@@ -149,6 +152,7 @@ pub fn run_audit(spec: &AuditSpec, samples: u64, progress: bool) -> Result<Audit
     ];
     Ok(AuditOutcome {
         eps_lb: r.eps_lb,
+        eps_lb_strict: r.eps_lb_strict,
         confidence: r.confidence,
         gdp_eps: Some(r.gdp.eps_lb_gdp),
         details,
@@ -171,6 +175,9 @@ pub struct ControlOutcome {
     pub eps_lb: f64,
     /// Its confidence.
     pub confidence: f64,
+    /// The lower bound at confidence 1 − [`engine::STRICT_BETA`]: a control counts as caught
+    /// only if this one exceeds the claim (the same test as a VIOLATION).
+    pub eps_lb_strict: f64,
 }
 
 /// δ of the positive controls.
@@ -226,6 +233,7 @@ pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>>
                 delta: CONTROL_DELTA,
                 eps_lb: r.eps_lb,
                 confidence: r.confidence,
+                eps_lb_strict: r.eps_lb_strict,
             })
         })
         .collect()
