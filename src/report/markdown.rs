@@ -291,13 +291,14 @@ pub fn render(inp: &SummaryInput) -> String {
         for x in c {
             let _ = writeln!(
                 o,
-                "| {} | {} | {} | {} | {} ({}%) | {} |",
+                "| {} | {} | {} | {} | {} ({}%)<br>{} (1 − 10⁻⁶, decides) | {} |",
                 x.name,
                 md_escape(&x.description),
                 fmt_num(x.delta),
                 fmt_num(x.claimed_eps),
                 fmt_num(x.eps_lb),
                 fmt_sig(x.confidence * 100.0, 4),
+                fmt_num(x.eps_lb_strict),
                 if control_caught(x) {
                     "caught"
                 } else {

@@ -296,6 +296,7 @@ fn controls_table(c: &[sources::ControlOutcome]) -> Table {
         "claimed_eps",
         "eps_lb",
         "confidence",
+        "eps_lb_strict",
         "verdict",
     ]);
     for x in c {
@@ -306,6 +307,7 @@ fn controls_table(c: &[sources::ControlOutcome]) -> Table {
             fmt_num(x.claimed_eps),
             fmt_num(x.eps_lb),
             x.confidence.to_string(),
+            fmt_num(x.eps_lb_strict),
             if markdown::control_caught(x) {
                 "caught"
             } else {
