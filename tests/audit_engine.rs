@@ -235,6 +235,20 @@ impl Pool {
             q: vec![0; BINS + 2],
         }
     }
+    /// DKW test of both pooled histograms against the statistic's exact laws (α = 1e-6 / 4 each:
+    /// four pooled histograms in this file).
+    fn assert_follows(&self, stat: Statistic, edges: &[f64], what: &str) {
+        let (lp, lq) = laws(stat);
+        for (name, counts, law) in [("P", &self.p, &lp), ("Q", &self.q, &lq)] {
+            let (gap, bound) = dkw(counts, edges, law, FAIL / 4.0);
+            eprintln!("{what} {name} histogram: DKW gap {gap:.2e} (bound {bound:.2e})");
+            assert!(
+                gap <= bound,
+                "{name}-side histogram: DKW gap {gap} > {bound}"
+            );
+        }
+    }
+
     fn add(&mut self, r: &AuditResult) {
         for (a, b) in self.p.iter_mut().zip(&r.histograms.p) {
             *a += b;
@@ -343,16 +357,7 @@ fn held_out_audits_cover_and_sit_in_the_derived_band() {
         (sum_eps - sum_m).abs() <= t,
         "mean eps_lb/exact {mean:.5} outside the derived band [{lo:.5}, {hi:.5}]"
     );
-    let (lp, lq) = laws(stat);
-    let alpha = FAIL / 4.0;
-    for (name, counts, law) in [("P", &pool.p, &lp), ("Q", &pool.q, &lq)] {
-        let (gap, bound) = dkw(counts, &edge, law, alpha);
-        eprintln!("held-out {name} histogram: DKW gap {gap:.2e} (bound {bound:.2e})");
-        assert!(
-            gap <= bound,
-            "{name}-side histogram: DKW gap {gap} > {bound}"
-        );
-    }
+    pool.assert_follows(stat, &edge, "held-out");
 }
 
 #[test]
@@ -392,14 +397,5 @@ fn bonferroni_audits_cover_and_match_the_reference_search() {
         strict_over <= 1,
         "{strict_over} false VIOLATIONs in {RUNS} audits"
     );
-    let (lp, lq) = laws(stat);
-    let alpha = FAIL / 4.0;
-    for (name, counts, law) in [("P", &pool.p, &lp), ("Q", &pool.q, &lq)] {
-        let (gap, bound) = dkw(counts, &edge, law, alpha);
-        eprintln!("bonferroni {name} histogram: DKW gap {gap:.2e} (bound {bound:.2e})");
-        assert!(
-            gap <= bound,
-            "{name}-side histogram: DKW gap {gap} > {bound}"
-        );
-    }
+    pool.assert_follows(stat, &edge, "bonferroni");
 }
