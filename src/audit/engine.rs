@@ -294,6 +294,66 @@ pub struct Histograms {
     pub q: Vec<u64>,
 }
 
+/// One shard of an audit's chunk streams: shard `index` (0-based) of `count` draws exactly the
+/// chunks c with c mod count = index, on both sides and in both phases. Every chunk has its own
+/// stream (see [`stream_id`]), so the shards' histograms are disjoint parts of the unsharded
+/// ones, and their sums are the unsharded histograms exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// 0-based shard index, < `count`.
+    pub index: u64,
+    /// Number of shards, ≥ 1.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole run (one shard).
+    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+
+    /// Validated: 1 ≤ count ≤ 2^20, index < count.
+    pub fn new(index: u64, count: u64) -> Result<Self> {
+        if count == 0 || count > 1 << 20 {
+            return Err(Error::invalid("shard count", count, "in [1, 2^20]"));
+        }
+        if index >= count {
+            return Err(Error::invalid(
+                "shard",
+                format!("{}/{count}", index + 1),
+                &format!("K/N with 1 <= K <= N = {count}"),
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether chunk `c` belongs to this shard.
+    #[inline]
+    pub fn owns(&self, chunk: u64) -> bool {
+        chunk % self.count == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = Error;
+    /// `K/N` with 1 ≤ K ≤ N (1-based, as batch schedulers number array tasks from 1 or 0:
+    /// see the job examples).
+    fn from_str(t: &str) -> Result<Self> {
+        let bad = || Error::invalid("shard", t, "K/N with integers 1 <= K <= N");
+        let (k, n) = t.split_once('/').ok_or_else(bad)?;
+        let k: u64 = k.trim().parse().map_err(|_| bad())?;
+        let n: u64 = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 {
+            return Err(bad());
+        }
+        Shard::new(k - 1, n)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index + 1, self.count)
+    }
+}
+
 /// Draws `n` statistics per side in phase `phase` and bins them, in parallel on the current
 /// rayon pool, chunk by chunk (see the module docs for why the result is thread-independent).
 pub fn histograms<M: Mechanism + ?Sized>(
@@ -305,10 +365,27 @@ pub fn histograms<M: Mechanism + ?Sized>(
     n: u64,
     bar: &ProgressBar,
 ) -> Histograms {
+    histograms_shard(mech, stat, grid, seed, phase, n, Shard::WHOLE, bar)
+}
+
+/// [`histograms`] restricted to the chunks of `shard`.
+#[allow(clippy::too_many_arguments)]
+pub fn histograms_shard<M: Mechanism + ?Sized>(
+    mech: &M,
+    stat: Statistic,
+    grid: &Grid,
+    seed: u64,
+    phase: Phase,
+    n: u64,
+    shard: Shard,
+    bar: &ProgressBar,
+) -> Histograms {
     let n_chunks = n.div_ceil(CHUNK);
     let slots = grid.slots();
-    let tasks = 2 * n_chunks;
-    let (p, q) = (0..tasks)
+    let tasks: Vec<u64> = (0..2 * n_chunks)
+        .filter(|t| shard.owns(t % n_chunks))
+        .collect();
+    let (p, q) = tasks
         .into_par_iter()
         .fold(
             || (vec![0u64; slots], vec![0u64; slots], vec![0u32; slots]),
@@ -511,6 +588,12 @@ impl AuditResult {
         Ok(())
     }
 
+    /// This result with its wall-clock figures replaced (to compare two runs field by field).
+    pub fn with_timing(mut self, timing: Timing) -> AuditResult {
+        self.timing = timing;
+        self
+    }
+
     /// True when the deterministic content of two results is identical (timing ignored).
     pub fn same_outcome(&self, other: &AuditResult) -> bool {
         let mut a = self.clone();
@@ -598,47 +681,214 @@ fn strict_eps_lb(region: &RegionAudit) -> Result<f64> {
 /// Runs an audit of `mech` with `cfg` (see the module docs). Errors on an invalid configuration
 /// or grid; the claimed ε is computed but its failure is not an error (`claimed_eps = None`).
 pub fn run_audit<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<AuditResult> {
+    let start = Instant::now();
+    let draws = draw_audit(mech, cfg, Shard::WHOLE)?;
+    finish_audit(mech, cfg, &draws, start)
+}
+
+/// The sampled part of an audit, or of one shard of it: the pilot and main histograms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditDraws {
+    /// Which chunks these are.
+    pub shard: Shard,
+    /// Pilot histograms (held-out selection only).
+    pub pilot: Option<Histograms>,
+    /// Main histograms.
+    pub main: Histograms,
+    /// Sampling wall time in seconds (not part of any deterministic output).
+    #[serde(skip)]
+    pub sampling_seconds: f64,
+    /// Threads that drew them (not part of any deterministic output).
+    #[serde(skip)]
+    pub threads: usize,
+}
+
+/// Draws the chunks of `shard` for an audit of `mech` with `cfg` (in `cfg.threads` threads).
+pub fn draw_audit<M: Mechanism + ?Sized>(
+    mech: &M,
+    cfg: &AuditConfig,
+    shard: Shard,
+) -> Result<AuditDraws> {
     cfg.validate()?;
     match cfg.threads {
-        None => run_in_pool(mech, cfg),
+        None => draw_in_pool(mech, cfg, shard),
         Some(t) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(t)
                 .build()
                 .map_err(|e| Error::Io(format!("cannot build a rayon pool of {t} threads: {e}")))?;
-            pool.install(|| run_in_pool(mech, cfg))
+            pool.install(|| draw_in_pool(mech, cfg, shard))
         }
     }
 }
 
-fn run_in_pool<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<AuditResult> {
-    let start = Instant::now();
-    let beta = 1.0 - cfg.confidence;
-    let (lo, hi) = mech.statistic_range(cfg.statistic);
-    let grid = Grid::new(lo, hi, cfg.bins)?;
-    let edges = grid.edges();
-    let n = cfg.samples_per_side;
-    let pilot_n = match cfg.selection {
+fn pilot_samples(cfg: &AuditConfig) -> u64 {
+    match cfg.selection {
         Selection::HeldOut { pilot_samples } => pilot_samples,
         Selection::Bonferroni => 0,
+    }
+}
+
+fn draw_in_pool<M: Mechanism + ?Sized>(
+    mech: &M,
+    cfg: &AuditConfig,
+    shard: Shard,
+) -> Result<AuditDraws> {
+    let (lo, hi) = mech.statistic_range(cfg.statistic);
+    let grid = Grid::new(lo, hi, cfg.bins)?;
+    let n = cfg.samples_per_side;
+    let pilot_n = pilot_samples(cfg);
+    let share = |m: u64| {
+        let chunks = m.div_ceil(CHUNK);
+        (0..chunks)
+            .filter(|c| shard.owns(*c))
+            .map(|c| (m - c * CHUNK).min(CHUNK))
+            .sum::<u64>()
     };
-    let bar = make_bar(2 * (n + pilot_n), progress_wanted(cfg.progress));
+    let bar = make_bar(
+        2 * (share(n) + share(pilot_n)),
+        progress_wanted(cfg.progress),
+    );
     let t0 = Instant::now();
     let pilot = (pilot_n > 0).then(|| {
-        histograms(
+        histograms_shard(
             mech,
             cfg.statistic,
             &grid,
             cfg.seed,
             Phase::Pilot,
             pilot_n,
+            shard,
             &bar,
         )
     });
-    let main = histograms(mech, cfg.statistic, &grid, cfg.seed, Phase::Main, n, &bar);
-    let sampling = t0.elapsed().as_secs_f64();
+    let main = histograms_shard(
+        mech,
+        cfg.statistic,
+        &grid,
+        cfg.seed,
+        Phase::Main,
+        n,
+        shard,
+        &bar,
+    );
     bar.finish_and_clear();
+    Ok(AuditDraws {
+        shard,
+        pilot,
+        main,
+        sampling_seconds: t0.elapsed().as_secs_f64(),
+        threads: rayon::current_num_threads(),
+    })
+}
 
+/// Sums the draws of shards 1/N … N/N into the draws of the whole run. Errors on shards of
+/// different counts, a missing shard, a shard given twice, or histograms of different shapes.
+pub fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
+    let first = parts
+        .first()
+        .ok_or_else(|| Error::invalid("shards", "none", "at least one shard"))?;
+    let count = first.shard.count;
+    let mut seen = vec![false; count as usize];
+    for p in parts {
+        if p.shard.count != count {
+            return Err(Error::invalid(
+                "shard",
+                p.shard,
+                &format!("a shard of the same run ({count} shards)"),
+            ));
+        }
+        let i = p.shard.index as usize;
+        if seen[i] {
+            return Err(Error::invalid(
+                "shard",
+                p.shard,
+                "given once (it was given twice)",
+            ));
+        }
+        seen[i] = true;
+        if p.pilot.is_some() != first.pilot.is_some()
+            || p.main.p.len() != first.main.p.len()
+            || p.main.q.len() != first.main.q.len()
+        {
+            return Err(Error::invalid(
+                "shard",
+                p.shard,
+                "histograms of the same shape as the other shards",
+            ));
+        }
+    }
+    if let Some(i) = seen.iter().position(|s| !s) {
+        return Err(Error::invalid(
+            "shards",
+            format!("{} of {count} given", parts.len()),
+            &format!("all of 1..={count} (shard {}/{count} is missing)", i + 1),
+        ));
+    }
+    let add = |a: &mut Histograms, b: &Histograms| {
+        add_into(&mut a.p, &b.p);
+        add_into(&mut a.q, &b.q);
+    };
+    let zero = |h: &Histograms| Histograms {
+        p: vec![0; h.p.len()],
+        q: vec![0; h.q.len()],
+    };
+    let mut main = zero(&first.main);
+    let mut pilot = first.pilot.as_ref().map(zero);
+    let mut secs = 0.0;
+    for p in parts {
+        add(&mut main, &p.main);
+        if let (Some(a), Some(b)) = (pilot.as_mut(), p.pilot.as_ref()) {
+            add(a, b);
+        }
+        secs += p.sampling_seconds;
+    }
+    Ok(AuditDraws {
+        shard: Shard::WHOLE,
+        pilot,
+        main,
+        sampling_seconds: secs,
+        threads: parts.iter().map(|p| p.threads).max().unwrap_or(1),
+    })
+}
+
+/// The statistics of an audit from the draws of the whole run (`draws.shard` must be
+/// [`Shard::WHOLE`]; merge shards first). `start` is when the audit began (for the wall time).
+pub fn finish_audit<M: Mechanism + ?Sized>(
+    mech: &M,
+    cfg: &AuditConfig,
+    draws: &AuditDraws,
+    start: Instant,
+) -> Result<AuditResult> {
+    cfg.validate()?;
+    if draws.shard != Shard::WHOLE {
+        return Err(Error::invalid(
+            "draws",
+            format!("shard {}", draws.shard),
+            "the whole run (merge the shards first)",
+        ));
+    }
+    let beta = 1.0 - cfg.confidence;
+    let (lo, hi) = mech.statistic_range(cfg.statistic);
+    let grid = Grid::new(lo, hi, cfg.bins)?;
+    let edges = grid.edges();
+    let n = cfg.samples_per_side;
+    let pilot_n = pilot_samples(cfg);
+    let (pilot, main) = (&draws.pilot, &draws.main);
+    let counts_ok = |h: &Histograms, m: u64| {
+        h.p.len() == grid.slots()
+            && h.q.len() == grid.slots()
+            && h.p.iter().sum::<u64>() == m
+            && h.q.iter().sum::<u64>() == m
+    };
+    if !counts_ok(main, n) || pilot.as_ref().is_some_and(|h| !counts_ok(h, pilot_n)) {
+        return Err(Error::invalid(
+            "draws",
+            "histograms of another grid or sample size",
+            "the histograms of this configuration",
+        ));
+    }
+    let sampling = draws.sampling_seconds;
     let main_table = ThresholdTable::from_histogram(&main.p, &main.q, &edges)?;
     let (region, gdp) = match &pilot {
         None => (
@@ -695,12 +945,12 @@ fn run_in_pool<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<Aud
         claimed_eps,
         claim_source,
         flagged,
-        histograms: main,
+        histograms: main.clone(),
         timing: Timing {
             wall_seconds: start.elapsed().as_secs_f64(),
             sampling_seconds: sampling,
             samples_per_second: drawn as f64 / sampling.max(1e-12),
-            threads: rayon::current_num_threads(),
+            threads: draws.threads,
         },
     })
 }
@@ -709,6 +959,50 @@ fn run_in_pool<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<Aud
 mod tests {
     use super::*;
     use crate::audit::mechanisms::GaussianMechanism;
+
+    #[test]
+    fn shards_sum_to_the_whole_run_exactly() {
+        let mech = GaussianMechanism::new(1.0, 1.0).unwrap();
+        let cfg = AuditConfig {
+            samples_per_side: 3 * CHUNK + 12_345,
+            selection: Selection::HeldOut {
+                pilot_samples: CHUNK + 7,
+            },
+            bins: 256,
+            ..AuditConfig::default()
+        };
+        let whole = draw_audit(&mech, &cfg, Shard::WHOLE).unwrap();
+        let parts: Vec<AuditDraws> = (0..3)
+            .map(|k| draw_audit(&mech, &cfg, Shard::new(k, 3).unwrap()).unwrap())
+            .collect();
+        // Each shard draws only its own chunks; shard 3/3 owns chunk 2 of the main phase only.
+        assert!(parts.iter().all(|p| p.main.p.iter().sum::<u64>() > 0));
+        let merged = merge_draws(&parts).unwrap();
+        assert_eq!(merged.main, whole.main);
+        assert_eq!(merged.pilot, whole.pilot);
+        let t = Instant::now();
+        let a = finish_audit(&mech, &cfg, &whole, t).unwrap();
+        let b = finish_audit(&mech, &cfg, &merged, t).unwrap();
+        assert!(a.same_outcome(&b));
+        assert_eq!(a, run_audit(&mech, &cfg).unwrap().with_timing(a.timing));
+        // Bad merges are refused with the shard named.
+        let e = merge_draws(&parts[..2]).unwrap_err().to_string();
+        assert!(e.contains("shard 3/3 is missing"), "{e}");
+        let dup = vec![parts[0].clone(), parts[0].clone(), parts[1].clone()];
+        let e = merge_draws(&dup).unwrap_err().to_string();
+        assert!(e.contains("1/3") && e.contains("twice"), "{e}");
+        let other = draw_audit(&mech, &cfg, Shard::new(0, 2).unwrap()).unwrap();
+        let e = merge_draws(&[parts[0].clone(), other])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("same run (3 shards)"), "{e}");
+        assert!(finish_audit(&mech, &cfg, &parts[0], t).is_err());
+        // Parsing K/N.
+        assert_eq!("2/3".parse::<Shard>().unwrap(), Shard::new(1, 3).unwrap());
+        for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn grid_indexing() {
