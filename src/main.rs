@@ -73,6 +73,23 @@ enum Command {
         /// Samples per side (overrides the spec).
         #[arg(long)]
         samples: Option<u64>,
+        /// Draw only shard K of N of the audit's chunk streams (1 <= K <= N) and write
+        /// NAME.shard-K-of-N.toml into --out; combine the N files with `dpaudit merge`.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+    },
+    /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
+    /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs).
+    ///
+    /// Refuses shards of different specs, seeds or sample sizes, a missing shard and a shard
+    /// given twice. Exit statuses as for `audit`.
+    Merge {
+        /// Directories (or files) holding the shard files.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
     },
 }
 
@@ -100,6 +117,42 @@ fn finish(
             }
             ExitCode::from(o.exit_status())
         }
+    }
+}
+
+/// `dpaudit audit SPEC --shard K/N`: draws one shard and writes its file.
+fn run_shard(
+    spec: &std::path::Path,
+    shard: &str,
+    out: &std::path::Path,
+    quick: bool,
+    samples: Option<u64>,
+) -> ExitCode {
+    let shard: dpaudit::audit::engine::Shard = match shard.parse() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let parsed = match dpaudit::audit::spec::AuditSpec::from_file(spec) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let opts = ReportOptions {
+        quick,
+        samples,
+        ..ReportOptions::default()
+    };
+    let n = opts.samples_for(&parsed);
+    let progress = std::io::stderr().is_terminal();
+    match report::shards::write_shard(spec, n, shard, progress, out) {
+        Ok(p) => {
+            eprintln!(
+                "dpaudit: shard {shard} of {} ({n} samples per side in all): wrote {}",
+                parsed.name,
+                p.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
     }
 }
 
@@ -200,9 +253,13 @@ fn main() -> ExitCode {
             out,
             quick,
             samples,
+            shard,
         } => {
             if let Err(e) = check_samples(samples) {
                 return fail(e);
+            }
+            if let Some(k) = shard {
+                return run_shard(&spec, &k, &out, quick, samples);
             }
             let opts = ReportOptions {
                 out: out.clone(),
@@ -213,6 +270,24 @@ fn main() -> ExitCode {
                 ..ReportOptions::default()
             };
             finish(report::run_single(&spec, &opts), &out)
+        }
+        Command::Merge { dirs, out } => {
+            let merged = match report::shards::merge(&dirs) {
+                Ok(m) => m,
+                Err(e) => return fail(e),
+            };
+            eprintln!(
+                "dpaudit: merging {} shards of {} ({} samples per side)",
+                merged.files.len(),
+                merged.spec.name,
+                merged.samples
+            );
+            let opts = ReportOptions {
+                out: out.clone(),
+                command: command_line(),
+                ..ReportOptions::default()
+            };
+            finish(report::run_merged(&merged, &opts), &out)
         }
     }
 }

@@ -482,3 +482,85 @@ fn quick_audit_runs_a_twentieth_of_the_samples() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `audit --shard K/N` in N separate processes, then `merge`: the CSVs are byte-identical to the
+/// unsharded run's, and bad merges are refused with a clear error.
+#[test]
+fn sharded_audit_merges_to_the_unsharded_result() {
+    let dir = tmp_dir("shards");
+    let spec_text = |seed: u32| {
+        format!(
+            "name = \"sh_sign\"\n[mechanism]\nfamily = \"stochastic_sign\"\nsigma = \"1\"\n\
+             [pair]\nmu1 = \"-0.5\"\nmu2 = \"0.5\"\n\
+             [audit]\nsamples_per_side = 3500000\ndelta = \"1e-5\"\nconfidence = 0.95\n\
+             seed = {seed}\n"
+        )
+    };
+    let spec = dir.join("sh_sign.toml");
+    std::fs::write(&spec, spec_text(3)).unwrap();
+    // 3.5e6 draws per side are 4 chunks of 2^20: every shard of 3 draws something.
+    let whole = dir.join("whole");
+    let o = audit_into(&spec, &whole);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let shards = dir.join("shards");
+    for k in 1..=3 {
+        let o = run(bin()
+            .arg("audit")
+            .arg(&spec)
+            .args(["--shard", &format!("{k}/3"), "--out"])
+            .arg(&shards));
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert!(shards
+            .join(format!("sh_sign.shard-{k}-of-3.toml"))
+            .is_file());
+    }
+    let merged = dir.join("merged");
+    let o = run(bin().arg("merge").arg(&shards).arg("--out").arg(&merged));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    for f in ["sh_sign.csv", "sh_sign_audit.csv", "sh_sign_profile.csv"] {
+        let a = std::fs::read(whole.join(f)).unwrap();
+        let b = std::fs::read(merged.join(f)).unwrap();
+        assert!(!a.is_empty());
+        assert_eq!(
+            a, b,
+            "{f} differs between the sharded and the unsharded run"
+        );
+    }
+    let merge_err = |args: Vec<PathBuf>| {
+        let o = run(bin()
+            .arg("merge")
+            .args(&args)
+            .arg("--out")
+            .arg(dir.join("bad")));
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+        text(&o.stderr)
+    };
+    let s = |k: u32| shards.join(format!("sh_sign.shard-{k}-of-3.toml"));
+    // A missing shard.
+    let e = merge_err(vec![s(1), s(3)]);
+    assert!(e.contains("shard 2/3 is missing"), "{e}");
+    // A duplicate (the same shard in two places).
+    let copy = dir.join("copy");
+    std::fs::create_dir_all(&copy).unwrap();
+    std::fs::copy(s(2), copy.join("sh_sign.shard-2-of-3.toml")).unwrap();
+    let e = merge_err(vec![shards.clone(), copy]);
+    assert!(e.contains("2/3") && e.contains("twice"), "{e}");
+    // A shard of another seed.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let spec4 = other.join("sh_sign.toml");
+    std::fs::write(&spec4, spec_text(4)).unwrap();
+    let o = run(bin()
+        .arg("audit")
+        .arg(&spec4)
+        .args(["--shard", "3/3", "--out"])
+        .arg(&other));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let e = merge_err(vec![s(1), s(2), other.join("sh_sign.shard-3-of-3.toml")]);
+    assert!(e.contains("shards of different runs do not merge"), "{e}");
+    // A bad K/N.
+    let o = run(bin().arg("audit").arg(&spec).args(["--shard", "4/3"]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("shard"), "{}", text(&o.stderr));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -16,6 +16,7 @@ pub mod curves;
 pub mod golden;
 pub mod markdown;
 pub mod plots;
+pub mod shards;
 pub mod sources;
 pub mod threeway;
 
@@ -532,6 +533,25 @@ pub fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcom
     let spec = AuditSpec::from_file(spec_path)?;
     ensure_dir(&opts.out)?;
     let results = run_specs(std::slice::from_ref(&spec), opts);
+    write_single(&spec, results, opts, t0)
+}
+
+/// `dpaudit merge`: the outputs of `dpaudit audit` for a spec whose audit was drawn in shards
+/// (see [`shards`]): byte-identical CSVs to the unsharded run.
+pub fn run_merged(merged: &shards::Merged, opts: &ReportOptions) -> Result<ReportOutcome> {
+    let t0 = Instant::now();
+    ensure_dir(&opts.out)?;
+    let audit = sources::audit_from_draws(&merged.spec, merged.samples, &merged.draws);
+    let tw = threeway::three_way_with(&merged.spec, Some(audit));
+    write_single(&merged.spec, vec![(tw, t0.elapsed())], opts, t0)
+}
+
+fn write_single(
+    spec: &AuditSpec,
+    results: Vec<(ThreeWay, Duration)>,
+    opts: &ReportOptions,
+    t0: Instant,
+) -> Result<ReportOutcome> {
     let tws: Vec<&ThreeWay> = results.iter().map(|(t, _)| t).collect();
     let out = &opts.out;
     let mut files = Vec::new();

@@ -112,7 +112,39 @@ pub struct AuditOutcome {
 pub fn run_audit(spec: &AuditSpec, samples: u64, progress: bool) -> Result<AuditOutcome> {
     let mech = spec.mechanism()?;
     let cfg = spec.audit_config(samples, progress);
-    let r = engine::run_audit(mech.as_ref(), &cfg)?;
+    outcome(&engine::run_audit(mech.as_ref(), &cfg)?)
+}
+
+/// Draws shard `shard` of the spec's audit with `samples` per side.
+pub fn draw_shard(
+    spec: &AuditSpec,
+    samples: u64,
+    shard: engine::Shard,
+    progress: bool,
+) -> Result<engine::AuditDraws> {
+    let mech = spec.mechanism()?;
+    let cfg = spec.audit_config(samples, progress);
+    engine::draw_audit(mech.as_ref(), &cfg, shard)
+}
+
+/// The spec's audit finished from the merged draws of all its shards: the same result as
+/// [`run_audit`] with the same `samples`.
+pub fn audit_from_draws(
+    spec: &AuditSpec,
+    samples: u64,
+    draws: &engine::AuditDraws,
+) -> Result<AuditOutcome> {
+    let mech = spec.mechanism()?;
+    let cfg = spec.audit_config(samples, false);
+    outcome(&engine::finish_audit(
+        mech.as_ref(),
+        &cfg,
+        draws,
+        std::time::Instant::now(),
+    )?)
+}
+
+fn outcome(r: &engine::AuditResult) -> Result<AuditOutcome> {
     let row = r.row();
     let f = |x: f64| super::csv::fmt_num(x);
     let details = vec![

@@ -544,9 +544,13 @@ pub fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
 
 /// Computes everything for a spec (the audit with `samples` per side; `None` skips it).
 pub fn three_way(spec: &AuditSpec, samples: Option<u64>, progress: bool) -> ThreeWay {
+    three_way_with(spec, samples.map(|n| sources::run_audit(spec, n, progress)))
+}
+
+/// [`three_way`] with the audit's outcome given (e.g. merged from shards); `None`: no audit.
+pub fn three_way_with(spec: &AuditSpec, audit: Option<Result<AuditOutcome>>) -> ThreeWay {
     let mut figures = bounds(spec);
     figures.extend(exact(spec));
-    let audit = samples.map(|n| sources::run_audit(spec, n, progress));
     if let Some(a) = &audit {
         figures.extend(audit_figures(spec, a));
     }
