@@ -41,13 +41,20 @@ pub struct EvalOptions {
     pub digits: u32,
     /// Which route.
     pub method: Method,
+    /// Time limit per row in seconds (`None`: no limit). A row past its limit fails with
+    /// "could not certify N digits (reached M)" instead of running on.
+    pub max_seconds: Option<f64>,
 }
+
+/// Default time limit per `dpaudit eval` row, seconds.
+pub const DEFAULT_MAX_SECONDS: f64 = 60.0;
 
 impl Default for EvalOptions {
     fn default() -> Self {
         EvalOptions {
             digits: 30,
             method: Method::Auto,
+            max_seconds: Some(DEFAULT_MAX_SECONDS),
         }
     }
 }
@@ -458,7 +465,9 @@ pub fn run<R: Read, W: Write, L: Write>(
         .into_par_iter()
         .map(|(row, problem)| {
             let result = match problem {
-                None => evaluate(&row, opts),
+                None => {
+                    crate::numeric::deadline::with_limit(opts.max_seconds, || evaluate(&row, opts))
+                }
                 Some(reason) => Err(Error::Parse {
                     what: "CSV row".into(),
                     text: format!("{},{},{},{}", row.id, row.quantity, row.family, row.params),

@@ -29,6 +29,10 @@ enum Command {
         /// auto | quadrature | closed-form
         #[arg(long, default_value = "auto")]
         method: String,
+        /// Time limit per row, seconds: a row that cannot be certified in time fails with
+        /// "could not certify N digits (reached M)" and the other rows go on.
+        #[arg(long, default_value_t = dpaudit::eval::DEFAULT_MAX_SECONDS)]
+        max_seconds: f64,
         /// Input CSV.
         input: PathBuf,
     },
@@ -190,13 +194,23 @@ fn main() -> ExitCode {
         Command::Eval {
             digits,
             method,
+            max_seconds,
             input,
         } => {
             let method: Method = match method.parse() {
                 Ok(m) => m,
                 Err(e) => return fail(e),
             };
-            let opts = EvalOptions { digits, method };
+            if !(max_seconds.is_finite() && max_seconds > 0.0) {
+                return fail(format!(
+                    "invalid parameter max-seconds = {max_seconds}: must be finite and > 0"
+                ));
+            }
+            let opts = EvalOptions {
+                digits,
+                method,
+                max_seconds: Some(max_seconds),
+            };
             if digits == 0 || digits > eval::MAX_DIGITS {
                 return fail(format!(
                     "invalid parameter digits = {digits}: must be in [1, {}]",

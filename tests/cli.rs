@@ -564,3 +564,38 @@ fn sharded_audit_merges_to_the_unsharded_result() {
     assert!(text(&o.stderr).contains("shard"), "{}", text(&o.stderr));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A row that cannot be certified quickly (found by fuzzing: it used to run for minutes) fails at
+/// its time limit with the digits it reached, and the other rows are still computed.
+#[test]
+fn eval_rows_stop_at_their_time_limit() {
+    let dir = tmp_dir("maxsec");
+    let rows = dir.join("rows.csv");
+    std::fs::write(
+        &rows,
+        "id,quantity,family,params\n\
+         slow,renyi,rectified,mu1=8.0012;mu2=40;sigma=6.54256e-5;a=-42.72;b=40.39;alpha=1000\n\
+         k,kl,gaussian,mu1=0;mu2=1;sigma=1\n",
+    )
+    .unwrap();
+    let o = run(bin().args(["eval", "--max-seconds", "2"]).arg(&rows));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    let slow = stdout.lines().find(|l| l.starts_with("slow,")).unwrap();
+    assert!(
+        slow.contains("cannot certify 30 digits") && slow.contains("time limit of 2 s reached"),
+        "{slow}"
+    );
+    assert!(
+        stdout.contains("k,kl,gaussian,mu1=0;mu2=1;sigma=1,5.0000000000000000000"),
+        "{stdout}"
+    );
+    let o = run(bin().args(["eval", "--max-seconds", "0"]).arg(&rows));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("max-seconds = 0"),
+        "{}",
+        text(&o.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

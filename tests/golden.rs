@@ -140,7 +140,11 @@ fn golden_tables_agree_by_both_routes() {
             if method == Method::Quadrature && !is_integral(&g.row.quantity) {
                 continue;
             }
-            let opts = EvalOptions { digits: k, method };
+            let opts = EvalOptions {
+                digits: k,
+                method,
+                max_seconds: None,
+            };
             match evaluate(&g.row, &opts) {
                 Ok(c) => {
                     checked[mi] += 1;

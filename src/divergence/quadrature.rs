@@ -129,6 +129,13 @@ where
         let r = match f(&ctx) {
             Ok(r) => r,
             Err(Error::Precision { .. }) => {
+                if let Some(limit) = crate::numeric::deadline::expired() {
+                    return Err(Error::Precision {
+                        requested: digits,
+                        certified: best.max(0.0).floor() as u32,
+                        what: format!("{what} (time limit of {limit} s reached)"),
+                    });
+                }
                 // A quadrature hit its rounding floor: more bits.
                 target += 10.0 + 0.25 * f64::from(digits);
                 if target > 4.0 * f64::from(digits) + 400.0 {

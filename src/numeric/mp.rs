@@ -73,6 +73,13 @@ where
         // make them agree on a wrong value; the closed forms avoid absorption by construction
         // (exact sums, expm1/log1p forms), the wide step is a second line of defence.
         let next_prec = 2 * prec + 32;
+        if let Some(limit) = super::deadline::expired() {
+            return Err(Error::Precision {
+                requested: digits,
+                certified: best.floor() as u32,
+                what: format!("{what} (time limit of {limit} s reached)"),
+            });
+        }
         let next = f(next_prec)?;
         let agree = agreement_digits(&next, &prev);
         if agree >= f64::from(digits) {

@@ -564,6 +564,18 @@ pub fn integrate<I: LogIntegrand>(
     let mut cur_ln_i = f64::NEG_INFINITY;
 
     for level in 0..=opts.max_level {
+        if let Some(limit) = super::deadline::expired() {
+            let reached = if best_ln_err.is_finite() && cur_ln_i.is_finite() {
+                ((cur_ln_i - best_ln_err) / LN_10).max(0.0).floor() as u32
+            } else {
+                0
+            };
+            return Err(Error::Precision {
+                requested: opts.digits.ceil() as u32,
+                certified: reached,
+                what: format!("quadrature (time limit of {limit} s reached)"),
+            });
+        }
         let lv = match rule {
             Rule::TanhSinh { .. } => ts_level(p, level),
             Rule::Line { k, .. } => line_level(p, *k, level),

@@ -1,0 +1,52 @@
+//! A per-thread time limit for certified computations.
+//!
+//! `dpaudit eval --max-seconds S` gives each row S seconds. The precision ladder
+//! ([`crate::numeric::mp::certify`]) and the quadrature ([`crate::numeric::quad::integrate`])
+//! call [`expired`] between their steps; past the limit they stop with
+//! [`crate::Error::Precision`], which reports the digits reached so far ("could not certify N
+//! digits (reached M)"). The check is cooperative, so a row stops within one ladder step or one
+//! quadrature level of its limit, never in the middle of an MPFR operation.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+thread_local! {
+    static DEADLINE: Cell<Option<(Instant, f64)>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with a time limit of `seconds` on this thread (`None`: no limit), restoring the
+/// previous limit afterwards.
+pub fn with_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
+    let new = seconds
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(|s| (Instant::now() + Duration::from_secs_f64(s), s));
+    let old = DEADLINE.with(|d| d.replace(new));
+    let out = f();
+    DEADLINE.with(|d| d.set(old));
+    out
+}
+
+/// `Some(limit in seconds)` once this thread's time limit has passed.
+pub fn expired() -> Option<f64> {
+    DEADLINE.with(|d| {
+        d.get()
+            .and_then(|(t, s)| (Instant::now() >= t).then_some(s))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_is_scoped_and_restored() {
+        assert!(expired().is_none());
+        with_limit(Some(1e-9), || {
+            std::thread::sleep(Duration::from_millis(2));
+            assert_eq!(expired(), Some(1e-9));
+            with_limit(None, || assert!(expired().is_none()));
+            assert!(expired().is_some());
+        });
+        assert!(expired().is_none());
+    }
+}
