@@ -55,6 +55,19 @@ pub enum Release {
     },
     /// Relative Gaussian mechanism, eq. (83).
     Rgm,
+    /// Clipped Gaussian at `factor` · c_i, but with σ calibrated so that the exact composed
+    /// guarantee of `steps` steps is (`eps`, `delta`) (Balle–Wang, see [`super::privacy`]):
+    /// clipping at equal *certified* (ε, δ) instead of the paper's equal RDP at α = 2.
+    ClipMatched {
+        /// Multiple of c_i.
+        factor: f64,
+        /// Target composed ε.
+        eps: f64,
+        /// δ.
+        delta: f64,
+        /// Number of steps T the target covers.
+        steps: u32,
+    },
 }
 
 /// Per-step Rényi target (α, ε) of HMB §5.5: α = 2, ε = 0.1.
@@ -301,12 +314,59 @@ impl NodeNoise {
                     sigma2: target.alpha * c * c / (target.eps * n * n),
                 }
             }
+            Release::ClipMatched {
+                factor,
+                eps,
+                delta,
+                steps,
+            } => {
+                if !(factor > 0.0 && factor.is_finite()) {
+                    return Err(Error::invalid("clip factor", factor, "finite and > 0"));
+                }
+                let c = factor * nd.clip_c;
+                let sens = (steps as f64).sqrt() * 2.0 * c / n;
+                let sigma = gaussian_sigma_for(sens, eps, delta)?;
+                NodeNoise::Clip {
+                    c,
+                    sigma2: sigma * sigma,
+                }
+            }
             Release::Rgm => {
                 let (gamma, sigma2) = rgm_parameters(nd.rel, nd.data.d as u32, target)?;
                 NodeNoise::Rgm { gamma, sigma2 }
             }
         })
     }
+}
+
+/// The σ at which the Gaussian mechanism of sensitivity `sens` is exactly (ε, δ)-DP
+/// (Balle–Wang Thm. 8, inverted by bisection on log σ to relative width 1e-14; ε(δ) decreases
+/// in σ). The caller's accounting re-certifies the result with the multi-precision route.
+pub fn gaussian_sigma_for(sens: f64, eps: f64, delta: f64) -> Result<f64> {
+    if !(eps > 0.0 && eps.is_finite()) {
+        return Err(Error::invalid("eps", eps, "finite and > 0"));
+    }
+    let f = |s: f64| crate::bounds::gaussian::dp_eps_f64(sens, s, delta);
+    let (mut lo, mut hi) = (sens * 1e-6, sens * 1e6);
+    if f(lo)? < eps || f(hi)? > eps {
+        return Err(Error::invalid(
+            "eps",
+            eps,
+            "reachable by a Gaussian sigma in [1e-6, 1e6] x sensitivity",
+        ));
+    }
+    for _ in 0..200 {
+        let mid = (lo * hi).sqrt();
+        if f(mid)? > eps {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi / lo - 1.0 < 1e-14 {
+            break;
+        }
+    }
+    Ok(hi)
 }
 
 /// γ and σ² of RGM for a per-step (α, ε) target by HMB Theorem 1.

@@ -18,5 +18,6 @@
 
 pub mod data;
 pub mod dpgd;
+pub mod experiment;
 pub mod privacy;
 pub mod ridge;
