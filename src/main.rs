@@ -204,7 +204,12 @@ fn main() -> ExitCode {
                 progress: std::io::stderr().is_terminal(),
                 command: command_line(),
             };
-            finish(report::run_report(&opts), &out)
+            let outcome = report::run_report(&opts);
+            // Quick training experiment (HMB App. C on the committed breast-cancer table).
+            if let Err(e) = dpaudit::train::experiment::run_quick(&out) {
+                return fail(e);
+            }
+            finish(outcome, &out)
         }
         Command::Audit {
             spec,

@@ -260,3 +260,23 @@ fn readers_parse_and_reject_with_named_errors() {
     assert_eq!((bc.n, bc.d), (569, 30));
     assert_eq!(bc.y.iter().filter(|&&v| v == 1.0).count(), 357);
 }
+
+#[test]
+fn quick_training_experiment_writes_csv_svg_and_summary() {
+    let dir = std::env::temp_dir().join(format!("dpaudit_train_quick_{}", std::process::id()));
+    let md = dpaudit::train::experiment::run_quick(&dir).unwrap();
+    for f in [
+        "random.csv",
+        "random.svg",
+        "label.csv",
+        "bias.svg",
+        "summary.md",
+    ] {
+        assert!(dir.join("training_quick").join(f).exists(), "{f}");
+    }
+    // RGM cannot meet (α, ε) = (2, 0.1) at n ≈ 284 per node: reported, not silently dropped.
+    assert!(md.contains("Not run: RGM"), "{md}");
+    let csv = std::fs::read_to_string(dir.join("training_quick/random.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 42); // header + t = 0..=40
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -398,3 +398,10 @@ pub fn quick_spec() -> Spec {
         delta: default_delta(),
     }
 }
+
+/// Runs [`quick_spec`] (data path relative to the current directory) into `out`.
+pub fn run_quick(out: &Path) -> Result<String> {
+    let spec = quick_spec();
+    let res = run(&spec, Path::new("."))?;
+    write_outputs(&spec, &res, out)
+}
