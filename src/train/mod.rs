@@ -20,4 +20,5 @@ pub mod data;
 pub mod dpgd;
 pub mod experiment;
 pub mod privacy;
+pub mod ptr;
 pub mod ridge;
