@@ -275,7 +275,7 @@ pub fn synthetic(spec: &SyntheticSpec, seed: u64) -> Result<Dataset> {
     if spec.d == 0 {
         return Err(Error::invalid("d", spec.d, "at least 1"));
     }
-    if !(spec.corr.abs() < 1.0) {
+    if spec.corr.is_nan() || spec.corr.abs() >= 1.0 {
         return Err(Error::invalid("corr", spec.corr, "in (-1, 1)"));
     }
     if !(spec.label_noise >= 0.0 && spec.label_noise.is_finite()) {

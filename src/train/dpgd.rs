@@ -381,10 +381,10 @@ pub fn rgm_parameters(rel: RelSens, d: u32, target: RdpTarget) -> Result<(f64, f
     if !(eta > 0.0 && eta.is_finite()) {
         return Err(Error::invalid("eta", eta, "finite and > 0"));
     }
-    if !(a > 1.0) {
+    if a.is_nan() || a <= 1.0 {
         return Err(Error::invalid("alpha", a, "> 1"));
     }
-    if !(e > 0.0) {
+    if e.is_nan() || e <= 0.0 {
         return Err(Error::invalid("eps", e, "> 0"));
     }
     let c = eta * (2.0 + eta);

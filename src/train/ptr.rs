@@ -173,7 +173,7 @@ pub fn prop3(
     let d = sigma.nrows();
     let ev = SymmetricEigen::new(sigma.clone()).eigenvalues;
     let (l, m) = (ev.max(), ev.min());
-    if !(m > 0.0) {
+    if m.is_nan() || m <= 0.0 {
         return Err(Error::invalid(
             "Sigma",
             "not positive definite",
