@@ -11,16 +11,7 @@ use dpaudit::Scalar;
 use nalgebra::DVector;
 
 fn small(n: usize, d: usize, seed: u64) -> Dataset {
-    synthetic(
-        &SyntheticSpec {
-            n,
-            d,
-            corr: 0.5,
-            label_noise: 0.5,
-        },
-        seed,
-    )
-    .unwrap()
+    synthetic(&SyntheticSpec::with_size(n, d), seed).unwrap()
 }
 
 #[test]
@@ -163,31 +154,18 @@ fn runs_are_bit_identical_across_thread_counts() {
         a.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
         b.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
     );
-    let s1 = synthetic(
-        &SyntheticSpec {
-            n: 9000,
-            d: 4,
-            corr: 0.3,
-            label_noise: 0.1,
-        },
-        7,
-    )
-    .unwrap();
+    let spec = SyntheticSpec {
+        n: 9000,
+        d: 4,
+        corr: 0.3,
+        label_noise: 0.1,
+    };
+    let s1 = synthetic(&spec, 7).unwrap();
     let s2 = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .unwrap()
-        .install(|| {
-            synthetic(
-                &SyntheticSpec {
-                    n: 9000,
-                    d: 4,
-                    corr: 0.3,
-                    label_noise: 0.1,
-                },
-                7,
-            )
-        })
+        .install(|| synthetic(&spec, 7))
         .unwrap();
     assert_eq!(s1, s2);
 }

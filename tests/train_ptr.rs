@@ -9,16 +9,7 @@ use dpaudit::train::ptr::{
 use nalgebra::{DMatrix, SymmetricEigen};
 
 fn gauss(n: usize, d: usize, seed: u64) -> Dataset {
-    synthetic(
-        &SyntheticSpec {
-            n,
-            d,
-            corr: 0.5,
-            label_noise: 0.5,
-        },
-        seed,
-    )
-    .unwrap()
+    synthetic(&SyntheticSpec::with_size(n, d), seed).unwrap()
 }
 
 /// Smallest k such that some k-subset of `s` sums to at least `target` (n + 1 if none).

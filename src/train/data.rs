@@ -242,14 +242,19 @@ pub struct SyntheticSpec {
 }
 
 impl SyntheticSpec {
-    /// The ijcnn1-scale default: n = 141,691, d = 22, r = 0.5, label noise 0.5.
-    pub fn ijcnn1_scale() -> Self {
+    /// n records of dimension d with the default r = 0.5 and label noise 0.5.
+    pub fn with_size(n: usize, d: usize) -> Self {
         SyntheticSpec {
-            n: 141_691,
-            d: 22,
+            n,
+            d,
             corr: 0.5,
             label_noise: 0.5,
         }
+    }
+
+    /// The ijcnn1-scale default: n = 141,691, d = 22, r = 0.5, label noise 0.5.
+    pub fn ijcnn1_scale() -> Self {
+        Self::with_size(141_691, 22)
     }
 }
 
