@@ -19,6 +19,7 @@
 pub mod data;
 pub mod dpgd;
 pub mod experiment;
+pub mod hg;
 pub mod privacy;
 pub mod ptr;
 pub mod ridge;
