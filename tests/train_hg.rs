@@ -26,14 +26,7 @@ fn joint(m: &BoxMechanism, mu: &[f64], x: &[f64]) -> f64 {
 /// factorised).
 fn direct(m: &BoxMechanism, mu1: &[f64], mu2: &[f64], alpha: f64) -> f64 {
     let d = mu1.len();
-    fn nest(
-        m: &BoxMechanism,
-        mu1: &[f64],
-        mu2: &[f64],
-        alpha: f64,
-        x: &mut Vec<f64>,
-        d: usize,
-    ) -> f64 {
+    fn nest(m: &BoxMechanism, mu1: &[f64], mu2: &[f64], alpha: f64, x: &[f64], d: usize) -> f64 {
         let k = x.len();
         if k == d {
             let p = joint(m, mu1, x);
@@ -42,9 +35,9 @@ fn direct(m: &BoxMechanism, mu1: &[f64], mu2: &[f64], alpha: f64) -> f64 {
         }
         integrate(
             |t| {
-                let mut y = x.clone();
+                let mut y = x.to_vec();
                 y.push(t);
-                nest(m, mu1, mu2, alpha, &mut y, d)
+                nest(m, mu1, mu2, alpha, &y, d)
             },
             m.a[k],
             m.b[k],
@@ -52,7 +45,7 @@ fn direct(m: &BoxMechanism, mu1: &[f64], mu2: &[f64], alpha: f64) -> f64 {
         )
         .integral
     }
-    nest(m, mu1, mu2, alpha, &mut Vec::new(), d).ln() / (alpha - 1.0)
+    nest(m, mu1, mu2, alpha, &[], d).ln() / (alpha - 1.0)
 }
 
 #[test]
