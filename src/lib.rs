@@ -42,6 +42,7 @@ pub mod eval;
 pub mod numeric;
 pub mod report;
 pub mod scalar;
+pub mod train;
 
 pub use error::{Error, Result};
 pub use scalar::Scalar;

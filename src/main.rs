@@ -60,6 +60,15 @@ enum Command {
         #[arg(long)]
         samples: Option<u64>,
     },
+    /// Run one training experiment (HMB App. C two-node DP-GD): writes
+    /// OUT/NAME/{SPLIT.csv, SPLIT.svg, summary.md}. Exit status 0, or 2 on an error.
+    Train {
+        /// The experiment spec (TOML), e.g. experiments/figure1_synthetic.toml.
+        spec: PathBuf,
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
     /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
@@ -191,6 +200,13 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Train { spec, out } => match dpaudit::train::experiment::run_file(&spec, &out) {
+            Ok(md) => {
+                println!("{md}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        },
         Command::Eval {
             digits,
             method,
@@ -260,7 +276,12 @@ fn main() -> ExitCode {
                 progress: std::io::stderr().is_terminal(),
                 command: command_line(),
             };
-            finish(report::run_report(&opts), &out)
+            let outcome = report::run_report(&opts);
+            // Quick training experiment (HMB App. C on the committed breast-cancer table).
+            if let Err(e) = dpaudit::train::experiment::run_quick(&out) {
+                return fail(e);
+            }
+            finish(outcome, &out)
         }
         Command::Audit {
             spec,

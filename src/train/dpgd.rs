@@ -1,0 +1,411 @@
+//! The two-node private gradient descent of HMB Appendix C.
+//!
+//! Each node i holds a part of the data and a local ridge objective f_i (HMB eq. (9)); at step t
+//! it releases a gradient g_t⁽ⁱ⁾ at θ_t and both nodes update, HMB eq. (79):
+//! θ_{t+1} = θ_t − τ · ½ (g_t⁽¹⁾ + g_t⁽²⁾), with τ = 0.5 / max_i λ_max(A⁽ⁱ⁾), θ_0 = 0.
+//! The objective is F = ½(f_1 + f_2); runs report F(θ_t) − F* for t = 0..=T.
+//!
+//! Releases ([`Release`]): non-private (eq. (80)); clipped Gaussian (eqs. (81)–(82)): per-record
+//! gradients clipped at c_i, averaged, plus N(0, σ_i² I) with σ_i² = α c_i² / (ε N_i²); RGM
+//! (eq. (83)): ḡ + N(0, (γ_i‖ḡ‖² + σ_i²) I) with γ_i, σ_i² from HMB Theorem 1 (see
+//! [`rgm_parameters`]). Splits ([`Split`]) follow HMB §5.5.
+//!
+//! Determinism: the split draws from `chunk_rng(seed, 0)`, node i's noise at step t from
+//! `chunk_rng(seed, 1 + 2t + i)`; clipped sums are computed per fixed block of records in
+//! parallel and added in block order, so runs are bit-identical whatever the thread count.
+
+use super::data::Dataset;
+use super::ridge::{RelSens, Ridge};
+use crate::dist::stream::chunk_rng;
+use crate::error::{Error, Result};
+use nalgebra::DVector;
+use rand::seq::SliceRandom;
+use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
+
+/// Records per block in the clipped-gradient sum (fixed, for thread-count independence).
+const BLOCK: usize = 8192;
+
+/// How the records are shared between the two nodes (HMB §5.5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Split {
+    /// Uniformly random halves.
+    Random,
+    /// 50 random records per node, then every remaining positive label to node 1 and every
+    /// remaining negative one to node 2.
+    Label,
+    /// Random halves, and the linear term +⟨B, θ⟩ added to f_1 and −⟨B, θ⟩ to f_2 (F unchanged),
+    /// with B = `magnitude` · (1, …, 1)/√d. HMB do not state B; the magnitude is ours.
+    Bias {
+        /// ‖B‖.
+        magnitude: f64,
+    },
+}
+
+/// A gradient release.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Release {
+    /// Exact local gradient, eq. (80).
+    NonPrivate,
+    /// Clipped Gaussian, eqs. (81)–(82), at threshold `factor` · c_i with
+    /// c_i = max_j ‖∇f_ij(θ_i*)‖ (the paper's 'Clip low/—/high' are factors 0.1, 1, 10).
+    Clip {
+        /// Multiple of c_i.
+        factor: f64,
+    },
+    /// Relative Gaussian mechanism, eq. (83).
+    Rgm,
+    /// Clipped Gaussian at `factor` · c_i, but with σ calibrated so that the exact composed
+    /// guarantee of `steps` steps is (`eps`, `delta`) (Balle–Wang, see [`super::privacy`]):
+    /// clipping at equal *certified* (ε, δ) instead of the paper's equal RDP at α = 2.
+    ClipMatched {
+        /// Multiple of c_i.
+        factor: f64,
+        /// Target composed ε.
+        eps: f64,
+        /// δ.
+        delta: f64,
+        /// Number of steps T the target covers.
+        steps: u32,
+    },
+}
+
+/// Per-step Rényi target (α, ε) of HMB §5.5: α = 2, ε = 0.1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RdpTarget {
+    /// Order α.
+    pub alpha: f64,
+    /// Per-step ε.
+    pub eps: f64,
+}
+
+impl Default for RdpTarget {
+    fn default() -> Self {
+        RdpTarget {
+            alpha: 2.0,
+            eps: 0.1,
+        }
+    }
+}
+
+/// One node: its data, objective and local constants.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// Local data.
+    pub data: Dataset,
+    /// Local objective f_i.
+    pub ridge: Ridge,
+    /// Local optimum θ_i*.
+    pub theta_star: DVector<f64>,
+    /// c_i = max_j ‖∇f_ij(θ_i*)‖ (per-record gradient including regulariser and bias).
+    pub clip_c: f64,
+    /// η_i, R_rel,i (HMB eqs. (10)–(11)).
+    pub rel: RelSens,
+}
+
+/// The two-node problem: nodes, τ, and the global optimum of F = ½(f_1 + f_2).
+#[derive(Debug, Clone)]
+pub struct TwoNode {
+    /// The two nodes.
+    pub nodes: [Node; 2],
+    /// Step size τ = 0.5 / max_i λ_max(A⁽ⁱ⁾).
+    pub tau: f64,
+    /// Global objective F (A = ½(A⁽¹⁾ + A⁽²⁾), b likewise, no bias: the two biases cancel).
+    pub global: Ridge,
+    /// argmin F.
+    pub theta_star: DVector<f64>,
+}
+
+/// Per-record gradient ∇f_ij(θ) = X_j(X_jᵀθ − y_j) + μ_reg θ + B_i.
+fn record_gradient(
+    node_ridge: &Ridge,
+    data: &Dataset,
+    j: usize,
+    theta: &DVector<f64>,
+) -> DVector<f64> {
+    let g = Ridge::record_loss_gradient(data, j, theta.as_slice());
+    DVector::from_vec(g) + theta * node_ridge.mu_reg + &node_ridge.bias
+}
+
+impl Node {
+    fn new(data: Dataset, mu_reg: f64, bias: DVector<f64>) -> Result<Self> {
+        let ridge = Ridge::new(&data, mu_reg)?.with_bias(bias)?;
+        let theta_star = ridge.theta_star()?;
+        let clip_c = (0..data.n)
+            .map(|j| record_gradient(&ridge, &data, j, &theta_star).norm())
+            .fold(0.0, f64::max);
+        let rel = ridge.relative_sensitivity(&data)?;
+        Ok(Node {
+            data,
+            ridge,
+            theta_star,
+            clip_c,
+            rel,
+        })
+    }
+
+    /// (1/N) Σ_j clip_c(∇f_ij(θ)), summed in fixed blocks in block order.
+    fn clipped_mean(&self, theta: &DVector<f64>, c: f64) -> DVector<f64> {
+        let n = self.data.n;
+        let parts: Vec<DVector<f64>> = (0..n.div_ceil(BLOCK))
+            .into_par_iter()
+            .map(|blk| {
+                let mut s = DVector::zeros(self.data.d);
+                for j in blk * BLOCK..((blk + 1) * BLOCK).min(n) {
+                    let g = record_gradient(&self.ridge, &self.data, j, theta);
+                    let nrm = g.norm();
+                    s += if nrm > c { g * (c / nrm) } else { g };
+                }
+                s
+            })
+            .collect();
+        let mut tot = DVector::zeros(self.data.d);
+        for p in parts {
+            tot += p;
+        }
+        tot / n as f64
+    }
+}
+
+impl TwoNode {
+    /// Splits `data` between two nodes by `split` (seeded) and precomputes everything.
+    pub fn new(data: &Dataset, mu_reg: f64, split: Split, seed: u64) -> Result<Self> {
+        if data.n < 4 {
+            return Err(Error::invalid(
+                "n",
+                data.n,
+                "at least 4 records for two nodes",
+            ));
+        }
+        let mut rng = chunk_rng(seed, 0);
+        let mut idx: Vec<usize> = (0..data.n).collect();
+        idx.shuffle(&mut rng);
+        let d = data.d;
+        let (i1, i2, b): (Vec<usize>, Vec<usize>, f64) = match split {
+            Split::Random => {
+                let h = data.n / 2;
+                (idx[..h].to_vec(), idx[h..].to_vec(), 0.0)
+            }
+            Split::Bias { magnitude } => {
+                if !magnitude.is_finite() {
+                    return Err(Error::invalid("bias magnitude", magnitude, "finite"));
+                }
+                let h = data.n / 2;
+                (idx[..h].to_vec(), idx[h..].to_vec(), magnitude)
+            }
+            Split::Label => {
+                let seedn = 50.min(data.n / 4);
+                let mut a = idx[..seedn].to_vec();
+                let mut bb = idx[seedn..2 * seedn].to_vec();
+                for &j in &idx[2 * seedn..] {
+                    if data.y[j] > 0.0 {
+                        a.push(j);
+                    } else {
+                        bb.push(j);
+                    }
+                }
+                (a, bb, 0.0)
+            }
+        };
+        let bvec = DVector::from_element(d, b / (d as f64).sqrt());
+        let n1 = Node::new(data.subset(&i1)?, mu_reg, bvec.clone())?;
+        let n2 = Node::new(data.subset(&i2)?, mu_reg, -bvec)?;
+        let lmax = n1.ridge.spectrum().l.max(n2.ridge.spectrum().l);
+        let tau = 0.5 / lmax;
+        let mut global = n1.ridge.clone();
+        global.a = (&n1.ridge.a + &n2.ridge.a) * 0.5;
+        global.b = (&n1.ridge.b + &n2.ridge.b) * 0.5;
+        global.bias = DVector::zeros(d);
+        global.n = data.n;
+        let theta_star = global.theta_star()?;
+        Ok(TwoNode {
+            nodes: [n1, n2],
+            tau,
+            global,
+            theta_star,
+        })
+    }
+
+    /// Runs T steps of eq. (79) with `release` and returns F(θ_t) − F* for t = 0..=T.
+    pub fn run(
+        &self,
+        release: Release,
+        target: RdpTarget,
+        steps: usize,
+        seed: u64,
+    ) -> Result<Vec<f64>> {
+        let params: Vec<NodeNoise> = self
+            .nodes
+            .iter()
+            .map(|nd| NodeNoise::for_node(nd, release, target))
+            .collect::<Result<_>>()?;
+        let d = self.global.d;
+        let mut theta = DVector::zeros(d);
+        let mut out = Vec::with_capacity(steps + 1);
+        out.push(self.global.suboptimality(&theta, &self.theta_star));
+        for t in 0..steps {
+            let mut step = DVector::zeros(d);
+            for (i, (nd, p)) in self.nodes.iter().zip(&params).enumerate() {
+                let mut rng = chunk_rng(seed, 1 + 2 * t as u64 + i as u64);
+                let (g, var) = match *p {
+                    NodeNoise::None => (nd.ridge.gradient(&theta), 0.0),
+                    NodeNoise::Clip { c, sigma2 } => (nd.clipped_mean(&theta, c), sigma2),
+                    NodeNoise::Rgm { gamma, sigma2 } => {
+                        let g = nd.ridge.gradient(&theta);
+                        let v = gamma * g.norm_squared() + sigma2;
+                        (g, v)
+                    }
+                };
+                let sd = var.sqrt();
+                let noise = DVector::from_fn(d, |_, _| {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    sd * z
+                });
+                step += g + noise;
+            }
+            theta -= step * (0.5 * self.tau);
+            let s = self.global.suboptimality(&theta, &self.theta_star);
+            if !s.is_finite() {
+                return Err(Error::Undefined(format!(
+                    "two-node GD diverged at step {} (release {release:?})",
+                    t + 1
+                )));
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
+}
+
+/// The noise parameters one node uses for a release.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NodeNoise {
+    /// No noise.
+    None,
+    /// Clipping threshold and Gaussian variance (eq. (82)).
+    Clip {
+        /// Threshold c.
+        c: f64,
+        /// σ² = α c² / (ε N²).
+        sigma2: f64,
+    },
+    /// RGM parameters (Theorem 1).
+    Rgm {
+        /// γ.
+        gamma: f64,
+        /// σ².
+        sigma2: f64,
+    },
+}
+
+impl NodeNoise {
+    /// Noise parameters of node `nd` for `release` at the per-step target.
+    pub fn for_node(nd: &Node, release: Release, target: RdpTarget) -> Result<Self> {
+        let n = nd.data.n as f64;
+        Ok(match release {
+            Release::NonPrivate => NodeNoise::None,
+            Release::Clip { factor } => {
+                if !(factor > 0.0 && factor.is_finite()) {
+                    return Err(Error::invalid("clip factor", factor, "finite and > 0"));
+                }
+                let c = factor * nd.clip_c;
+                NodeNoise::Clip {
+                    c,
+                    sigma2: target.alpha * c * c / (target.eps * n * n),
+                }
+            }
+            Release::ClipMatched {
+                factor,
+                eps,
+                delta,
+                steps,
+            } => {
+                if !(factor > 0.0 && factor.is_finite()) {
+                    return Err(Error::invalid("clip factor", factor, "finite and > 0"));
+                }
+                let c = factor * nd.clip_c;
+                let sens = (steps as f64).sqrt() * 2.0 * c / n;
+                let sigma = gaussian_sigma_for(sens, eps, delta)?;
+                NodeNoise::Clip {
+                    c,
+                    sigma2: sigma * sigma,
+                }
+            }
+            Release::Rgm => {
+                let (gamma, sigma2) = rgm_parameters(nd.rel, nd.data.d as u32, target)?;
+                NodeNoise::Rgm { gamma, sigma2 }
+            }
+        })
+    }
+}
+
+/// The σ at which the Gaussian mechanism of sensitivity `sens` is exactly (ε, δ)-DP
+/// (Balle–Wang Thm. 8, inverted by bisection on log σ to relative width 1e-14; ε(δ) decreases
+/// in σ). The caller's accounting re-certifies the result with the multi-precision route.
+pub fn gaussian_sigma_for(sens: f64, eps: f64, delta: f64) -> Result<f64> {
+    if !(eps > 0.0 && eps.is_finite()) {
+        return Err(Error::invalid("eps", eps, "finite and > 0"));
+    }
+    let f = |s: f64| crate::bounds::gaussian::dp_eps_f64(sens, s, delta);
+    let (mut lo, mut hi) = (sens * 1e-6, sens * 1e6);
+    if f(lo)? < eps || f(hi)? > eps {
+        return Err(Error::invalid(
+            "eps",
+            eps,
+            "reachable by a Gaussian sigma in [1e-6, 1e6] x sensitivity",
+        ));
+    }
+    for _ in 0..200 {
+        let mid = (lo * hi).sqrt();
+        if f(mid)? > eps {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if hi / lo - 1.0 < 1e-14 {
+            break;
+        }
+    }
+    Ok(hi)
+}
+
+/// γ and σ² of RGM for a per-step (α, ε) target by HMB Theorem 1.
+///
+/// Eq. (5) is linear in 1/γ: with c = η(2+η) and D = d(2+η)²(1+η)²,
+/// ε = αη²/(2γ) · (1 + γD)/(1 − c(α−1)) ⟺ 1/γ = [2ε(1 − c(α−1)) − αη²D] / (αη²),
+/// so γ = αη² / [2ε(1 − c(α−1)) − αη²D], which exists iff the bracket is positive (else the
+/// d-term alone exceeds ε: an `OutsideValidity` error). σ² = γ R_rel²/η² (the choice of HMB
+/// eq. (6)), which satisfies Theorem 1's condition σ² ≥ γη⁻²[1−η(α−1)]R² for every α ≥ 1.
+pub fn rgm_parameters(rel: RelSens, d: u32, target: RdpTarget) -> Result<(f64, f64)> {
+    let (eta, a, e) = (rel.eta, target.alpha, target.eps);
+    if !(eta > 0.0 && eta.is_finite()) {
+        return Err(Error::invalid("eta", eta, "finite and > 0"));
+    }
+    if a.is_nan() || a <= 1.0 {
+        return Err(Error::invalid("alpha", a, "> 1"));
+    }
+    if e.is_nan() || e <= 0.0 {
+        return Err(Error::invalid("eps", e, "> 0"));
+    }
+    let c = eta * (2.0 + eta);
+    let range = 1.0 - c * (a - 1.0);
+    if range <= 0.0 {
+        return Err(Error::outside(
+            "HMB Theorem 1",
+            format!("eta(2+eta)(alpha-1) < 1 fails: eta = {eta}, alpha = {a}"),
+        ));
+    }
+    let dd = d as f64 * (2.0 + eta).powi(2) * (1.0 + eta).powi(2);
+    let bracket = 2.0 * e * range - a * eta * eta * dd;
+    if bracket <= 0.0 {
+        return Err(Error::outside(
+            "HMB Theorem 1, eq. (5) solved for gamma",
+            format!(
+                "the d-term alpha eta^2 d (2+eta)^2 (1+eta)^2 / (2(1 - eta(2+eta)(alpha-1))) alone \
+                 exceeds eps = {e} (eta = {eta}, d = {d}, alpha = {a})"
+            ),
+        ));
+    }
+    let gamma = a * eta * eta / bracket;
+    Ok((gamma, gamma * rel.r_rel * rel.r_rel / (eta * eta)))
+}

@@ -1,0 +1,25 @@
+//! Private gradient descent from the papers, reproduced with certified privacy accounting.
+//!
+//! This module is for running the training experiments of Hendrikx, Mangold & Bellet (AISTATS
+//! 2024, "HMB", §5 and Appendix C) and reporting, for every run, the privacy it actually has:
+//!
+//! * [`data`]: a dense dataset type, CSV and LIBSVM/svmlight readers, a seeded synthetic
+//!   generator at ijcnn1 scale with Gaussian features of a chosen covariance (the model of HMB
+//!   Prop. 3), column standardisation.
+//! * [`ridge`]: ridge regression (HMB eq. (9)): exact gradients, θ* by a linear solve, A, b, L, μ,
+//!   κ, and the data-dependent relative-sensitivity constants η and R_rel of HMB eqs. (10)–(11).
+//! * [`dpgd`]: the two-node gradient descent of HMB Appendix C (eq. (79)) with the non-private
+//!   (80), clipped-Gaussian (81)–(82) and Relative-Gaussian (83) gradient releases, and the
+//!   'random', 'label' and 'bias' splits.
+//! * [`privacy`]: each run's guarantee three ways (paper's RDP at α = 2 summed over steps, RDP
+//!   optimised over α, exact composed (ε, δ) where one exists).
+//!
+//! Derivations and choices are written up in `docs/training.md`.
+
+pub mod data;
+pub mod dpgd;
+pub mod experiment;
+pub mod hg;
+pub mod privacy;
+pub mod ptr;
+pub mod ridge;
