@@ -99,7 +99,7 @@ fn rdp_route_reproduces_opacus_test_value() {
         &s("1e-5"),
         &orders,
         Conversion::CanonneKamathSteinke,
-        15,
+        12,
     )
     .unwrap();
     assert!(

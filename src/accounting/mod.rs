@@ -300,7 +300,8 @@ pub fn renyi_quad(
         };
         let (ex, ln_err) = excess_moment_quad(m, &beta, digits, wp)?;
         let ln_ex = Float::with_val(64, ex.ln_ref()).to_f64();
-        if !(ln_err <= ln_ex - f64::from(digits) * std::f64::consts::LN_10) {
+        let budget = ln_ex - f64::from(digits) * std::f64::consts::LN_10;
+        if ln_err.is_nan() || ln_err > budget {
             return Err(Error::Precision {
                 requested: digits,
                 certified: ((ln_ex - ln_err) / std::f64::consts::LN_10).max(0.0) as u32,
