@@ -22,7 +22,7 @@
 //!   converted with Mironov 2017 Prop. 3 or Canonne–Kamath–Steinke 2020 Prop. 12
 //!   ([`crate::bounds::conversion`]), on a user grid of α or optimised over continuous α.
 
-use crate::bounds::conversion::{convert_mp, Conversion};
+use crate::bounds::conversion::{convert_mp, optimize_over_alpha, Conversion};
 use crate::bounds::gaussian::dp_eps_mp;
 use crate::error::{Error, Result};
 use crate::numeric::mp::{certify, log_ndtr, log_norm_pdf, Certified};
@@ -372,6 +372,57 @@ pub struct RdpEps {
     pub alpha: Scalar,
 }
 
+/// ε of the T-fold composition at one order α: the conversion of T·RDP(α), certified to `digits`.
+pub fn eps_at_order(
+    m: &SubsampledGaussian,
+    steps: u64,
+    delta: &Scalar,
+    alpha: &Scalar,
+    conversion: Conversion,
+    digits: u32,
+) -> Result<Certified> {
+    let r = rdp(m, alpha, digits + 4)?;
+    certify(digits, "RDP conversion", |p| {
+        let wp = p + 16;
+        let comp = Float::with_val(wp, &r.value * steps);
+        let v = convert_mp(conversion, &comp, &alpha.mp(wp), &delta.mp(wp))?;
+        Ok(Float::with_val(p, v))
+    })
+}
+
+/// RDP route optimised over continuous α ∈ [alpha_lo, alpha_hi]
+/// ([`crate::bounds::conversion::optimize_over_alpha`]). Whatever the optimiser's accuracy, the
+/// returned ε is the certified conversion at the returned α, hence a valid guarantee.
+pub fn rdp_eps_optimal(
+    m: &SubsampledGaussian,
+    steps: u64,
+    delta: &Scalar,
+    alpha_range: (f64, f64),
+    conversion: Conversion,
+    digits: u32,
+) -> Result<RdpEps> {
+    if steps == 0 {
+        return Err(Error::invalid("steps", steps, ">= 1"));
+    }
+    let (lo, hi) = (
+        Float::with_val(64, alpha_range.0),
+        Float::with_val(64, alpha_range.1),
+    );
+    let (_, a) = optimize_over_alpha(
+        |a: &Float| {
+            let r = rdp(m, &Scalar::from_float(a), digits.min(12))?;
+            Ok(Float::with_val(64, &r.value * steps))
+        },
+        &lo,
+        &hi,
+        &delta.mp(64),
+        conversion,
+    )?;
+    let alpha = Scalar::from_float(&a);
+    let eps = eps_at_order(m, steps, delta, &alpha, conversion, digits)?;
+    Ok(RdpEps { eps, alpha })
+}
+
 /// RDP route for T steps at δ, minimised over the user grid `orders`, with the chosen
 /// conversion. Each per-order value is certified to `digits` digits.
 pub fn rdp_eps_for_delta(
@@ -394,13 +445,7 @@ pub fn rdp_eps_for_delta(
     }
     let mut best: Option<RdpEps> = None;
     for a in orders {
-        let r = rdp(m, a, digits + 4)?;
-        let e = certify(digits, "RDP conversion", |p| {
-            let wp = p + 16;
-            let comp = Float::with_val(wp, &r.value * steps);
-            let v = convert_mp(conversion, &comp, &a.mp(wp), &delta.mp(wp))?;
-            Ok(Float::with_val(p, v))
-        })?;
+        let e = eps_at_order(m, steps, delta, a, conversion, digits)?;
         if best.as_ref().is_none_or(|b| e.value < b.eps.value) {
             best = Some(RdpEps {
                 eps: e,
