@@ -6,7 +6,7 @@ Independent of the Rust code: mpmath at 60 digits, two ways where possible.
   * every row also by mpmath.quad of E_Q[r^beta] over the real line (beta = a for remove,
     1 - a for add), with breakpoints at 0, 1/2, 1, a*s^2; a row is written only if the two
     mpmath evaluations (dps 60 and dps 80 quadrature) agree to >= 40 digits.
-Output: golden/subsampled_rdp.csv with the digits certified (40) and the method.
+Output: golden/accounting/subsampled_rdp.csv with the digits certified (40) and the method.
 Run: /work/venv/bin/python golden/generate_subsampled.py
 """
 import csv
@@ -75,7 +75,7 @@ def main():
                 method = "mpmath binomial sum vs quad"
             assert agree >= 40, (q, s, a, order, agree)
             rows.append((q, s, a, order, mp.nstr(d2, 45, min_fixed=1, max_fixed=0), 40, method))
-    with open("golden/subsampled_rdp.csv", "w", newline="") as fh:
+    with open("golden/accounting/subsampled_rdp.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["q", "sigma", "alpha", "order", "renyi", "digits", "source"])
         w.writerows(rows)
@@ -104,7 +104,7 @@ def full_batch():
         with mp.workdps(80):
             assert -mp.log10(abs(vals[0] - vals[1]) / vals[1]) >= 45
             rows.append((sigma, steps, delta, mp.nstr(vals[1], 45), 40, "mpmath bisection dps60 vs dps80"))
-    with open("golden/subsampled_full_batch.csv", "w", newline="") as fh:
+    with open("golden/accounting/subsampled_full_batch.csv", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["sigma", "steps", "delta", "eps", "digits", "source"])
         w.writerows(rows)

@@ -1,5 +1,5 @@
 //! Accounting: single-step subsampled-Gaussian Rényi divergences against independent mpmath
-//! goldens (golden/subsampled_rdp.csv, 40 certified digits), closed form vs quadrature, the exact
+//! goldens (golden/accounting/subsampled_rdp.csv, 40 certified digits), closed form vs quadrature, the exact
 //! q = 1 composition, and the RDP route against the Opacus test value.
 
 use dpaudit::accounting::{self, Order, SubsampledGaussian};
@@ -14,7 +14,7 @@ fn s(t: &str) -> Scalar {
 
 #[test]
 fn golden_single_step_renyi_30_digits() {
-    let text = std::fs::read_to_string("golden/subsampled_rdp.csv").unwrap();
+    let text = std::fs::read_to_string("golden/accounting/subsampled_rdp.csv").unwrap();
     let mut n = 0;
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
@@ -71,10 +71,10 @@ fn remove_order_is_the_larger_on_a_grid() {
 
 #[test]
 fn full_batch_composition_is_exact_gaussian() {
-    // golden/subsampled_full_batch.csv: independent mpmath bisection on Balle-Wang Thm 8 with
+    // golden/accounting/subsampled_full_batch.csv: independent mpmath bisection on Balle-Wang Thm 8 with
     // mu = sqrt(T)/sigma. (The check value 17.8565868301076138668 agrees with it to 17
     // digits only: it is what a double-precision mu = sqrt(10) gives.)
-    let text = std::fs::read_to_string("golden/subsampled_full_batch.csv").unwrap();
+    let text = std::fs::read_to_string("golden/accounting/subsampled_full_batch.csv").unwrap();
     let mut n = 0;
     for line in text.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
