@@ -33,6 +33,7 @@
 //! Formulas follow `MATH.md` of the project's shared notes; every closed form cites its paper and
 //! equation.
 
+pub mod accounting;
 pub mod audit;
 pub mod bounds;
 pub mod dist;

@@ -27,6 +27,7 @@ pub mod rectified;
 pub mod rgm;
 pub mod sign;
 pub mod stream;
+pub mod subsampled;
 pub mod truncated;
 
 pub use gaussian::Gaussian;

@@ -1,0 +1,79 @@
+"""Peer figures for the DP-SGD accounting cases of issue 7, with wall times and package versions.
+
+Runs dp_accounting (RDP; PLD pessimistic at value_discretization_interval 1e-4) and PRV
+(eps_error 0.01) on the issue's cases at delta = 1e-5 and writes
+benches/peers_accounting.csv. PRV at T = 1e5 (34 s, 2.7 GB) is skipped unless --big is given.
+Run: /work/venv/bin/python benches/peers_accounting.py [--big]
+"""
+import csv
+import sys
+import time
+from importlib.metadata import version
+
+from dp_accounting import dp_event
+from dp_accounting.pld import pld_privacy_accountant
+from dp_accounting.rdp import rdp_privacy_accountant
+from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
+
+DELTA = 1e-5
+CASES = [
+    ("q0.01_s1_T1e4", 0.01, 1.0, 10_000),
+    ("abadi_mnist", 256 / 60000, 1.1, 14_063),
+    ("full_batch", 1.0, 10.0, 1000),
+    ("opacus_test", 0.04, 1.5, 2250),
+    ("q0.01_s1_T1e5", 0.01, 1.0, 100_000),
+]
+
+
+def timed(f):
+    t = time.perf_counter()
+    v = f()
+    return v, time.perf_counter() - t
+
+
+def main():
+    big = "--big" in sys.argv
+    vers = {p: version(p) for p in ("dp-accounting", "prv-accountant")}
+    rows = []
+    for name, q, s, T in CASES:
+        ev = dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(s)), T
+        )
+
+        def rdp():
+            a = rdp_privacy_accountant.RdpAccountant()
+            a.compose(ev)
+            return a.get_epsilon(DELTA)
+
+        def pld():
+            a = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+            a.compose(ev)
+            return a.get_epsilon(DELTA)
+
+        v, t = timed(rdp)
+        rows.append((name, q, s, T, DELTA, "dp_accounting RDP", v, "", "", t))
+        v, t = timed(pld)
+        rows.append((name, q, s, T, DELTA, "dp_accounting PLD pessimistic 1e-4", v, "", "", t))
+        if T <= 20_000 or big:
+            def prv():
+                m = PoissonSubsampledGaussianMechanism(noise_multiplier=s, sampling_probability=q)
+                a = PRVAccountant(prvs=m, max_self_compositions=T, eps_error=0.01,
+                                  delta_error=DELTA / 1000)
+                return a.compute_epsilon(delta=DELTA, num_self_compositions=T)
+            try:
+                (lo, est, hi), t = timed(prv)
+                rows.append((name, q, s, T, DELTA, "PRV eps_error 0.01", est, lo, hi, t))
+            except Exception as e:  # record the peer's failure as an outcome
+                rows.append((name, q, s, T, DELTA, "PRV eps_error 0.01", f"error: {e}", "", "", ""))
+        print(rows[-1], flush=True)
+    with open("benches/peers_accounting.csv.tmp", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow([f"# {k} {v}" for k, v in vers.items()])
+        w.writerow(["case", "q", "sigma", "steps", "delta", "method", "eps", "eps_lo", "eps_hi", "seconds"])
+        w.writerows(rows)
+    import os
+    os.replace("benches/peers_accounting.csv.tmp", "benches/peers_accounting.csv")
+
+
+if __name__ == "__main__":
+    main()
