@@ -14,6 +14,7 @@
 //! | `rgm` | d, gamma, sigma2, n1, n2, dist (optional eta, R: relative sensitivity is then checked) |
 //! | `rectified`, `truncated` | mu1, mu2, sigma, a, b |
 //! | `stochastic_sign` | mu1, mu2, sigma |
+//! | `laplace` | mu1, mu2, scale (fisher: mu, scale) |
 //!
 //! Quantities: `renyi` (+alpha), `kl`, `fisher` (a single `mu` instead of mu1/mu2),
 //! `hockey_stick_delta` (+eps), `eps_for_delta` (+delta), `rgm_theorem1_eps` (eta, gamma, d, alpha),
@@ -23,6 +24,7 @@
 use crate::bounds;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
+use crate::model::{self, ModelLocation, ModelPair};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rayon::prelude::*;
@@ -200,13 +202,26 @@ fn family_keys(family: &str, fisher: bool) -> Result<&'static [&'static str]> {
         ("rectified", true) | ("truncated", true) => &["mu", "sigma", "a", "b"],
         ("gaussian_dd", false) => &["dist", "sigma1", "sigma2", "d"],
         ("rgm", false) => &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"],
-        (other, _) => {
-            return Err(Error::Unsupported(format!(
-                "unknown or unsupported family {other:?} for this quantity (families: gaussian, \
-                 gaussian_dd, rgm, rectified, truncated, stochastic_sign; fisher takes gaussian, \
-                 rectified, truncated, stochastic_sign)"
-            )))
-        }
+        (other, fisher) => match model::family(other) {
+            Some(f) if !fisher => f.pair_keys,
+            Some(f) if f.location.is_some() => f.location_keys,
+            _ => {
+                let names = |fisher: bool| -> String {
+                    model::FAMILIES
+                        .iter()
+                        .filter(|f| !fisher || f.location.is_some())
+                        .map(|f| format!(", {}", f.name))
+                        .collect()
+                };
+                return Err(Error::Unsupported(format!(
+                    "unknown or unsupported family {other:?} for this quantity (families: gaussian, \
+                     gaussian_dd, rgm, rectified, truncated, stochastic_sign{}; fisher takes \
+                     gaussian, rectified, truncated, stochastic_sign{})",
+                    names(false),
+                    names(true)
+                )));
+            }
+        },
     })
 }
 
@@ -275,7 +290,10 @@ fn build_pair(family: &str, p: &Params) -> Result<Pair> {
             }
             Ok(pair)
         }
-        other => Err(Error::Unsupported(format!("unknown family {other:?}"))),
+        other => match model::family(other) {
+            Some(f) => (f.pair)(&|k| p.scalar(k)).map(|m| Pair::Model(ModelPair(m))),
+            None => Err(Error::Unsupported(format!("unknown family {other:?}"))),
+        },
     }
 }
 
@@ -330,6 +348,10 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
         }
         "fisher" => {
             let p = Params::new(map, context, &accepted(&[], true)?)?;
+            if let Some(build) = model::family(fam).and_then(|f| f.location) {
+                let loc = Location::Model(ModelLocation(build(&|k| p.scalar(k))?));
+                return divergence::fisher(&loc, digits, opts.method);
+            }
             let support = match fam {
                 "rectified" | "truncated" => Some((p.scalar("a")?, p.scalar("b")?)),
                 _ => None,

@@ -40,6 +40,7 @@ pub mod dist;
 pub mod divergence;
 pub mod error;
 pub mod eval;
+pub mod model;
 pub mod numeric;
 pub mod report;
 pub mod scalar;

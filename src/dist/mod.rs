@@ -23,6 +23,7 @@ use rug::Float;
 
 pub mod gaussian;
 pub mod gaussian_dd;
+pub mod laplace;
 pub mod rectified;
 pub mod rgm;
 pub mod sign;

@@ -197,6 +197,9 @@ pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
 /// D_α at working precision `p` (uncertified; see [`renyi`]).
 pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
     let al = fl(p, alpha);
+    if let Pair::Model(m) = pair {
+        return m.0.renyi_at(&al, p);
+    }
     let am1 = Float::with_val(p, &al - 1u32);
     if let Some(g) = gauss_of(pair, p) {
         return Ok(gauss_renyi(&g, &al, p));
@@ -285,6 +288,9 @@ pub fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
 
 /// KL at working precision `p`.
 pub fn kl_at(pair: &Pair, p: u32) -> Result<Float> {
+    if let Pair::Model(m) = pair {
+        return m.0.kl_at(p);
+    }
     if let Some(g) = gauss_of(pair, p) {
         return Ok(gauss_kl(&g, p));
     }
@@ -358,6 +364,7 @@ pub fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
 /// Fisher information at working precision `p`.
 pub fn fisher_at(loc: &Location, p: u32) -> Result<Float> {
     match loc {
+        Location::Model(m) => m.0.fisher_at(p),
         Location::Gaussian { sigma, .. } => {
             let s = fl(p, sigma);
             Ok(Float::with_val(p, s.square_ref()).recip())
@@ -550,6 +557,9 @@ fn interior_region(
 
 /// δ(ε) at working precision `p` (uncertified; see [`hockey_stick`]).
 pub fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float> {
+    if let Pair::Model(m) = pair {
+        return m.0.hockey_at(eps, p);
+    }
     if let Some(g) = gauss_of(pair, p) {
         let equal = g.u.is_zero();
         if equal {

@@ -13,6 +13,7 @@ pub mod profile_dd;
 pub mod quadrature;
 
 use crate::error::{check_finite, check_positive, Error, Result};
+use crate::model::{ModelLocation, ModelPair};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::ops::Pow;
@@ -112,6 +113,9 @@ pub enum Pair {
         /// Noise standard deviation.
         sigma: Scalar,
     },
+    /// A family described by a [`crate::model::PairModel`] (e.g. Laplace): closed forms from the
+    /// model, quadrature by the generic route.
+    Model(ModelPair),
 }
 
 impl Pair {
@@ -306,6 +310,7 @@ impl Pair {
                 mu2: mu1,
                 sigma,
             },
+            Pair::Model(m) => Pair::Model(ModelPair(m.0.swapped())),
         }
     }
 }
@@ -349,6 +354,8 @@ pub enum Location {
         /// Standard deviation.
         sigma: Scalar,
     },
+    /// A family described by a [`crate::model::LocationModel`].
+    Model(ModelLocation),
 }
 
 impl Location {

@@ -1,0 +1,147 @@
+use super::*;
+
+fn parse(text: &str) -> Result<AuditSpec> {
+    AuditSpec::from_toml(text, Path::new("audits/t.toml"))
+}
+
+const GAUSS: &str = r#"
+    [mechanism]
+    family = "gaussian"
+    sigma = 5
+    [pair]
+    mu1 = "0"
+    mu2 = 1
+    [audit]
+    samples_per_side = 1000
+    delta = 1e-5
+    confidence = 0.95
+    seed = 7
+"#;
+
+#[test]
+fn parses_a_gaussian_spec_with_exact_decimals() {
+    let s = parse(GAUSS).unwrap();
+    assert_eq!(s.name, "t");
+    assert_eq!(s.audit.samples_per_side, 1000);
+    assert_eq!(s.audit.seed, 7);
+    // 1e-5 written as a TOML float reads back as the exact decimal 0.00001
+    let exact = Float::with_val(300, Float::parse("0.00001").unwrap());
+    assert_eq!(s.audit.delta.mp(300), exact);
+    assert!(matches!(
+        s.divergence_pair().unwrap(),
+        Pair::Gaussian { .. }
+    ));
+}
+
+fn err_of(text: &str) -> String {
+    parse(text).unwrap_err().to_string()
+}
+
+#[test]
+fn errors_name_file_and_field() {
+    let e = err_of(&GAUSS.replace("delta = 1e-5", "delta = 2"));
+    assert!(
+        e.contains("audits/t.toml") && e.contains("audit.delta"),
+        "{e}"
+    );
+    let e = err_of(&GAUSS.replace("sigma = 5", "sigma = -1"));
+    assert!(e.contains("mechanism.sigma"), "{e}");
+    let e = err_of(&GAUSS.replace("sigma = 5", "sigma = \"abc\""));
+    assert!(e.contains("mechanism.sigma") && e.contains("abc"), "{e}");
+    let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nsedd = 3"));
+    assert!(e.contains("audits/t.toml") && e.contains("sedd"), "{e}");
+    let e = err_of(&GAUSS.replace("family = \"gaussian\"", "family = \"laplace\""));
+    assert!(
+        e.contains("mechanism.family") && e.contains("laplace"),
+        "{e}"
+    );
+    let e = err_of(&GAUSS.replace("confidence = 0.95", "confidence = 1"));
+    assert!(e.contains("audit.confidence"), "{e}");
+    let e = err_of(&GAUSS.replace("samples_per_side = 1000", "samples_per_side = -3"));
+    assert!(e.contains("audit.samples_per_side"), "{e}");
+    let e = err_of(&GAUSS.replace("mu2 = 1", "mu2 = 0"));
+    assert!(e.contains("pair.mu2"), "{e}");
+    let e = err_of(&GAUSS.replace("sigma = 5", "sigma = 5\na = 0"));
+    assert!(e.contains("mechanism.a"), "{e}");
+    let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nstatistic = \"grey\""));
+    assert!(e.contains("audit.statistic") && e.contains("grey"), "{e}");
+    let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nselection = \"best\""));
+    assert!(e.contains("audit.selection") && e.contains("best"), "{e}");
+    let e = err_of("not toml at all [");
+    assert!(e.contains("audits/t.toml"), "{e}");
+}
+
+const RGM: &str = r#"
+    [mechanism]
+    family = "rgm"
+    d = 10
+    gamma = "0.001"
+    sigma2 = "5.625"
+    eta = "0.01"
+    R = "0.75"
+    [pair]
+    n1 = "100"
+    n2 = "101.25"
+    dist = "1.25"
+    [audit]
+    samples_per_side = 1000
+    delta = "1e-5"
+    confidence = 0.95
+    seed = 1
+"#;
+
+#[test]
+fn rgm_spec_checks_relative_sensitivity_and_sigma2() {
+    // dist² = 1.5625 = eta² n1² + R² exactly: admissible at equality.
+    let s = parse(RGM).unwrap();
+    assert!(matches!(
+        s.divergence_pair().unwrap(),
+        Pair::Rgm { d: 10, .. }
+    ));
+    let e = err_of(
+        &RGM.replace("dist = \"1.25\"", "dist = \"1.26\"")
+            .replace("n2 = \"101.25\"", "n2 = \"101.26\""),
+    );
+    assert!(e.contains("pair.dist") && e.contains("Def. 2"), "{e}");
+    // sigma² minimum is gamma R²/eta² = 5.625 exactly
+    let e = err_of(&RGM.replace("sigma2 = \"5.625\"", "sigma2 = \"5.6249\""));
+    assert!(
+        e.contains("mechanism.sigma2") && e.contains("Theorem 1"),
+        "{e}"
+    );
+    // triangle inequality violated: no such vectors
+    let e = err_of(&RGM.replace("n2 = \"101.25\"", "n2 = \"110\""));
+    assert!(e.contains("dist"), "{e}");
+    let e = err_of(&RGM.replace("d = 10", "d = 0"));
+    assert!(e.contains("mechanism.d"), "{e}");
+    let e = err_of(&RGM.replace("eta = \"0.01\"\n", ""));
+    assert!(e.contains("mechanism.eta"), "{e}");
+}
+
+#[test]
+fn bounded_families_need_a_support() {
+    let t = GAUSS.replace("family = \"gaussian\"", "family = \"rectified\"");
+    let e = err_of(&t);
+    assert!(e.contains("mechanism.a"), "{e}");
+    let t2 = t.replace("sigma = 5", "sigma = 5\na = 1\nb = -1");
+    let e = err_of(&t2);
+    assert!(
+        e.contains("mechanism.a") && e.contains("mechanism.b"),
+        "{e}"
+    );
+    let t3 = t.replace("sigma = 5", "sigma = 5\na = -1\nb = 1");
+    assert!(matches!(
+        parse(&t3).unwrap().mechanism,
+        MechanismSpec::Rectified { .. }
+    ));
+}
+
+#[test]
+fn shipped_specs_parse() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("audits");
+    let specs = load_dir(&dir).unwrap();
+    assert!(specs.len() >= 8, "{} specs", specs.len());
+    for s in &specs {
+        s.mechanism().unwrap();
+    }
+}
