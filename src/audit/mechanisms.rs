@@ -1000,5 +1000,8 @@ impl Mechanism for SignMechanism {
     }
 }
 
+mod model;
+pub use model::ModelMechanism;
+
 #[cfg(test)]
 mod tests;

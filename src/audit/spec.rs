@@ -12,7 +12,7 @@
 //! description = "Gaussian mechanism, sensitivity 1"
 //!
 //! [mechanism]
-//! family = "gaussian"                     # gaussian | rgm | rectified | truncated | stochastic_sign
+//! family = "gaussian"                     # gaussian | rgm | rectified | truncated | stochastic_sign | laplace
 //! sigma = "5"
 //!
 //! [pair]                                  # the neighbouring pair: mu1, mu2 (rgm: n1, n2, dist)
@@ -37,11 +37,12 @@
 use crate::audit::controls::HalvedSigmaGaussian;
 use crate::audit::engine::{AuditConfig, Selection};
 use crate::audit::mechanisms::{
-    GaussianMechanism, Mechanism, RectifiedMechanism, RgmMechanism, SignMechanism, Statistic,
-    TruncatedMechanism,
+    GaussianMechanism, Mechanism, ModelMechanism, RectifiedMechanism, RgmMechanism, SignMechanism,
+    Statistic, TruncatedMechanism,
 };
 use crate::divergence::Pair;
 use crate::error::{Error, Result};
+use crate::model::{self, ModelFamily, ModelPair};
 use crate::scalar::Scalar;
 use rug::Float;
 use serde::Deserialize;
@@ -92,6 +93,24 @@ struct RawMechanism {
     #[serde(rename = "R")]
     r: Option<Num>,
     alpha: Option<Num>,
+    scale: Option<Num>,
+}
+
+impl RawMechanism {
+    /// The `[mechanism]` fields by name, for the model families of [`crate::model`].
+    fn fields(&self) -> [(&'static str, Option<&Num>); 9] {
+        [
+            ("sigma", self.sigma.as_ref()),
+            ("a", self.a.as_ref()),
+            ("b", self.b.as_ref()),
+            ("gamma", self.gamma.as_ref()),
+            ("sigma2", self.sigma2.as_ref()),
+            ("eta", self.eta.as_ref()),
+            ("R", self.r.as_ref()),
+            ("alpha", self.alpha.as_ref()),
+            ("scale", self.scale.as_ref()),
+        ]
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -178,6 +197,13 @@ pub enum MechanismSpec {
         /// Noise standard deviation σ.
         sigma: Scalar,
     },
+    /// A family of [`crate::model`] (e.g. Laplace), with its `[mechanism]` parameters.
+    Model {
+        /// The registry entry.
+        family: &'static ModelFamily,
+        /// The `[mechanism]` parameters, in the family's vocabulary order.
+        params: Vec<(&'static str, Scalar)>,
+    },
 }
 
 impl MechanismSpec {
@@ -189,6 +215,7 @@ impl MechanismSpec {
             MechanismSpec::Rectified { .. } => "rectified",
             MechanismSpec::Truncated { .. } => "truncated",
             MechanismSpec::StochasticSign { .. } => "stochastic_sign",
+            MechanismSpec::Model { family, .. } => family.name,
         }
     }
 
@@ -200,7 +227,7 @@ impl MechanismSpec {
             | MechanismSpec::Rectified { sigma, .. }
             | MechanismSpec::Truncated { sigma, .. }
             | MechanismSpec::StochasticSign { sigma } => Some(sigma),
-            MechanismSpec::Rgm { .. } => None,
+            MechanismSpec::Rgm { .. } | MechanismSpec::Model { .. } => None,
         }
     }
 }
@@ -479,13 +506,41 @@ impl AuditSpec {
                     alpha,
                 }
             }
-            other => {
-                return Err(ctx.invalid(
-                    "mechanism.family",
-                    format!("{other:?}"),
-                    "one of gaussian, rgm, rectified, truncated, stochastic_sign",
-                ))
-            }
+            other => match model::family(other) {
+                Some(family) => {
+                    if m.d.is_some() {
+                        return Err(ctx.unexpected("mechanism.d", fam));
+                    }
+                    let takes =
+                        |k: &str| family.pair_keys.contains(&k) && !family.input_keys.contains(&k);
+                    let mut params = Vec::new();
+                    for (k, v) in m.fields() {
+                        let field = format!("mechanism.{k}");
+                        match (takes(k), v) {
+                            (true, Some(v)) => {
+                                params.push((k, ctx.scalar(&field, v)?));
+                            }
+                            (true, None) => return Err(ctx.missing(&field, fam)),
+                            (false, Some(_)) => return Err(ctx.unexpected(&field, fam)),
+                            (false, None) => {}
+                        }
+                    }
+                    MechanismSpec::Model { family, params }
+                }
+                None => {
+                    let names: String = model::FAMILIES
+                        .iter()
+                        .map(|f| format!(", {}", f.name))
+                        .collect();
+                    return Err(ctx.invalid(
+                        "mechanism.family",
+                        format!("{other:?}"),
+                        &format!(
+                            "one of gaussian, rgm, rectified, truncated, stochastic_sign{names}"
+                        ),
+                    ));
+                }
+            },
         };
         let p = &raw.pair;
         let pair = if let MechanismSpec::Rgm { .. } = mechanism {
@@ -652,6 +707,23 @@ impl AuditSpec {
                 n2.clone(),
                 dist.clone(),
             ),
+            (MechanismSpec::Model { family, params }, PairSpec::Locations { mu1, mu2 }) => {
+                let lookup = |k: &str| -> Result<Scalar> {
+                    match k {
+                        "mu1" => Ok(mu1.clone()),
+                        "mu2" => Ok(mu2.clone()),
+                        _ => params
+                            .iter()
+                            .find(|(n, _)| *n == k)
+                            .map(|(_, v)| v.clone())
+                            .ok_or_else(|| Error::MissingParameter {
+                                name: k.into(),
+                                needed_by: format!("mechanism family {}", family.name),
+                            }),
+                    }
+                };
+                (family.pair)(&lookup).map(|m| Pair::Model(ModelPair(m)))
+            }
             _ => Err(Error::Unsupported(format!(
                 "{}: the pair does not fit mechanism family {}",
                 self.path.display(),
@@ -718,6 +790,12 @@ impl AuditSpec {
                 gamma.f64(),
                 sigma2.f64(),
             )?),
+            (MechanismSpec::Model { .. }, PairSpec::Locations { .. }) => {
+                match self.divergence_pair()? {
+                    Pair::Model(m) => Box::new(ModelMechanism::new(m.0)),
+                    _ => unreachable!("a model spec always builds a model pair"),
+                }
+            }
             _ => {
                 return Err(Error::Unsupported(format!(
                     "{}: the pair does not fit mechanism family {}",

@@ -96,6 +96,11 @@ fn pair_text(tw: &ThreeWay) -> String {
         } => format!(
             "d = {d}, γ = {gamma}, σ² = {sigma2}, relative sensitivity (η, R) = ({eta}, {r})"
         ),
+        MechanismSpec::Model { params, .. } => params
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     };
     format!("{mech}; pair {pair}")
 }

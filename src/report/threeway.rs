@@ -255,6 +255,25 @@ pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 });
             }
         }
+        MechanismSpec::Model { family, .. } => {
+            let claim = spec.divergence_pair().and_then(|pair| match pair {
+                Pair::Model(m) => (family.claim)(m.0.as_ref(), delta.f64()),
+                _ => Err(crate::error::Error::Unsupported("not a model pair".into())),
+            });
+            out.push(match claim {
+                Ok((e, source)) => Figure {
+                    role: Role::Bound,
+                    short: "published".into(),
+                    label: source,
+                    value: Some(e),
+                    digits: None,
+                    note: String::new(),
+                },
+                Err(e) => {
+                    Figure::missing(Role::Bound, "published", "published bound", e.to_string())
+                }
+            });
+        }
     }
     out
 }
