@@ -13,7 +13,7 @@ pub mod profile_dd;
 pub mod quadrature;
 
 use crate::error::{check_finite, check_positive, Error, Result};
-use crate::model::{ModelLocation, ModelPair};
+use crate::model::{describe, ModelLocation, ModelPair};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::ops::Pow;
@@ -655,4 +655,114 @@ where
         }
     }
     Ok(hi)
+}
+
+/// The pair in the `dpaudit eval` vocabulary, as every user-facing message prints it:
+/// `truncated(mu1=100, mu2=7.3e17, sigma=1.773e10, a=-1e-320, b=-0)`.
+impl std::fmt::Display for Pair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let d = |d: &u32| Scalar::from(*d);
+        let text = match self {
+            Pair::Gaussian { mu1, mu2, sigma } => describe(
+                "gaussian",
+                &[("mu1", mu1.clone()), ("mu2", mu2.clone()), ("sigma", sigma.clone())],
+            ),
+            Pair::GaussianDd {
+                dist,
+                sigma1,
+                sigma2,
+                d: dim,
+            } => describe(
+                "gaussian_dd",
+                &[
+                    ("dist", dist.clone()),
+                    ("sigma1", sigma1.clone()),
+                    ("sigma2", sigma2.clone()),
+                    ("d", d(dim)),
+                ],
+            ),
+            Pair::Rgm {
+                d: dim,
+                gamma,
+                sigma2,
+                n1,
+                n2,
+                dist,
+            } => describe(
+                "rgm",
+                &[
+                    ("d", d(dim)),
+                    ("gamma", gamma.clone()),
+                    ("sigma2", sigma2.clone()),
+                    ("n1", n1.clone()),
+                    ("n2", n2.clone()),
+                    ("dist", dist.clone()),
+                ],
+            ),
+            Pair::Rectified {
+                mu1,
+                mu2,
+                sigma,
+                a,
+                b,
+            }
+            | Pair::Truncated {
+                mu1,
+                mu2,
+                sigma,
+                a,
+                b,
+            } => describe(
+                if matches!(self, Pair::Rectified { .. }) {
+                    "rectified"
+                } else {
+                    "truncated"
+                },
+                &[
+                    ("mu1", mu1.clone()),
+                    ("mu2", mu2.clone()),
+                    ("sigma", sigma.clone()),
+                    ("a", a.clone()),
+                    ("b", b.clone()),
+                ],
+            ),
+            Pair::StochasticSign { mu1, mu2, sigma } => describe(
+                "stochastic_sign",
+                &[("mu1", mu1.clone()), ("mu2", mu2.clone()), ("sigma", sigma.clone())],
+            ),
+            Pair::Model(m) => m.to_string(),
+        };
+        f.write_str(&text)
+    }
+}
+
+/// The law in the `dpaudit eval` vocabulary of `fisher` rows: `rectified(mu=0, sigma=1, a=-1, b=1)`.
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = match self {
+            Location::Gaussian { mu, sigma } => {
+                describe("gaussian", &[("mu", mu.clone()), ("sigma", sigma.clone())])
+            }
+            Location::StochasticSign { mu, sigma } => {
+                describe("stochastic_sign", &[("mu", mu.clone()), ("sigma", sigma.clone())])
+            }
+            Location::Rectified { mu, sigma, a, b } | Location::Truncated { mu, sigma, a, b } => {
+                describe(
+                    if matches!(self, Location::Rectified { .. }) {
+                        "rectified"
+                    } else {
+                        "truncated"
+                    },
+                    &[
+                        ("mu", mu.clone()),
+                        ("sigma", sigma.clone()),
+                        ("a", a.clone()),
+                        ("b", b.clone()),
+                    ],
+                )
+            }
+            Location::Model(m) => m.to_string(),
+        };
+        f.write_str(&text)
+    }
 }

@@ -519,7 +519,7 @@ pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
             digits,
         });
     }
-    let what = format!("quadrature Rényi divergence (alpha = {alpha}) of {pair:?}");
+    let what = format!("quadrature Rényi divergence (alpha = {alpha}) of {pair}");
     // The integrals' errors are divided by α − 1: start with log10(1/(α−1)) more digits.
     let guard = (-(alpha.f64() - 1.0).log10()).max(0.0) + variance_guard(pair);
     certified_guard(digits, guard, &what, |ctx| renyi_at(ctx, pair, alpha))
@@ -697,7 +697,7 @@ pub fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
             digits,
         });
     }
-    let what = format!("quadrature KL divergence of {pair:?}");
+    let what = format!("quadrature KL divergence of {pair}");
     certified_guard(digits, variance_guard(pair), &what, |ctx| kl_at(ctx, pair))
 }
 
@@ -863,7 +863,7 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
         }
         return Ok(Certified { value: v, digits });
     }
-    let what = format!("quadrature hockey-stick divergence (eps = {eps}) of {pair:?}");
+    let what = format!("quadrature hockey-stick divergence (eps = {eps}) of {pair}");
     certified(digits, &what, |ctx| hockey_at(ctx, pair, eps))
 }
 
@@ -1108,7 +1108,7 @@ pub fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
     if let Location::Model(m) = loc {
         return model::fisher(m, digits);
     }
-    let what = format!("quadrature Fisher information of {loc:?}");
+    let what = format!("quadrature Fisher information of {loc}");
     certified(digits, &what, |ctx| fisher_at(ctx, loc))
 }
 
