@@ -3,7 +3,7 @@
 
 Every row is computed by two independent routes in mpmath:
 
-  route A: the closed form of /work/shared/MATH.md, evaluated in a stable arrangement at mp.dps = 100;
+  route A: the closed form of docs/formulas.md (same section numbers as the MATH notes cited in the source column), evaluated in a stable arrangement at mp.dps = 100;
   route B: mpmath quadrature of the *defining* integral (or sum, or numerical minimisation), at
            mp.dps >= 80, with every sub-integral rescaled by the integrand's maximum on that piece and
            breakpoints placed at the peak(s) and on the local decay scale sigma^2/|endpoint - centre|.
@@ -394,7 +394,7 @@ def hs_B(F, eps):
     return tot
 
 # ---------------------------------------------------------------------------------------------
-# route A: closed forms of MATH.md (stable arrangements), dps 100
+# route A: closed forms of docs/formulas.md (stable arrangements), dps 100
 # ---------------------------------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Golden rows for the privacy profile of d-dimensional Gaussian pairs with unequal variances
-(RGM pairs), which has no closed form (MATH.md §7.4). Writes golden/profile_dd.csv.
+(RGM pairs), which has no closed form (docs/formulas.md §7.4). Writes golden/profile_dd.csv.
 
 Route: the §7.4 semi-analytic integral  delta = int phi_{s1}(t) h(t) dt  with mpmath's
 regularised incomplete gamma for the chi^2_{d-1} functions, done twice, independently of each

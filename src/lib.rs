@@ -30,8 +30,9 @@
 //! # Ok::<(), dpaudit::Error>(())
 //! ```
 //!
-//! Formulas follow `MATH.md` of the project's shared notes; every closed form cites its paper and
-//! equation.
+//! Formulas are restated, with derivations and stable-evaluation notes, in the repository's
+//! `docs/formulas.md`; every closed form cites its paper and equation and the section of that
+//! reference it implements.
 
 pub mod accounting;
 pub mod audit;

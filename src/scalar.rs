@@ -3,7 +3,7 @@
 //! A [`Scalar`] is a real parameter that remembers how it was given. Parsed from text (`"1.001"`) it
 //! is the exact decimal, rounded afresh at whatever precision a high-precision routine asks for; built
 //! from an `f64` it is that binary number exactly. This matters: a double-precision α = 1.001 is
-//! 1.000999999999999889…, which moves a 60-digit Rényi divergence in its 14th digit (MATH.md §9.9).
+//! 1.000999999999999889…, which moves a 60-digit Rényi divergence in its 14th digit (docs/formulas.md §9.9).
 
 use crate::error::{Error, Result};
 use rug::Float;

@@ -2,7 +2,7 @@
 //! stated confidence) and its correct counterpart must not be.
 //!
 //! Claimed values are checked against mpmath (dps 30–50; bisection on the closed-form profiles
-//! of MATH.md §7.1–7.3, the truncated one also by direct quadrature of ∫(p − e^ε q)_+), i.e. an
+//! of docs/formulas.md §7.1–7.3, the truncated one also by direct quadrature of ∫(p − e^ε q)_+), i.e. an
 //! independent route. All audits are seeded; a correct mechanism is wrongly flagged with
 //! probability ≤ 1 − confidence = 1e-3 per audit (Clopper–Pearson coverage), and a control
 //! fails to be flagged only if its ε_lb falls below the claim, which at these sample sizes is
@@ -88,7 +88,7 @@ fn stale_norm_rgm_is_flagged() {
 }
 
 /// Truncated μ1 = −2, μ2 = −1, σ = 1 on [0, 1]: claimed ε(1e-3) = 0.58133446619948708 (mpmath,
-/// closed form of MATH.md §7.2; the pure-DP bound max|LLR| = 0.6516). The capped sampler
+/// closed form of docs/formulas.md §7.2; the pure-DP bound max|LLR| = 0.6516). The capped sampler
 /// (100 tries) puts mass 0.1148 on 0 under μ1 and 4.5e-7 under μ2.
 #[test]
 fn capped_rejection_truncated_is_flagged() {
@@ -97,7 +97,7 @@ fn capped_rejection_truncated_is_flagged() {
 }
 
 /// Negative controls with atoms: the correct rectified (μ = 0.3 vs 1.3, σ = 1, [0, 1]; claimed
-/// ε(1e-3) = 1.3703798354789683, mpmath on MATH.md §7.2) and stochastic-sign (μ = 0 vs 1,
+/// ε(1e-3) = 1.3703798354789683, mpmath on docs/formulas.md §7.2) and stochastic-sign (μ = 0 vs 1,
 /// σ = 1; claimed ε(1e-3) = 1.1458724617786451, mpmath) mechanisms are not flagged (each audit
 /// wrongly flags with probability ≤ 1e-3), and ties at the atoms still give a useful bound
 /// (≥ 0.5 × claim; these seeds give 0.99 × claim). The GDP route, by contrast, reports

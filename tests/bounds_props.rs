@@ -85,7 +85,7 @@ proptest! {
     }
 
     /// RDP → DP conversions of the Gaussian RDP curve never beat the exact Balle–Wang ε(δ)
-    /// (MATH.md §7.5): both conversions are valid upper bounds on the true ε(δ).
+    /// (docs/formulas.md §7.5): both conversions are valid upper bounds on the true ε(δ).
     #[test]
     fn gaussian_conversions_dominate_exact_profile(
         sigma in 0.2f64..20.0, am1 in 0.01f64..200.0, ld in -20.0f64..-1.0
@@ -129,7 +129,7 @@ proptest! {
         prop_assert!(a >= 30.0, "d={d} rc={rc}: {a:.1} digits");
     }
 
-    /// The closed-form minimiser of eq. (45) (MATH.md §5.3) equals a numerical minimisation of
+    /// The closed-form minimiser of eq. (45) (docs/formulas.md §5.3) equals a numerical minimisation of
     /// g(α) = ε₅(α) + log(1/δ)/(α−1) (grid + golden section in rug, on Theorem 1's eq. (5)).
     #[test]
     fn eq45_closed_form_vs_golden_section(eta in 1e-4f64..0.3, lg in -6.0f64..0.0, d in 1u32..500, ld in -20.0f64..-1.0) {

@@ -221,7 +221,7 @@ fn quick_report_on_a_small_spec_set_writes_everything() {
     assert!(md.contains("No VIOLATION"), "{md}");
     assert!(md.contains("3 / 3** caught"), "{md}");
     let csv = text(&std::fs::read(out.join("threeway.csv")).unwrap());
-    // RGM in d = 10 has no closed-form profile: the exact ε(δ) comes certified from the MATH.md
+    // RGM in d = 10 has no closed-form profile: the exact ε(δ) comes certified from the docs/formulas.md
     // §7.4 route (divergence::profile_dd), not the RDP-converted upper bound.
     assert!(csv.contains("rgm_d10,rgm,1e-5,exact,exact,"), "{csv}");
     assert!(!csv.contains("rgm_d10,rgm,1e-5,exact_upper_bound"), "{csv}");

@@ -83,7 +83,7 @@ proptest! {
     }
 
     /// Data processing (HG Prop. 4.6): rectified ≤ Gaussian; truncated ≤ Gaussian for every pair
-    /// (HG Thm 4.9, MATH.md §8.2); sign ≤ rectified when a < 0 < b (post-processing, §8.3).
+    /// (HG Thm 4.9, docs/formulas.md §8.2); sign ≤ rectified when a < 0 < b (post-processing, §8.3).
     #[test]
     fn bounded_support_never_exceeds_gaussian(
         (m1, m2, sigma, a, w) in bounded(), alpha in 1.001f64..50.0,
@@ -117,7 +117,7 @@ proptest! {
     }
 
     /// The privacy profile is a valid DP curve: δ(ε) ∈ [0, 1], nonincreasing in ε, and Mironov's
-    /// Prop. 3 holds with exact quantities: δ(D_α + log(1/δ₀)/(α−1)) ≤ δ₀ (MATH.md §7.5).
+    /// Prop. 3 holds with exact quantities: δ(D_α + log(1/δ₀)/(α−1)) ≤ δ₀ (docs/formulas.md §7.5).
     #[test]
     fn profile_is_consistent_with_rdp(
         (m1, m2, sigma, a, w) in bounded(), alpha in 1.5f64..20.0, e1 in 0.0f64..3.0, de in 0.0f64..3.0,
@@ -180,7 +180,7 @@ mod rgm {
             prop_oneof![Just(0.0f64), 0.0f64..3.0],    // sigma² slack (0: at its minimum)
             prop_oneof![0.0f64..100.0, 100.0f64..1e6], // n1 (the supremum is approached as n1 grows)
             // dist as a fraction of the allowed distance; half the cases on the boundary,
-            // where the supremum over pairs is attained (MATH.md §5.2)
+            // where the supremum over pairs is attained (docs/formulas.md §5.2)
             prop_oneof![Just(1.0f64), 0.0f64..1.0],
             // where n2 lies within the triangle; +1 (n2 = n1 + dist) is the worst case
             prop_oneof![Just(1.0f64), -1.0f64..1.0],

@@ -8,7 +8,7 @@
 //! * [`Statistic::White`] (white box): the exact log-likelihood ratio log(dP/dQ)(y) of the
 //!   mechanism **as designed**, evaluated at the output y that the implementation produced. For a
 //!   correct implementation this is the Neyman–Pearson optimal statistic, so thresholding it
-//!   reaches the exact ε(δ) (MATH.md §7: H_{e^ε}(P‖Q) = P(L > ε) − e^ε Q(L > ε)). For a broken
+//!   reaches the exact ε(δ) (docs/formulas.md §7: H_{e^ε}(P‖Q) = P(L > ε) − e^ε Q(L > ε)). For a broken
 //!   implementation ([`super::controls`]) the statistic is still the designer's LLR: the auditor
 //!   knows the specification, not the bug.
 //! * [`Statistic::Black`] (black box): a plain statistic of the output: the output itself for the
@@ -24,7 +24,7 @@
 //! the engine's histogram grid: ±12σ around the pair for the Gaussian) and the privacy its
 //! designer **claims** ([`Mechanism::claimed_eps`]): for the mechanisms here, the exact ε(δ) of
 //! the correct mechanism on this pair, maximised over both orders (Balle & Wang 2018, Thm 8 for
-//! the Gaussian; the closed forms of MATH.md §7.2–7.3 through [`crate::divergence`] for the
+//! the Gaussian; the closed forms of docs/formulas.md §7.2–7.3 through [`crate::divergence`] for the
 //! others).
 
 use rand::distr::Distribution;
@@ -222,7 +222,7 @@ fn proper_range(lo: f64, hi: f64) -> (f64, f64) {
 /// The Gaussian mechanism on a pair at distance `sensitivity`: P = N(0, σ²), Q = N(Δ, σ²).
 ///
 /// LLR: log(dP/dQ)(y) = (Δ/σ²)(Δ/2 − y), affine in y. Claimed ε(δ): the exact profile inverse
-/// (Balle & Wang 2018, Thm 8; MATH.md §7.1) via [`gaussian_eps_for_delta`] with μ = Δ/σ.
+/// (Balle & Wang 2018, Thm 8; docs/formulas.md §7.1) via [`gaussian_eps_for_delta`] with μ = Δ/σ.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GaussianMechanism {
     sensitivity: f64,
@@ -363,8 +363,8 @@ impl Mechanism for GaussianMechanism {
 ///
 /// Every output is drawn as a d-vector y = r_i + s_i z and reduced to its statistic at once:
 /// white box, the exact LLR d·log(s2/s1) − ‖y − r1‖²/(2s1²) + ‖y − r2‖²/(2s2²) (the quadratic
-/// of MATH.md §7.4), computed from y; black box, the projection ⟨y − r1, e⟩ with
-/// e = (r2 − r1)/‖r2 − r1‖. Claimed ε(δ): the exact ε of this pair in both orders (MATH.md
+/// of docs/formulas.md §7.4), computed from y; black box, the projection ⟨y − r1, e⟩ with
+/// e = (r2 − r1)/‖r2 − r1‖. Claimed ε(δ): the exact ε of this pair in both orders (docs/formulas.md
 /// §7.3 for d = 1; §7.4 by quadrature for d > 1, available once the quadrature route is).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RgmMechanism {
@@ -650,7 +650,7 @@ impl Mechanism for RgmMechanism {
     }
 
     fn claim_source(&self) -> String {
-        "exact eps(delta) of this RGM pair, both orders (MATH.md 7.3/7.4)".into()
+        "exact eps(delta) of this RGM pair, both orders (docs/formulas.md §7.3, §7.4)".into()
     }
 }
 
@@ -698,7 +698,7 @@ impl Bounded {
     }
 
     /// Interior log-ratio slope k and offset c: log(p_{μ1}/p_{μ2})(y) = c + k·y with
-    /// k = (μ1 − μ2)/σ², c = −k(μ1 + μ2)/2 (MATH.md §7.2).
+    /// k = (μ1 − μ2)/σ², c = −k(μ1 + μ2)/2 (docs/formulas.md §7.2).
     fn interior_llr(&self) -> (f64, f64) {
         let k = (self.mu1 - self.mu2) / (self.sigma * self.sigma);
         (-k * (self.mu1 + self.mu2) / 2.0, k)
@@ -712,7 +712,7 @@ impl Bounded {
     }
 }
 
-/// The rectified Gaussian mechanism clip(μ_i + N(0, σ²), a, b) (HG Def. 3.1; MATH.md §1).
+/// The rectified Gaussian mechanism clip(μ_i + N(0, σ²), a, b) (HG Def. 3.1; docs/formulas.md §1).
 ///
 /// White box: the LLR is c + k·y inside (a, b) and log(Φ(A1)/Φ(A2)), log(Φ(−B1)/Φ(−B2)) at the
 /// atoms a and b (computed once, in log space). Black box: the output, with the lower atom
@@ -817,13 +817,13 @@ impl Mechanism for RectifiedMechanism {
     }
 
     fn claim_source(&self) -> String {
-        "exact eps(delta) of the rectified pair, both orders (MATH.md 7.2)".into()
+        "exact eps(delta) of the rectified pair, both orders (docs/formulas.md §7.2)".into()
     }
 }
 
-/// The truncated Gaussian mechanism: N(μ_i, σ²) conditioned on [a, b] (HG Def. 3.2; MATH.md §2).
+/// The truncated Gaussian mechanism: N(μ_i, σ²) conditioned on [a, b] (HG Def. 3.2; docs/formulas.md §2).
 ///
-/// White box: the LLR c + k·y + log(Z(μ2)/Z(μ1)) (MATH.md §7.2), affine on [a, b]. Black box:
+/// White box: the LLR c + k·y + log(Z(μ2)/Z(μ1)) (docs/formulas.md §7.2), affine on [a, b]. Black box:
 /// the output. Sampling: the exact sampler of [`crate::dist::Truncated`] (fast at any location,
 /// including far outside [a, b]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -917,14 +917,14 @@ impl Mechanism for TruncatedMechanism {
     }
 
     fn claim_source(&self) -> String {
-        "exact eps(delta) of the truncated pair, both orders (MATH.md 7.2)".into()
+        "exact eps(delta) of the truncated pair, both orders (docs/formulas.md §7.2)".into()
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Stochastic sign
 
-/// The stochastic sign sign(μ_i + N(0, σ²)) ∈ {−1, +1} (MATH.md §3).
+/// The stochastic sign sign(μ_i + N(0, σ²)) ∈ {−1, +1} (docs/formulas.md §3).
 ///
 /// White box: LLR log(Φ(±μ1/σ)/Φ(±μ2/σ)) at ±1. Black box: the output ±1.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -996,7 +996,7 @@ impl Mechanism for SignMechanism {
     }
 
     fn claim_source(&self) -> String {
-        "exact eps(delta) of the stochastic-sign pair, both orders (MATH.md 7.2)".into()
+        "exact eps(delta) of the stochastic-sign pair, both orders (docs/formulas.md §7.2)".into()
     }
 }
 

@@ -6,7 +6,7 @@
 //!   evaluated in log space as log δ = log Φ(x) + log1mexp(ε + log Φ(y) − log Φ(x)) with
 //!   x = μ/2 − ε/μ, y = x − μ, μ = Δ/σ. Since e^ε φ(y) = φ(x), the argument of log1mexp is the log
 //!   of a ratio of Mills ratios, of moderate size even when ε is in the thousands: e^ε is never
-//!   formed (MATH.md §7.1; far-tail log Φ by continued fraction, [`crate::numeric::mp::log_ndtr`]).
+//!   formed (docs/formulas.md §7.1; far-tail log Φ by continued fraction, [`crate::numeric::mp::log_ndtr`]).
 //! * [`dp_eps`]: the inverse ε(δ), by safeguarded Newton iteration on log δ(ε) inside a bracket,
 //!   using dδ/dε = −e^ε Φ(y).
 //!
@@ -71,7 +71,7 @@ pub fn log_dp_delta_mp(mu: &Float, eps: &Float) -> Float {
 }
 
 /// Balle & Wang 2018, Thm 8: the exact privacy profile
-/// δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), ε ≥ 0, in the log form of MATH.md §7.1.
+/// δ(ε) = Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ), ε ≥ 0, in the log form of docs/formulas.md §7.1.
 pub fn dp_delta(
     sensitivity: &Scalar,
     sigma: &Scalar,

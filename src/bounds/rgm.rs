@@ -2,14 +2,14 @@
 //! "HMB"): RGM_{γ,σ}(R)(x) = R(x) + N(0, (γ‖R(x)‖² + σ²) I_d) (HMB Def. 3, eq. (4)) for queries
 //! with (η, R_rel)-relative L2 sensitivity (HMB Def. 2, eq. (3)).
 //!
-//! Contents (MATH.md §5):
+//! Contents (docs/formulas.md §5):
 //! * [`relative_sensitivity_holds`]: Def. 2, eq. (3), in its symmetric form;
 //! * [`lemma1_ratio_bounds`], [`lemma1_sigma2_min`], [`check_lemma1_setup`]: HMB Lemma 1;
 //! * [`theorem1_eps`] (eq. (5)), [`theorem1_alpha_sup`], [`theorem1_sigma2_min`],
 //!   [`check_theorem1_setup`]: HMB Theorem 1 and its two conditions;
 //! * [`eq6_eps`]: HMB eq. (6) (Theorem 1 with γ = αη²/(2ε⋆), σ² = γη⁻²R²);
 //! * [`corollary1_eps`]: HMB Corollary 1, eq. (44), with its validity condition;
-//! * [`optimized_dp_eps`]: HMB eq. (45) minimised over α in closed form (MATH.md §5.3);
+//! * [`optimized_dp_eps`]: HMB eq. (45) minimised over α in closed form (docs/formulas.md §5.3);
 //! * [`tcdp`]: the truncated-CDP forms of HMB §4.1 and Appendix A.6.
 //!
 //! Conditions are checked at ≥ 320 bits on the exact parameters; violations return
@@ -336,7 +336,7 @@ fn check_corollary1(eta: &Scalar, gamma: &Scalar, d: u32, delta: &Scalar) -> Res
 /// allowed by the paper but trivial).
 ///
 /// Paper example (η = 10⁻³, d = 10, δ = 10⁻⁸, γ = 100η²): ε = 0.870146735723185…; the paper
-/// prints "ε ≈ 0.86", which is the 2√(χ log(1/δ)) = 0.8601… term alone (MATH.md §5.3). The
+/// prints "ε ≈ 0.86", which is the 2√(χ log(1/δ)) = 0.8601… term alone (docs/formulas.md §5.3). The
 /// last line of HMB (47) also misprints 2√(χ log(1/δ)) as 2√χ log(1/δ).
 pub fn corollary1_eps(
     eta: &Scalar,
@@ -382,7 +382,7 @@ pub fn corollary1_eps_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Result<f6
     Ok(chi + 2.0 * (chi * l).sqrt())
 }
 
-/// t* = √L / (√(K(1+c)) + c√L) with K = χ/2, c = η(2+η), L = log(1/δ) (MATH.md §5.3).
+/// t* = √L / (√(K(1+c)) + c√L) with K = χ/2, c = η(2+η), L = log(1/δ) (docs/formulas.md §5.3).
 fn t_star(e: &Float, g: &Float, d: u32, l: &Float) -> (Float, Float, Float) {
     let p = e.prec();
     let k = chi_of(e, g, d) / 2u32;
@@ -396,7 +396,7 @@ fn t_star(e: &Float, g: &Float, d: u32, l: &Float) -> (Float, Float, Float) {
 /// HMB eq. (45) minimised over α in closed form: with g(α) = ε(α) + log(1/δ)/(α−1) (ε(α) of
 /// Theorem 1, eq. (5); Mironov 2017 Prop. 3), K = χ/2, c = η(2+η), L = log(1/δ) and t = α−1,
 /// g′ = 0 at t* = √L/(√(K(1+c)) + c√L), which lies inside Theorem 1's range t < 1/c for every
-/// δ ∈ (0, 1); the minimum is ε₄₅ = K(1+t*)/(1−ct*) + L/t* (MATH.md §5.3; g is convex in t).
+/// δ ∈ (0, 1); the minimum is ε₄₅ = K(1+t*)/(1−ct*) + L/t* (docs/formulas.md §5.3; g is convex in t).
 /// Returns (ε₄₅, α* = 1 + t*). Theorem 1's σ² condition must hold at α*; σ² ≥ γR²/η² suffices
 /// for every α.
 ///

@@ -4,7 +4,7 @@
 //! ρ̄(d, R_c) = 1/(d(2π)^{d/2}) ∫_{ℝ^d} min(‖u‖², R_c²) e^{−‖u‖²/2} du = E[min(χ²_d, R_c²)]/d.
 //!
 //! Two independent routes:
-//! * [`rho_bar`]: closed form through x f_{χ²_d}(x) = d f_{χ²_{d+2}}(x) (MATH.md §6):
+//! * [`rho_bar`]: closed form through x f_{χ²_d}(x) = d f_{χ²_{d+2}}(x) (docs/formulas.md §6):
 //!   ρ̄ = P(d/2+1, R_c²/2) + (R_c²/d) Q(d/2, R_c²/2), with the cancellation-free incomplete gamma
 //!   functions of [`crate::numeric::chi2`] (Q taken directly, never 1 − P);
 //! * [`rho_bar_quadrature`]: the radial integral
@@ -23,7 +23,7 @@ use rug::Assign;
 use rug::Float;
 
 /// HMB eq. (74) in closed form: ρ̄(d, R_c) = P(d/2+1, R_c²/2) + (R_c²/d) Q(d/2, R_c²/2)
-/// (MATH.md §6). ρ̄ ∈ (0, 1], ≈ R_c²/d for R_c² ≪ d, → 1 as R_c → ∞.
+/// (docs/formulas.md §6). ρ̄ ∈ (0, 1], ≈ R_c²/d for R_c² ≪ d, → 1 as R_c → ∞.
 pub fn rho_bar(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
     dim(d)?;
     positive("rc", rc)?;
@@ -201,7 +201,7 @@ mod tests {
     }
 
     /// (d, R_c, ρ̄): mpmath 1.3.0 at dps 60 from gammainc(d/2+1, 0, R_c²/2, regularized=True)
-    /// + R_c²/d · gammainc(d/2, R_c²/2, inf, regularized=True); the first is MATH.md §6's value.
+    /// + R_c²/d · gammainc(d/2, R_c²/2, inf, regularized=True); the first is docs/formulas.md §6's value.
     const REFS: &[(u32, &str, &str)] = &[
         (22, "7", "0.999885643307623348490707622363599614583064776"),
         (1, "0.5", "0.185128365146720177681876474315988956715088083"),
@@ -236,7 +236,7 @@ mod tests {
             let c = rho_bar(*d, &s(rc), 42).unwrap();
             assert!(agree(&c, want) >= 42.0, "d={d} rc={rc}: {}", c.value);
         }
-        // MATH.md §6: ρ̄(22, 7) = 0.99988564330762334849, ρ = 0.49994282165381167425.
+        // docs/formulas.md §6: ρ̄(22, 7) = 0.99988564330762334849, ρ = 0.49994282165381167425.
         let r = rho(22, &s("7"), 20).unwrap();
         assert!(agree(&r, "0.49994282165381167425") >= 19.5);
         let f = rho_bar_f64(22, 7.0).unwrap();

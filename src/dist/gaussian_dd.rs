@@ -1,5 +1,5 @@
 //! The isotropic Gaussian N(m, σ² I_d) in ℝ^d: the output law of the d-dimensional Gaussian
-//! mechanism and, with σ depending on the query value, of the RGM (HMB Lemma 2; MATH.md §4).
+//! mechanism and, with σ depending on the query value, of the RGM (HMB Lemma 2; docs/formulas.md §4).
 
 use super::mpf;
 use crate::error::{check_finite, check_positive, Error, Result};

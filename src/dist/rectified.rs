@@ -1,4 +1,4 @@
-//! The rectified Gaussian R(μ, σ, [a, b]) = clip(N(μ, σ²), a, b) (HG Def. 3.1, MATH.md §1): a
+//! The rectified Gaussian R(μ, σ, [a, b]) = clip(N(μ, σ²), a, b) (HG Def. 3.1, docs/formulas.md §1): a
 //! density on (a, b) plus atoms at a and b.
 
 use super::{ln_mp, mpf, ExactBernoulli, ScalarDist, Truncated};
@@ -35,7 +35,7 @@ enum Regime {
 ///
 /// # Density function
 ///
-/// With A = (a − μ)/σ, B = (b − μ)/σ (HG Def. 3.1; MATH.md §1):
+/// With A = (a − μ)/σ, B = (b − μ)/σ (HG Def. 3.1; docs/formulas.md §1):
 /// * atom at a with mass `Φ(A)`, atom at b with mass `Φ(−B)`;
 /// * density `φ((x − μ)/σ)/σ` on the open interval (a, b);
 /// * cdf `Φ((x − μ)/σ)` on [a, b), jumping to 1 at b.

@@ -10,7 +10,7 @@ use rand_distr::StandardNormal;
 use rug::Float;
 
 /// The Relative Gaussian Mechanism: given r = 𝓡(x) ∈ ℝ^d, output
-/// `r + N(0, (γ‖r‖² + σ²) I_d)` (HMB Def. 3, eq. (4); MATH.md §5.1).
+/// `r + N(0, (γ‖r‖² + σ²) I_d)` (HMB Def. 3, eq. (4); docs/formulas.md §5.1).
 ///
 /// # Density function
 ///

@@ -1,4 +1,4 @@
-//! The stochastic sign Y = sign(μ + N(0, σ²)) ∈ {−1, +1} (MATH.md §3; the rectified Gaussian on
+//! The stochastic sign Y = sign(μ + N(0, σ²)) ∈ {−1, +1} (docs/formulas.md §3; the rectified Gaussian on
 //! [0⁻, 0⁺], HG §4.1).
 
 use super::{mpf, ExactBernoulli, ScalarDist};
@@ -12,7 +12,7 @@ use rug::Float;
 ///
 /// # Mass function
 ///
-/// `P(Y = +1) = Φ(μ/σ)`, `P(Y = −1) = Φ(−μ/σ)` (MATH.md §3). Both masses are computed on their own
+/// `P(Y = +1) = Φ(μ/σ)`, `P(Y = −1) = Φ(−μ/σ)` (docs/formulas.md §3). Both masses are computed on their own
 /// tail side, so the rare outcome's probability keeps its relative accuracy (e.g. Φ(−40) ≈ 3.7e−350
 /// is finite in log space).
 ///

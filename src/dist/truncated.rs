@@ -1,5 +1,5 @@
 //! The truncated Gaussian T(μ, σ, [a, b]) = N(μ, σ²) conditioned on [a, b] (HG Def. 3.2,
-//! MATH.md §2), with an exact sampler that stays fast at any location of μ, including hundreds of
+//! docs/formulas.md §2), with an exact sampler that stays fast at any location of μ, including hundreds of
 //! σ outside [a, b].
 
 use super::{ln_mp, mpf, u01, ScalarDist};
@@ -48,7 +48,7 @@ enum Method {
 /// # Density function
 ///
 /// `f(x) = φ((x − μ)/σ) / (σ Z(μ))` on [a, b], with the normaliser
-/// `Z(μ) = Φ((b − μ)/σ) − Φ((a − μ)/σ)` (HG Def. 3.2; MATH.md §2). `log Z` is computed without
+/// `Z(μ) = Φ((b − μ)/σ) − Φ((a − μ)/σ)` (HG Def. 3.2; docs/formulas.md §2). `log Z` is computed without
 /// cancellation on either side of μ: through erf for intervals containing μ, and through the
 /// Mills ratio R(t) = Φ(−t)/φ(t) for one-sided intervals,
 /// `log Z = log Φ(−l) + log(1 − Φ(−l−w)/Φ(−l))`, where l is the standardised distance from μ to

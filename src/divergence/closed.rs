@@ -1,4 +1,4 @@
-//! The closed-form route: every divergence of MATH.md evaluated in `rug::Float` on the precision
+//! The closed-form route: every divergence of docs/formulas.md evaluated in `rug::Float` on the precision
 //! ladder of [`crate::numeric::mp::certify`].
 //!
 //! MPFR's exponent range makes e^4950 × 10^-2150 harmless, so the only enemy left is
@@ -7,12 +7,12 @@
 //!
 //! | quantity | family | source |
 //! |---|---|---|
-//! | D_α, KL, δ(ε), Fisher | Gaussian | Mironov 2017 Prop. 7; Balle & Wang 2018 Thm 8 (MATH.md §7.1) |
-//! | D_α, KL | isotropic Gaussians, RGM pairs | HMB Lemma 2, eq. (13), stable ℓ-form (MATH.md §4) |
-//! | δ(ε) | unequal variances, d = 1 | MATH.md §7.3 |
-//! | D_α, KL, Fisher, δ(ε) | rectified | HG Lemma 4.4 eq. (5), Lemma 4.1 eq. (4) (MATH.md §1, §7.2) |
-//! | D_α, KL, Fisher, δ(ε) | truncated | HG Lemma 4.7 eq. (6), Lemma 4.1 eq. (3) (MATH.md §2, §7.2) |
-//! | D_α, KL, Fisher, δ(ε) | stochastic sign | HG §4.1 (MATH.md §3, §7.2) |
+//! | D_α, KL, δ(ε), Fisher | Gaussian | Mironov 2017 Prop. 7; Balle & Wang 2018 Thm 8 (docs/formulas.md §7.1) |
+//! | D_α, KL | isotropic Gaussians, RGM pairs | HMB Lemma 2, eq. (13), stable ℓ-form (docs/formulas.md §4) |
+//! | δ(ε) | unequal variances, d = 1 | docs/formulas.md §7.3 |
+//! | D_α, KL, Fisher, δ(ε) | rectified | HG Lemma 4.4 eq. (5), Lemma 4.1 eq. (4) (docs/formulas.md §1, §7.2) |
+//! | D_α, KL, Fisher, δ(ε) | truncated | HG Lemma 4.7 eq. (6), Lemma 4.1 eq. (3) (docs/formulas.md §2, §7.2) |
+//! | D_α, KL, Fisher, δ(ε) | stochastic sign | HG §4.1 (docs/formulas.md §3, §7.2) |
 
 use super::{check_alpha, Location, Pair};
 use crate::error::{Error, Result};
@@ -44,7 +44,7 @@ fn sum(p: u32, terms: &[&Float]) -> Float {
 }
 
 /// e^{l}·expm1(r): a probability times expm1 of a log-ratio, the building block of the S − 1
-/// forms (MATH.md §1.2).
+/// forms (docs/formulas.md §1.2).
 fn p1_times_expm1(l: &Float, r: &Float, p: u32) -> Float {
     Float::with_val(p, l.exp_ref()) * Float::with_val(p, r.exp_m1_ref())
 }
@@ -63,7 +63,7 @@ fn ends(p: u32, mu: &Float, sigma: &Float, a: &Float, b: &Float) -> (Float, Floa
 
 /// ℓ(x) = log1p(x) − x.
 ///
-/// The combination `d[α ℓ(u) − ℓ(αu)] / (2(α − 1))` of HMB eq. (13) (MATH.md §4) is evaluated by
+/// The combination `d[α ℓ(u) − ℓ(αu)] / (2(α − 1))` of HMB eq. (13) (docs/formulas.md §4) is evaluated by
 /// its power series when |αu| ≤ 1/2: Σ_{k≥2} (−1)^k α (1 + α + … + α^{k−2}) u^k / k, in which the
 /// O(u) parts and the 1/(α−1) have cancelled analytically, so small η and α → 1 lose nothing.
 fn lemma2_log_term(p: u32, alpha: &Float, u: &Float, d: u32) -> Float {
@@ -101,7 +101,7 @@ fn lemma2_log_term(p: u32, alpha: &Float, u: &Float, d: u32) -> Float {
 }
 
 /// Variances and the variance ratio u = σ2²/σ1² − 1 of a Gaussian-type pair, with u formed from
-/// the norms for RGM pairs (MATH.md §4, "compute u from the norms").
+/// the norms for RGM pairs (docs/formulas.md §4, "compute u from the norms").
 struct Gauss {
     dist: Float,
     s1sq: Float,
@@ -179,7 +179,7 @@ fn gauss_renyi(g: &Gauss, alpha: &Float, p: u32) -> Float {
     quad + lemma2_log_term(p, alpha, &g.u, g.d)
 }
 
-/// KL(N(μ1,σ1²I_d) ‖ N(μ2,σ2²I_d)) = Δ²/(2σ2²) + (d/2)(r − 1 − log r), r = σ1²/σ2² (MATH.md §4).
+/// KL(N(μ1,σ1²I_d) ‖ N(μ2,σ2²I_d)) = Δ²/(2σ2²) + (d/2)(r − 1 − log r), r = σ1²/σ2² (docs/formulas.md §4).
 fn gauss_kl(g: &Gauss, p: u32) -> Float {
     let quad = Float::with_val(p, g.dist.square_ref()) / Float::with_val(p, &g.s2sq * 2u32);
     // r − 1 = −u/(1+u);  r − 1 − log r = v − log1p(v) with v = r − 1.
@@ -212,7 +212,7 @@ pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
             a,
             b,
         } => {
-            // HG Lemma 4.4, eq. (5) (MATH.md §1.2) in its S − 1 form: the P1-masses sum to one, so
+            // HG Lemma 4.4, eq. (5) (docs/formulas.md §1.2) in its S − 1 form: the P1-masses sum to one, so
             // S − 1 = [e^E Z(m) − Z(μ1)] + Σ_atoms P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))),
             // E = α(α−1)δ²/(2σ²). Nothing is ever added to 1, so no term is absorbed.
             let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
@@ -247,7 +247,7 @@ pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
             a,
             b,
         } => {
-            // HG Lemma 4.7, eq. (6) (MATH.md §2.2): αδ²/(2σ²) + (L(m) − αL(μ1))/(α−1) + L(μ2).
+            // HG Lemma 4.7, eq. (6) (docs/formulas.md §2.2): αδ²/(2σ²) + (L(m) − αL(μ1))/(α−1) + L(μ2).
             let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
             let delta = Float::with_val(p, &m1 - &m2);
             let m = Float::with_val(p, &al * &delta) + &m2;
@@ -263,7 +263,7 @@ pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
             Ok(sum(p, &[&first, &mid, &-l1, &lz(&m2)]))
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {
-            // HG §4.1 / MATH.md §3, in the S − 1 form of §1.2 (Φ(x) + Φ(−x) = 1).
+            // HG §4.1 / docs/formulas.md §3, in the S − 1 form of §1.2 (Φ(x) + Φ(−x) = 1).
             let s = fl(p, sigma);
             let x1 = fl(p, mu1) / &s;
             let x2 = fl(p, mu2) / &s;
@@ -302,7 +302,7 @@ pub fn kl_at(pair: &Pair, p: u32) -> Result<Float> {
             a,
             b,
         } => {
-            // MATH.md §1.3.
+            // docs/formulas.md §1.3.
             let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
             let (a1, b1) = ends(p, &m1, &s, &a, &b);
             let (a2, b2) = ends(p, &m2, &s, &a, &b);
@@ -324,7 +324,7 @@ pub fn kl_at(pair: &Pair, p: u32) -> Result<Float> {
             a,
             b,
         } => {
-            // MATH.md §2.3.
+            // docs/formulas.md §2.3.
             let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
             let (a1, b1) = ends(p, &m1, &s, &a, &b);
             let (a2, b2) = ends(p, &m2, &s, &a, &b);
@@ -370,7 +370,7 @@ pub fn fisher_at(loc: &Location, p: u32) -> Result<Float> {
             Ok(Float::with_val(p, s.square_ref()).recip())
         }
         Location::Rectified { mu, sigma, a, b } => {
-            // HG Lemma 4.1, eq. (4) (MATH.md §1.1):
+            // HG Lemma 4.1, eq. (4) (docs/formulas.md §1.1):
             // σ² I_R = Φ(B) − Φ(A) + Aφ(A) − Bφ(B) + φ(A)²/Φ(A) + φ(B)²/Φ(−B).
             let (m, s, a, b) = (fl(p, mu), fl(p, sigma), fl(p, a), fl(p, b));
             let (aa, bb) = ends(p, &m, &s, &a, &b);
@@ -386,7 +386,7 @@ pub fn fisher_at(loc: &Location, p: u32) -> Result<Float> {
             Ok(total / Float::with_val(p, s.square_ref()))
         }
         Location::Truncated { mu, sigma, a, b } => {
-            // HG Lemma 4.1, eq. (3) (MATH.md §2.1):
+            // HG Lemma 4.1, eq. (3) (docs/formulas.md §2.1):
             // σ² I_T = 1 + (Aφ(A) − Bφ(B))/Z − ((φ(A) − φ(B))/Z)².
             let (m, s, a, b) = (fl(p, mu), fl(p, sigma), fl(p, a), fl(p, b));
             let (aa, bb) = ends(p, &m, &s, &a, &b);
@@ -401,7 +401,7 @@ pub fn fisher_at(loc: &Location, p: u32) -> Result<Float> {
             Ok(total / Float::with_val(p, s.square_ref()))
         }
         Location::StochasticSign { mu, sigma } => {
-            // HG §4.1 (MATH.md §3): φ(μ/σ)² / (σ² Φ(μ/σ) Φ(−μ/σ)).
+            // HG §4.1 (docs/formulas.md §3): φ(μ/σ)² / (σ² Φ(μ/σ) Φ(−μ/σ)).
             let s = fl(p, sigma);
             let x = fl(p, mu) / &s;
             let nx = Float::with_val(p, -&x);
@@ -429,7 +429,7 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
 
 /// P1 mass minus e^ε times P2 mass of a region, both given as logs: e^{l1} − e^{ε + l2}
 /// = −e^{l1}·expm1(ε + l2 − l1). Masses ≈ 1 (far-tail atoms) keep their tiny complements
-/// (MATH.md §7.2, "atom with mass ≈ 1").
+/// (docs/formulas.md §7.2, "atom with mass ≈ 1").
 fn mass_diff(l1: &Float, l2: &Float, eps: &Float, p: u32) -> Float {
     let r = sum(p, &[eps, l2, &-l1.clone()]);
     -p1_times_expm1(l1, &r, p)
@@ -443,7 +443,7 @@ fn pos(x: Float) -> Float {
     }
 }
 
-/// Balle–Wang Thm 8 (MATH.md §7.1) for ‖μ1 − μ2‖ = `dist`: the one implementation in
+/// Balle–Wang Thm 8 (docs/formulas.md §7.1) for ‖μ1 − μ2‖ = `dist`: the one implementation in
 /// [`crate::bounds::gaussian::log_dp_delta_mp`] (log form, no e^ε), with μ = dist/σ.
 fn balle_wang(dist: &Float, sigma: &Float, eps: &Float, p: u32) -> Float {
     if dist.is_zero() {
@@ -453,7 +453,7 @@ fn balle_wang(dist: &Float, sigma: &Float, eps: &Float, p: u32) -> Float {
     pos(crate::bounds::gaussian::log_dp_delta_mp(&mu, eps).exp())
 }
 
-/// Unequal-variance 1-D Gaussians (MATH.md §7.3): L(t) = log(σ2/σ1) − t²/(2σ1²) + (t−Δ)²/(2σ2²),
+/// Unequal-variance 1-D Gaussians (docs/formulas.md §7.3): L(t) = log(σ2/σ1) − t²/(2σ1²) + (t−Δ)²/(2σ2²),
 /// P = N(0, σ1²), Q = N(Δ, σ2²); δ = Σ over intervals where L > ε of P-mass − e^ε Q-mass.
 fn unequal_1d(dist: &Float, s1sq: &Float, s2sq: &Float, eps: &Float, p: u32) -> Float {
     let wp = p + 32;
@@ -523,7 +523,7 @@ fn unequal_1d(dist: &Float, s1sq: &Float, s2sq: &Float, eps: &Float, p: u32) -> 
 
 /// The region of the interior where the (equal-variance) log-ratio exceeds `eps_eff`:
 /// (a, min(b, x⋆)) if μ1 < μ2, (max(a, x⋆), b) if μ1 > μ2, empty if μ1 = μ2 and eps_eff ≥ 0
-/// (MATH.md §7.2). Returns None when empty.
+/// (docs/formulas.md §7.2). Returns None when empty.
 fn interior_region(
     m1: &Float,
     m2: &Float,
@@ -571,7 +571,7 @@ pub fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float> {
         }
         return Err(Error::Unsupported(
             "hockey_stick_delta closed form: unequal-variance Gaussians in d > 1 have none \
-             (MATH.md §7.4); use --method quadrature"
+             (docs/formulas.md §7.4); use --method quadrature"
                 .into(),
         ));
     }

@@ -3,7 +3,7 @@
 //! inverse ε(δ), and the Fisher information about the location.
 //!
 //! Two independent routes compute every quantity: [`closed`] evaluates the closed forms of
-//! MATH.md (HG Lemmas 4.1/4.4/4.7, HMB Lemma 2 eq. (13), Balle–Wang Thm 8) in log space on a
+//! docs/formulas.md (HG Lemmas 4.1/4.4/4.7, HMB Lemma 2 eq. (13), Balle–Wang Thm 8) in log space on a
 //! precision ladder; [`quadrature`] integrates the defining integrals with arbitrary-precision
 //! tanh–sinh. Both return a [`Certified`] value. The pair and location types here are the common
 //! vocabulary of both routes and of `dpaudit eval`.
@@ -63,7 +63,7 @@ pub enum Pair {
         d: u32,
     },
     /// RGM outputs (HMB Def. 3): N(r1, (γ n1² + σ²) I_d) vs N(r2, (γ n2² + σ²) I_d), with
-    /// n_i = ‖r_i‖ and ‖r1 − r2‖ = `dist`. Variance ratios are formed from the norms (MATH.md §4).
+    /// n_i = ‖r_i‖ and ‖r1 − r2‖ = `dist`. Variance ratios are formed from the norms (docs/formulas.md §4).
     Rgm {
         /// Dimension.
         d: u32,

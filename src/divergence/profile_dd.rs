@@ -1,10 +1,10 @@
 //! Exact privacy profile (hockey-stick divergence) of d-dimensional isotropic Gaussians with
-//! unequal variances, e.g. the output pairs of the Relative Gaussian Mechanism (MATH.md §7.4).
+//! unequal variances, e.g. the output pairs of the Relative Gaussian Mechanism (docs/formulas.md §7.4).
 //!
 //! P = N(0, σ1² I_d), Q = N(Δe₁, σ2² I_d). Write x = (t, y), t ~ N(0, σ1²),
 //! W = ‖y‖²/σ1² ~ χ²_k with k = d − 1. The privacy loss is L = ℓ(t) + κW with
 //! ℓ(t) = d log(σ2/σ1) − t²/(2σ1²) + (t − Δ)²/(2σ2²), κ = (σ1²/σ2² − 1)/2, c = 1 + 2κ, and
-//! (MATH.md §7.4)
+//! (docs/formulas.md §7.4)
 //!
 //! δ(ε) = ∫ φ_{σ1}(t) h(t) dt, h(t) = E_W[(1 − e^{ε − L}) 1{L > ε}],
 //!
@@ -14,7 +14,7 @@
 //! h = (1 − e^{ε−ℓ})_+.
 //!
 //! **Numerics.** κ and ln c are formed from σ1² − σ2² (for the RGM from γ(n1 − n2)(n1 + n2),
-//! MATH.md §4), never from a difference of rounded variances. The cancellation in h (up to about
+//! docs/formulas.md §4), never from a difference of rounded variances. The cancellation in h (up to about
 //! log2(1/|κ|) bits) is paid for with guard bits, and its size is passed to the quadrature's
 //! rounding floor. The t-axis is split at the ≤ 2 roots of ℓ(t) = ε (where h changes formula and,
 //! for odd k, has a square-root branch point: those pieces use tanh–sinh, the others
@@ -41,7 +41,7 @@ use rug::Float;
 
 const LN_10: f64 = std::f64::consts::LN_10;
 
-/// δ(ε) = ∫(p1 − e^ε p2)_+ for N(μ1, σ1² I_d) vs N(μ2, σ2² I_d), ‖μ1 − μ2‖ = dist, any d ≥ 1 (MATH.md §7.4).
+/// δ(ε) = ∫(p1 − e^ε p2)_+ for N(μ1, σ1² I_d) vs N(μ2, σ2² I_d), ‖μ1 − μ2‖ = dist, any d ≥ 1 (docs/formulas.md §7.4).
 ///
 /// `s1sq`, `s2sq` are the variances σ1², σ2² (taken as exact at their precision); certified to
 /// `digits` significant digits (an exact 0 when the region {L > ε} is empty).
@@ -59,7 +59,7 @@ pub fn hockey_stick_dd(
 }
 
 /// [`hockey_stick_dd`] for the pairs [`Pair::GaussianDd`] and [`Pair::Rgm`]. For the RGM,
-/// σ_i² = γ n_i² + σ² and σ1² − σ2² = γ(n1 − n2)(n1 + n2) are formed from the norms (MATH.md §4).
+/// σ_i² = γ n_i² + σ² and σ1² − σ2² = γ(n1 − n2)(n1 + n2) are formed from the norms (docs/formulas.md §4).
 pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     let hp = mp::bits_for_digits(digits).max(256) * 4;
@@ -131,7 +131,7 @@ fn hockey_stick_dd_diff(
         return Err(Error::invalid("digits", digits, "an integer >= 1"));
     }
     let what = format!(
-        "hockey-stick divergence of d-dim. Gaussians (MATH.md §7.4): s1sq = {}, s2sq = {}, \
+        "hockey-stick divergence of d-dim. Gaussians (docs/formulas.md §7.4): s1sq = {}, s2sq = {}, \
          dist = {}, d = {d}, eps = {}",
         s1sq.to_f64(),
         s2sq.to_f64(),

@@ -5,7 +5,7 @@
 //! α·log p1 + (1−α)·log p2 coefficient-wise) and integrated with [`crate::numeric::quad`]
 //! (Gauss–Legendre pieces with breakpoints on the decay scale, truncated trapezoid on ℝ with an
 //! explicit Gaussian tail bound). Atoms of the rectified family are tail integrals of the Gaussian
-//! density (masses ≈ 1 are formed as 1 − tail, MATH.md §9.8); the stochastic sign uses MPFR's
+//! density (masses ≈ 1 are formed as 1 − tail, docs/formulas.md §9.8); the stochastic sign uses MPFR's
 //! `erfc` (never `crate::numeric::mp::ndtr`, so the route stays independent of the closed route's
 //! continued fraction).
 //!
@@ -18,9 +18,9 @@
 //! before [`Error::Precision`].
 //!
 //! **Conventions.** D_α is +∞ when σ_α² = ασ2² + (1−α)σ1² ≤ 0 (GaussianDd, Rgm): returned as a
-//! `Certified` with value +∞ (MATH.md §4), not an error. Identical distributions give an exact 0.
+//! `Certified` with value +∞ (docs/formulas.md §4), not an error. Identical distributions give an exact 0.
 //! The hockey-stick divergence of d-dimensional Gaussians with σ1 ≠ σ2 and d > 1 needs χ²
-//! distribution functions (MATH.md §7.4): delegated to [`super::profile_dd`].
+//! distribution functions (docs/formulas.md §7.4): delegated to [`super::profile_dd`].
 
 use super::{check_alpha, Location, Pair};
 use crate::error::{Error, Result};
@@ -506,7 +506,7 @@ fn identical(pair: &Pair) -> bool {
 // Rényi
 
 /// Rényi divergence D_α(P1 ‖ P2) = log(∫ p1^α p2^{1−α})/(α − 1) by quadrature, certified to
-/// `digits` (MATH.md §0.1; GaussianDd and Rgm by the Fubini/rotation reduction of MATH.md §4:
+/// `digits` (docs/formulas.md §0.1; GaussianDd and Rgm by the Fubini/rotation reduction of docs/formulas.md §4:
 /// D = [log I(Δ) + (d−1) log I(0)]/(α−1)). +∞ (as a value) when σ_α² ≤ 0.
 pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
     check_alpha(alpha)?;
@@ -636,7 +636,7 @@ fn renyi_at(ctx: &Ctx, pair: &Pair, alpha: &Scalar) -> Result<Val> {
                 Some(&bf),
                 &[],
             )?);
-            // S − 1 = (J − Z1) + Σ_atoms P1·expm1((α−1) log(P1/P2))   (MATH.md §1.2)
+            // S − 1 = (J − Z1) + Σ_atoms P1·expm1((α−1) log(P1/P2))   (docs/formulas.md §1.2)
             let l1a = log_mass(ctx, &m1, &s, &af, true)?;
             let l2a = log_mass(ctx, &m2, &s, &af, true)?;
             let l1b = log_mass(ctx, &m1, &s, &bf, false)?;
@@ -703,7 +703,7 @@ pub fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
 
 /// Extra working digits for Gaussian pairs with near-equal variances: the combined quadratic's
 /// leading coefficient is a difference 1/σ1² − 1/σ2² of relative size u = σ2²/σ1² − 1, so the
-/// rounding of the variances is amplified by 1/|u| (MATH.md §9 recipe 6). The golden row
+/// rounding of the variances is amplified by 1/|u| (docs/formulas.md §9 recipe 6). The golden row
 /// `ext-ren-rgm-006` (u ≈ 2e-7) was certified 1.2 digits too optimistically without it.
 fn variance_guard(pair: &Pair) -> f64 {
     let u = match pair {
@@ -832,8 +832,8 @@ fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
 
 /// Hockey-stick divergence δ(ε) = ∫ (p1 − e^ε p2)_+ (+ atoms (P1 − e^ε P2)_+) by quadrature of
 /// p1·(1 − e^{ε − LLR}) over the region {LLR > ε}, whose ends are the analytic crossing points
-/// (MATH.md §7), certified to `digits`. d-dimensional Gaussians with σ1 ≠ σ2 and d > 1:
-/// the semi-analytic χ² route of [`super::profile_dd`] (MATH.md §7.4).
+/// (docs/formulas.md §7), certified to `digits`. d-dimensional Gaussians with σ1 ≠ σ2 and d > 1:
+/// the semi-analytic χ² route of [`super::profile_dd`] (docs/formulas.md §7.4).
 pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     if let Pair::Model(m) = pair {
@@ -849,7 +849,7 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
         _ => false,
     };
     if unequal_dd {
-        // χ² route of MATH.md §7.4.
+        // χ² route of docs/formulas.md §7.4.
         return super::profile_dd::hockey_stick_pair(pair, eps, digits);
     }
     if identical(pair) {
@@ -1012,7 +1012,7 @@ fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
                 Some(&bf),
                 &[],
             )?)?;
-            // f1 > e^ε f2  ⟺  LLR > ε' = ε + log Z1 − log Z2 (MATH.md §7.2).
+            // f1 > e^ε f2  ⟺  LLR > ε' = ε + log Z1 − log Z2 (docs/formulas.md §7.2).
             let e2 = Float::with_val(p, &e + &lz1.v) - &lz2.v;
             let l = llr(&q1, &q2, p);
             let emag = e.to_f64().abs() + lz1.v.to_f64().abs() + lz2.v.to_f64().abs();
@@ -1102,8 +1102,8 @@ fn hockey_mass(
 // Fisher information
 
 /// Fisher information about the location, I(μ) = E[(∂_μ log p)²] with atoms counted as
-/// (∂_μ P(atom))²/P(atom) (MATH.md §0.1, §1.1, §2.1, §3), by quadrature, certified to `digits`.
-/// Truncated: Var_T(X)/σ⁴ by two passes (mean, then Σ w (x − x̄)²; MATH.md §9 recipe 4).
+/// (∂_μ P(atom))²/P(atom) (docs/formulas.md §0.1, §1.1, §2.1, §3), by quadrature, certified to `digits`.
+/// Truncated: Var_T(X)/σ⁴ by two passes (mean, then Σ w (x − x̄)²; docs/formulas.md §9 recipe 4).
 pub fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
     if let Location::Model(m) = loc {
         return model::fisher(m, digits);

@@ -1,7 +1,7 @@
 //! Stable double-precision special functions: Φ, log Φ, erfcx, log-diff-exp and the normal quantile.
 //!
 //! These are the fast paths used by samplers, audits and plots. They never form `1 − Φ(x)` for
-//! x > 0 nor `Φ(v) − Φ(u)` by subtraction on the wrong side of 0 (MATH.md §9, recipe 1), and they
+//! x > 0 nor `Φ(v) − Φ(u)` by subtraction on the wrong side of 0 (docs/formulas.md §9, recipe 1), and they
 //! use `libm` (≈1 ulp) rather than statrs' `erf` (≈1e-10).
 
 use std::f64::consts::{FRAC_1_SQRT_2, LN_2, PI};
@@ -149,7 +149,7 @@ pub fn log_diff_exp(a: f64, b: f64) -> f64 {
 /// √(π/2).
 const SQRT_PI_2: f64 = 1.253_314_137_315_500_3;
 
-/// ln R(t), where R(t) = Φ(−t)/φ(t) = √(π/2)·erfcx(t/√2) is the Mills ratio (MATH.md §0.1).
+/// ln R(t), where R(t) = Φ(−t)/φ(t) = √(π/2)·erfcx(t/√2) is the Mills ratio (docs/formulas.md §0.1).
 #[inline]
 pub fn ln_mills(t: f64) -> f64 {
     (SQRT_PI_2 * erfcx(t * std::f64::consts::FRAC_1_SQRT_2)).ln()
@@ -158,7 +158,7 @@ pub fn ln_mills(t: f64) -> f64 {
 /// ln(Φ(v) − Φ(u)) for u < v, to full relative accuracy for every interval, wide or narrow,
 /// central or far in a tail. Intervals straddling 0 use ½(erf(v/√2) + erf(−u/√2)), a sum of
 /// two non-negative terms; one-sided intervals are mirrored to [p, q] ⊂ [0, ∞) and written as
-/// Φ(−p)·(1 − Φ(−q)/Φ(−p)) with the ratio from [`ln_tail_ratio`] (MATH.md §9 recipe 1, including
+/// Φ(−p)·(1 − Φ(−q)/Φ(−p)) with the ratio from [`ln_tail_ratio`] (docs/formulas.md §9 recipe 1, including
 /// its narrow-interval caveat, which the hazard quadrature removes).
 pub fn log_ndtr_diff(u: f64, v: f64) -> f64 {
     if u >= v || u.is_nan() || v.is_nan() {
@@ -286,7 +286,7 @@ fn refine_log(x: &mut f64, lp: f64) {
 
 /// The Gaussian mechanism's privacy profile δ(ε) for sensitivity/σ ratio `mu` = Δ/σ (also the
 /// μ-GDP profile, Dong–Roth–Su 2019 Cor. 2.13), Balle & Wang 2018 Thm 8, in the erfcx form of
-/// MATH.md §7.1 that never forms e^ε.
+/// docs/formulas.md §7.1 that never forms e^ε.
 pub fn gaussian_delta(mu: f64, eps: f64) -> f64 {
     let x = mu / 2.0 - eps / mu;
     let y = x - mu;

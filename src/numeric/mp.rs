@@ -257,7 +257,7 @@ pub fn log_diff_exp(a: &Float, b: &Float) -> Float {
 }
 
 /// log(Φ(v) − Φ(u)) for u < v (either may be ±∞), evaluated on the tail side: one-sided intervals
-/// through log Φ and log1mexp, straddling ones as log1p(−Φ(u) − Φ(−v)) (MATH.md §9 recipe 1).
+/// through log Φ and log1mexp, straddling ones as log1p(−Φ(u) − Φ(−v)) (docs/formulas.md §9 recipe 1).
 pub fn log_ndtr_diff(u: &Float, v: &Float) -> Float {
     let prec = u.prec().max(v.prec());
     if u >= v {

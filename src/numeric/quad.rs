@@ -37,7 +37,7 @@
 //! the target is not met by `max_level`, [`Error::Precision`] is returned, never a guess.
 //!
 //! [`gaussian`] builds on this: the integral of exp(quadratic)·factor over a finite,
-//! half-infinite or infinite interval, with breakpoints on the decay scale (MATH.md §9.8: where
+//! half-infinite or infinite interval, with breakpoints on the decay scale (docs/formulas.md §9.8: where
 //! the envelope has dropped by 24, 96, 384, … nats below its maximum on the range — near an
 //! endpoint far from the peak these are multiples of the decay length s²/|endpoint − peak|), pieces
 //! integrated largest-first and each only relative to the running total, and the range cut where

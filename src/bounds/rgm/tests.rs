@@ -16,7 +16,7 @@ fn agree(c: &Certified, want: &str) -> f64 {
 
 #[test]
 fn theorem1_matches_math_table() {
-    // MATH.md §5.2 table rows (η, γ, d, α) and eq. (5) at 40 digits (mpmath, dps 60); the
+    // docs/formulas.md §5.2 table rows (η, γ, d, α) and eq. (5) at 40 digits (mpmath, dps 60); the
     // table itself prints 6 digits: 0.0106257, 0.0383898, 0.329219, 0.145658, 0.917640.
     let rows = [
         (
@@ -75,7 +75,7 @@ fn theorem1_matches_math_table() {
 
 #[test]
 fn paper_example_corollary1_and_eq45() {
-    // MATH.md §5.3 (mpmath): the paper prints "ε ≈ 0.86".
+    // docs/formulas.md §5.3 (mpmath): the paper prints "ε ≈ 0.86".
     let (eta, gamma, delta) = (s("1e-3"), s("1e-4"), s("1e-8"));
     let c = corollary1_eps(&eta, &gamma, 10, &delta, 38).unwrap();
     assert!(

@@ -56,7 +56,7 @@ fn kappa_to_zero_mirrored_slow() {
     assert!((10.0..16.0).contains(&ag), "agreement {ag}");
 }
 
-/// d = 1 with unequal variances against the exact 1-D closed form (MATH.md §7.3).
+/// d = 1 with unequal variances against the exact 1-D closed form (docs/formulas.md §7.3).
 #[test]
 fn d1_matches_closed_form() {
     for (s1, s2) in [("1", "1.5"), ("1.5", "1")] {
@@ -72,7 +72,7 @@ fn d1_matches_closed_form() {
     }
 }
 
-/// Independent mpmath references (python3 + mpmath, MATH.md §7.4 with mpmath's `gammainc`,
+/// Independent mpmath references (python3 + mpmath, docs/formulas.md §7.4 with mpmath's `gammainc`,
 /// dps 80, t-quadrature split every σ1/4 on ±24σ1 and at the roots; script ref74.py). The d = 7
 /// (σ1² = 1, σ2² = 2.25) value was cross-checked by a 2-D route without incomplete gamma
 /// functions (t × χ_7 radial density, nested mpmath quad at dps 20): 0.460730225670759.
@@ -136,7 +136,7 @@ fn rgm_pair_profile_and_eps() {
             let x = v.to_f64();
             if a == "10" && e == "1" {
                 // σ1 < σ2 (κ < 0): L ≤ max ℓ = q0 + (d/2) ln(σ2²/σ1²) + b²/(4|a|) ≈ 0.2988 < 1
-                // (hand computation from MATH.md §7.4), so the region is empty: exact 0.
+                // (hand computation from docs/formulas.md §7.4), so the region is empty: exact 0.
                 assert!(v.value.is_zero(), "delta(1) = {x}");
                 continue;
             }

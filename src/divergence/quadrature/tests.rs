@@ -1,7 +1,7 @@
 use super::*;
 use crate::numeric::mp::agreement_digits;
 
-/// Reference values: python3 + mpmath 1.3 at mp.dps = 200 from the closed forms of MATH.md
+/// Reference values: python3 + mpmath 1.3 at mp.dps = 200 from the closed forms of docs/formulas.md
 /// (§1.2, §1.3, §2.2, §2.3, §3, §4, §7.1–7.3, §1.1, §2.1; the far-tail rectified values by the
 /// log1p(S − 1) form of §1.2) — independent of this quadrature. Printed to 60 digits.
 const REFS: &[(&str, &str)] = &[

@@ -61,7 +61,7 @@ fn gaussian_profile_known_value() {
     // Δ = 1, σ = 5: ε(δ = 1e-5) = 0.72552... (issue 3 brief; Balle–Wang).
     let e = gaussian_eps_for_delta(0.2, 1e-5);
     assert!((e - 0.72552).abs() < 1e-5, "{e}");
-    // Overflow-free at ε = 1560, Δ/σ = 50 (MATH.md §7.1: δ = 2.504e-10).
+    // Overflow-free at ε = 1560, Δ/σ = 50 (docs/formulas.md §7.1: δ = 2.504e-10).
     let d = gaussian_delta(50.0, 1560.0);
     assert!(rel(d, 2.504e-10) < 1e-3, "{d}");
 }

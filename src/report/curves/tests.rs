@@ -2,7 +2,7 @@ use super::*;
 
 #[test]
 fn location_sweep_orders_match_hg() {
-    // HG Thm 4.2 / Prop. 4.6 / Thm 4.9 (MATH.md §8): every bounded mechanism is below the
+    // HG Thm 4.2 / Prop. 4.6 / Thm 4.9 (docs/formulas.md §8): every bounded mechanism is below the
     // Gaussian, pointwise, for the Fisher information and the per-instance RDP.
     let w = LocationSweep {
         mu: (-4.0, 4.0, 17),
