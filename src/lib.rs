@@ -43,6 +43,7 @@ pub mod error;
 pub mod eval;
 pub mod model;
 pub mod numeric;
+#[cfg(feature = "cli")]
 pub mod report;
 pub mod scalar;
 pub mod train;

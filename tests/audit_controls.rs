@@ -27,7 +27,7 @@ fn cfg(seed: u64, statistic: Statistic) -> AuditConfig {
         },
         bins: 1024,
         threads: None,
-        progress: false,
+        progress: dpaudit::audit::engine::Observer::none(),
     }
 }
 

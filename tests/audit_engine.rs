@@ -86,7 +86,7 @@ fn config(seed: u64, selection: Selection, statistic: Statistic) -> AuditConfig 
         selection,
         bins: BINS,
         threads: None,
-        progress: false,
+        progress: dpaudit::audit::engine::Observer::none(),
     }
 }
 

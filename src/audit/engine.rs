@@ -38,10 +38,8 @@
 //! The Gaussian-DP route ([`super::gdp`]) is reported beside ε_lb in [`AuditResult::gdp`]; its ε
 //! rests on the assumption that the trade-off curve is Gaussian and is never used for ε_lb.
 
-use std::io::IsTerminal;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -133,8 +131,72 @@ pub struct AuditConfig {
     pub bins: usize,
     /// Number of threads (a local rayon pool); `None` uses the current pool.
     pub threads: Option<usize>,
-    /// Show a progress bar (only on a terminal, and never when `CI` is set).
-    pub progress: bool,
+    /// Receives the progress of the draws (the caller decides how to show it; the default
+    /// shows nothing). Not part of the audit's identity: ignored by `==` and serde.
+    #[serde(skip)]
+    pub progress: Observer,
+}
+
+/// An observer of long-running work: told the total number of draws, then each completed chunk.
+/// The engine calls it from worker threads; it must not influence the results.
+pub trait Progress: Send + Sync {
+    /// The work is about to start: `total` units.
+    fn start(&self, _total: u64) {}
+    /// `n` more units are done.
+    fn advance(&self, _n: u64) {}
+    /// The work is over.
+    fn finish(&self) {}
+}
+
+/// An optional shared [`Progress`] observer (none by default).
+#[derive(Clone, Default)]
+pub struct Observer(Option<std::sync::Arc<dyn Progress>>);
+
+impl Observer {
+    /// No observer.
+    pub fn none() -> Self {
+        Observer(None)
+    }
+
+    /// Wraps an observer.
+    pub fn new(p: impl Progress + 'static) -> Self {
+        Observer(Some(std::sync::Arc::new(p)))
+    }
+
+    fn start(&self, total: u64) {
+        if let Some(p) = &self.0 {
+            p.start(total)
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(p) = &self.0 {
+            p.advance(n)
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(p) = &self.0 {
+            p.finish()
+        }
+    }
+}
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Observer(..)"
+        } else {
+            "Observer(none)"
+        })
+    }
+}
+
+impl PartialEq for Observer {
+    /// Observers never distinguish two configurations.
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
 }
 
 impl Default for AuditConfig {
@@ -152,7 +214,7 @@ impl Default for AuditConfig {
             },
             bins: 4096,
             threads: None,
-            progress: false,
+            progress: Observer::none(),
         }
     }
 }
@@ -363,7 +425,7 @@ pub fn histograms<M: Mechanism + ?Sized>(
     seed: u64,
     phase: Phase,
     n: u64,
-    bar: &ProgressBar,
+    bar: &Observer,
 ) -> Histograms {
     histograms_shard(mech, stat, grid, seed, phase, n, Shard::WHOLE, bar)
 }
@@ -378,7 +440,7 @@ pub fn histograms_shard<M: Mechanism + ?Sized>(
     phase: Phase,
     n: u64,
     shard: Shard,
-    bar: &ProgressBar,
+    bar: &Observer,
 ) -> Histograms {
     let n_chunks = n.div_ceil(CHUNK);
     let slots = grid.slots();
@@ -407,7 +469,7 @@ pub fn histograms_shard<M: Mechanism + ?Sized>(
                 for (x, &c) in h.iter_mut().zip(&local) {
                     *x += u64::from(c);
                 }
-                bar.inc(len);
+                bar.advance(len);
                 (hp, hq, local)
             },
         )
@@ -602,24 +664,6 @@ impl AuditResult {
     }
 }
 
-/// Whether a progress bar should be drawn: asked for, stderr is a terminal, `CI` unset.
-fn progress_wanted(asked: bool) -> bool {
-    asked && std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
-}
-
-fn make_bar(total: u64, show: bool) -> ProgressBar {
-    if !show {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} audit [{elapsed_precise}] {wide_bar} {human_pos}/{human_len} ({per_sec}, eta {eta})",
-    ) {
-        bar.set_style(style);
-    }
-    bar
-}
-
 /// Wilson score upper bound for k successes in n at normal quantile z (a cheap stand-in for
 /// Clopper–Pearson, used only to rank candidate regions).
 fn wilson_upper(k: f64, n: f64, z: f64) -> f64 {
@@ -745,10 +789,8 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
             .map(|c| (m - c * CHUNK).min(CHUNK))
             .sum::<u64>()
     };
-    let bar = make_bar(
-        2 * (share(n) + share(pilot_n)),
-        progress_wanted(cfg.progress),
-    );
+    let bar = &cfg.progress;
+    bar.start(2 * (share(n) + share(pilot_n)));
     let t0 = Instant::now();
     let pilot = (pilot_n > 0).then(|| {
         histograms_shard(
@@ -759,7 +801,7 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
             Phase::Pilot,
             pilot_n,
             shard,
-            &bar,
+            bar,
         )
     });
     let main = histograms_shard(
@@ -770,9 +812,9 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
         Phase::Main,
         n,
         shard,
-        &bar,
+        bar,
     );
-    bar.finish_and_clear();
+    bar.finish();
     Ok(AuditDraws {
         shard,
         pilot,

@@ -35,7 +35,7 @@
 //! σ² ≥ γ η⁻² [1 − η(α − 1)] R², whose largest value over α ≥ 1 is γ R²/η² at α = 1).
 
 use crate::audit::controls::HalvedSigmaGaussian;
-use crate::audit::engine::{AuditConfig, Selection};
+use crate::audit::engine::{AuditConfig, Observer, Selection};
 use crate::audit::mechanisms::{
     GaussianMechanism, Mechanism, ModelMechanism, RectifiedMechanism, RgmMechanism, SignMechanism,
     Statistic, TruncatedMechanism,
@@ -807,7 +807,7 @@ impl AuditSpec {
     }
 
     /// The engine's configuration for this spec with `samples` main draws per side.
-    pub fn audit_config(&self, samples: u64, progress: bool) -> AuditConfig {
+    pub fn audit_config(&self, samples: u64, progress: Observer) -> AuditConfig {
         AuditConfig {
             samples_per_side: if self.audit.fault == Some(Fault::AuditError) {
                 0

@@ -665,7 +665,11 @@ impl std::fmt::Display for Pair {
         let text = match self {
             Pair::Gaussian { mu1, mu2, sigma } => describe(
                 "gaussian",
-                &[("mu1", mu1.clone()), ("mu2", mu2.clone()), ("sigma", sigma.clone())],
+                &[
+                    ("mu1", mu1.clone()),
+                    ("mu2", mu2.clone()),
+                    ("sigma", sigma.clone()),
+                ],
             ),
             Pair::GaussianDd {
                 dist,
@@ -728,7 +732,11 @@ impl std::fmt::Display for Pair {
             ),
             Pair::StochasticSign { mu1, mu2, sigma } => describe(
                 "stochastic_sign",
-                &[("mu1", mu1.clone()), ("mu2", mu2.clone()), ("sigma", sigma.clone())],
+                &[
+                    ("mu1", mu1.clone()),
+                    ("mu2", mu2.clone()),
+                    ("sigma", sigma.clone()),
+                ],
             ),
             Pair::Model(m) => m.to_string(),
         };
@@ -743,9 +751,10 @@ impl std::fmt::Display for Location {
             Location::Gaussian { mu, sigma } => {
                 describe("gaussian", &[("mu", mu.clone()), ("sigma", sigma.clone())])
             }
-            Location::StochasticSign { mu, sigma } => {
-                describe("stochastic_sign", &[("mu", mu.clone()), ("sigma", sigma.clone())])
-            }
+            Location::StochasticSign { mu, sigma } => describe(
+                "stochastic_sign",
+                &[("mu", mu.clone()), ("sigma", sigma.clone())],
+            ),
             Location::Rectified { mu, sigma, a, b } | Location::Truncated { mu, sigma, a, b } => {
                 describe(
                     if matches!(self, Location::Rectified { .. }) {

@@ -16,6 +16,7 @@ pub mod curves;
 pub mod golden;
 pub mod markdown;
 pub mod plots;
+pub mod progress;
 pub mod shards;
 pub mod sources;
 pub mod threeway;

@@ -111,7 +111,7 @@ pub struct AuditOutcome {
 /// Runs the spec's audit with `samples` per side (the engine: seeded, chunked, deterministic).
 pub fn run_audit(spec: &AuditSpec, samples: u64, progress: bool) -> Result<AuditOutcome> {
     let mech = spec.mechanism()?;
-    let cfg = spec.audit_config(samples, progress);
+    let cfg = spec.audit_config(samples, super::progress::bar("audit", progress));
     outcome(&engine::run_audit(mech.as_ref(), &cfg)?)
 }
 
@@ -123,7 +123,7 @@ pub fn draw_shard(
     progress: bool,
 ) -> Result<engine::AuditDraws> {
     let mech = spec.mechanism()?;
-    let cfg = spec.audit_config(samples, progress);
+    let cfg = spec.audit_config(samples, super::progress::bar("audit", progress));
     engine::draw_audit(mech.as_ref(), &cfg, shard)
 }
 
@@ -135,7 +135,7 @@ pub fn audit_from_draws(
     draws: &engine::AuditDraws,
 ) -> Result<AuditOutcome> {
     let mech = spec.mechanism()?;
-    let cfg = spec.audit_config(samples, false);
+    let cfg = spec.audit_config(samples, crate::audit::engine::Observer::none());
     outcome(&engine::finish_audit(
         mech.as_ref(),
         &cfg,
@@ -252,7 +252,7 @@ pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>>
                 seed: *seed,
                 statistic: Statistic::White,
                 selection: crate::audit::spec::SelectionRule::HeldOut.engine(samples),
-                progress,
+                progress: super::progress::bar("control", progress),
                 ..AuditConfig::default()
             };
             let r = engine::run_audit(m.as_ref(), &cfg)?;

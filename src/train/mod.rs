@@ -18,6 +18,7 @@
 
 pub mod data;
 pub mod dpgd;
+#[cfg(feature = "cli")]
 pub mod experiment;
 pub mod hg;
 pub mod privacy;

@@ -128,7 +128,7 @@ fn histogram_totals() {
         7,
         Phase::Main,
         n,
-        &ProgressBar::hidden(),
+        &Observer::none(),
     );
     assert_eq!(h.p.iter().sum::<u64>(), n);
     assert_eq!(h.q.iter().sum::<u64>(), n);
