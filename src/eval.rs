@@ -24,7 +24,7 @@
 use crate::bounds;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
-use crate::model::{self, ModelLocation, ModelPair};
+use crate::model::{self, Family, ModelLocation, ModelPair};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rayon::prelude::*;
@@ -194,64 +194,65 @@ impl Params {
     }
 }
 
-fn family_keys(family: &str, fisher: bool) -> Result<&'static [&'static str]> {
+/// The parameter keys of a family (of a single law with `fisher`), or the error naming the
+/// families that take this quantity.
+fn family_keys(name: &str, fisher: bool) -> Result<&'static [&'static str]> {
+    let family = name.parse::<Family>().ok();
     Ok(match (family, fisher) {
-        ("gaussian", false) | ("stochastic_sign", false) => &["mu1", "mu2", "sigma"],
-        ("gaussian", true) | ("stochastic_sign", true) => &["mu", "sigma"],
-        ("rectified", false) | ("truncated", false) => &["mu1", "mu2", "sigma", "a", "b"],
-        ("rectified", true) | ("truncated", true) => &["mu", "sigma", "a", "b"],
-        ("gaussian_dd", false) => &["dist", "sigma1", "sigma2", "d"],
-        ("rgm", false) => &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"],
-        (other, fisher) => match model::family(other) {
-            Some(f) if !fisher => f.pair_keys,
-            Some(f) if f.location.is_some() => f.location_keys,
-            _ => {
-                let names = |fisher: bool| -> String {
-                    model::FAMILIES
-                        .iter()
-                        .filter(|f| !fisher || f.location.is_some())
-                        .map(|f| format!(", {}", f.name))
-                        .collect()
-                };
-                return Err(Error::Unsupported(format!(
-                    "unknown or unsupported family {other:?} for this quantity (families: gaussian, \
-                     gaussian_dd, rgm, rectified, truncated, stochastic_sign{}; fisher takes \
-                     gaussian, rectified, truncated, stochastic_sign{})",
-                    names(false),
-                    names(true)
-                )));
-            }
-        },
+        (Some(Family::Gaussian | Family::StochasticSign), false) => &["mu1", "mu2", "sigma"],
+        (Some(Family::Gaussian | Family::StochasticSign), true) => &["mu", "sigma"],
+        (Some(Family::Rectified | Family::Truncated), false) => &["mu1", "mu2", "sigma", "a", "b"],
+        (Some(Family::Rectified | Family::Truncated), true) => &["mu", "sigma", "a", "b"],
+        (Some(Family::GaussianDd), false) => &["dist", "sigma1", "sigma2", "d"],
+        (Some(Family::Rgm), false) => &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"],
+        (Some(Family::Model(f)), false) => f.pair_keys,
+        (Some(Family::Model(f)), true) if f.location.is_some() => f.location_keys,
+        _ => {
+            let names = |fisher: bool| -> String {
+                model::FAMILIES
+                    .iter()
+                    .filter(|f| !fisher || f.location.is_some())
+                    .map(|f| format!(", {}", f.name))
+                    .collect()
+            };
+            return Err(Error::Unsupported(format!(
+                "unknown or unsupported family {name:?} for this quantity (families: gaussian, \
+                 gaussian_dd, rgm, rectified, truncated, stochastic_sign{}; fisher takes \
+                 gaussian, rectified, truncated, stochastic_sign{})",
+                names(false),
+                names(true)
+            )));
+        }
     })
 }
 
-fn build_pair(family: &str, p: &Params) -> Result<Pair> {
+fn build_pair(family: Family, p: &Params) -> Result<Pair> {
     match family {
-        "gaussian" => Pair::gaussian(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?),
-        "stochastic_sign" => {
+        Family::Gaussian => Pair::gaussian(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?),
+        Family::StochasticSign => {
             Pair::stochastic_sign(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?)
         }
-        "rectified" => Pair::rectified(
+        Family::Rectified => Pair::rectified(
             p.scalar("mu1")?,
             p.scalar("mu2")?,
             p.scalar("sigma")?,
             p.scalar("a")?,
             p.scalar("b")?,
         ),
-        "truncated" => Pair::truncated(
+        Family::Truncated => Pair::truncated(
             p.scalar("mu1")?,
             p.scalar("mu2")?,
             p.scalar("sigma")?,
             p.scalar("a")?,
             p.scalar("b")?,
         ),
-        "gaussian_dd" => Pair::gaussian_dd(
+        Family::GaussianDd => Pair::gaussian_dd(
             p.scalar("dist")?,
             p.scalar("sigma1")?,
             p.scalar("sigma2")?,
             p.dim("d")?,
         ),
-        "rgm" => {
+        Family::Rgm => {
             let pair = Pair::rgm(
                 p.dim("d")?,
                 p.scalar("gamma")?,
@@ -264,21 +265,7 @@ fn build_pair(family: &str, p: &Params) -> Result<Pair> {
                 (None, None) => {}
                 (Some(eta), Some(r)) => {
                     if let Pair::Rgm { n1, n2, dist, .. } = &pair {
-                        for (name, v) in [("eta", &eta), ("R", &r)] {
-                            if !(v.f64().is_finite() && v.f64() >= 0.0) {
-                                return Err(Error::invalid(name, v, "finite and >= 0"));
-                            }
-                        }
-                        // HMB Def. 2, eq. (3), in both directions.
-                        if !bounds::rgm::relative_sensitivity_holds(&eta, &r, n1, n2, dist) {
-                            return Err(Error::outside(
-                                "HMB Def. 2, eq. (3) (relative L2 sensitivity)",
-                                format!(
-                                    "dist^2 <= eta^2 min(n1^2, n2^2) + R^2 fails for dist = {dist}, \
-                                     n1 = {n1}, n2 = {n2}, eta = {eta}, R = {r}"
-                                ),
-                            ));
-                        }
+                        bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)?;
                     }
                 }
                 _ => {
@@ -290,10 +277,82 @@ fn build_pair(family: &str, p: &Params) -> Result<Pair> {
             }
             Ok(pair)
         }
-        other => match model::family(other) {
-            Some(f) => (f.pair)(&|k| p.scalar(k)).map(|m| Pair::Model(ModelPair(m))),
-            None => Err(Error::Unsupported(format!("unknown family {other:?}"))),
-        },
+        Family::Model(f) => (f.pair)(&|k| p.scalar(k)).map(|m| Pair::Model(ModelPair(m))),
+    }
+}
+
+/// A quantity of `dpaudit eval`, by its row name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// `renyi`: D_α(P1 ‖ P2) (+alpha).
+    Renyi,
+    /// `kl`: KL(P1 ‖ P2).
+    Kl,
+    /// `fisher`: Fisher information about the location of one law.
+    Fisher,
+    /// `hockey_stick_delta`: δ(ε) (+eps).
+    HockeyStickDelta,
+    /// `eps_for_delta`: ε(δ) (+delta).
+    EpsForDelta,
+    /// `rgm_theorem1_eps`: HMB Theorem 1, eq. (5).
+    RgmTheorem1Eps,
+    /// `rgm_corollary1_eps`: HMB Corollary 1, eq. (44).
+    RgmCorollary1Eps,
+    /// `rgm_optimized_dp_eps`: HMB eq. (45) minimised over α.
+    RgmOptimizedDpEps,
+    /// `rho_bar`: ρ̄(d, R_c), HMB eq. (74).
+    RhoBar,
+}
+
+impl Quantity {
+    /// Every quantity, in vocabulary order.
+    pub const ALL: [Quantity; 9] = [
+        Quantity::Renyi,
+        Quantity::Kl,
+        Quantity::Fisher,
+        Quantity::HockeyStickDelta,
+        Quantity::EpsForDelta,
+        Quantity::RgmTheorem1Eps,
+        Quantity::RgmCorollary1Eps,
+        Quantity::RgmOptimizedDpEps,
+        Quantity::RhoBar,
+    ];
+
+    /// The row name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Quantity::Renyi => "renyi",
+            Quantity::Kl => "kl",
+            Quantity::Fisher => "fisher",
+            Quantity::HockeyStickDelta => "hockey_stick_delta",
+            Quantity::EpsForDelta => "eps_for_delta",
+            Quantity::RgmTheorem1Eps => "rgm_theorem1_eps",
+            Quantity::RgmCorollary1Eps => "rgm_corollary1_eps",
+            Quantity::RgmOptimizedDpEps => "rgm_optimized_dp_eps",
+            Quantity::RhoBar => "rho_bar",
+        }
+    }
+}
+
+impl std::fmt::Display for Quantity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Quantity {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Quantity::ALL
+            .into_iter()
+            .find(|q| q.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Quantity::ALL.iter().map(|q| q.name()).collect();
+                Error::Unsupported(format!(
+                    "unknown quantity {s:?} (quantities: {})",
+                    names.join(", ")
+                ))
+            })
     }
 }
 
@@ -309,6 +368,7 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
     let map = parse_params(&row.params)?;
     let q = row.quantity.as_str();
     let fam = row.family.as_str();
+    let quantity = q.parse::<Quantity>()?;
     let context = format!("{q}/{fam}");
     let digits = opts.digits;
     let accepted = |extra: &[&'static str], fisher: bool| -> Result<Vec<&'static str>> {
@@ -316,8 +376,10 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
         v.extend_from_slice(extra);
         Ok(v)
     };
+    // family_keys has accepted the name when this runs.
+    let family = || fam.parse::<Family>();
     let rgm_only = || -> Result<()> {
-        if fam == "rgm" {
+        if fam.parse::<Family>().ok() == Some(Family::Rgm) {
             Ok(())
         } else {
             Err(Error::Unsupported(format!(
@@ -325,41 +387,47 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             )))
         }
     };
-    match q {
-        "renyi" => {
+    match quantity {
+        Quantity::Renyi => {
             let p = Params::new(map, context, &accepted(&["alpha"], false)?)?;
-            let pair = build_pair(fam, &p)?;
+            let pair = build_pair(family()?, &p)?;
             divergence::renyi(&pair, &p.scalar("alpha")?, digits, opts.method)
         }
-        "kl" => {
+        Quantity::Kl => {
             let p = Params::new(map, context, &accepted(&[], false)?)?;
-            let pair = build_pair(fam, &p)?;
+            let pair = build_pair(family()?, &p)?;
             divergence::kl(&pair, digits, opts.method)
         }
-        "hockey_stick_delta" => {
+        Quantity::HockeyStickDelta => {
             let p = Params::new(map, context, &accepted(&["eps"], false)?)?;
-            let pair = build_pair(fam, &p)?;
+            let pair = build_pair(family()?, &p)?;
             divergence::hockey_stick(&pair, &p.scalar("eps")?, digits, opts.method)
         }
-        "eps_for_delta" => {
+        Quantity::EpsForDelta => {
             let p = Params::new(map, context, &accepted(&["delta"], false)?)?;
-            let pair = build_pair(fam, &p)?;
+            let pair = build_pair(family()?, &p)?;
             divergence::eps_for_delta(&pair, &p.scalar("delta")?, digits, opts.method)
         }
-        "fisher" => {
+        Quantity::Fisher => {
             let p = Params::new(map, context, &accepted(&[], true)?)?;
-            if let Some(build) = model::family(fam).and_then(|f| f.location) {
-                let loc = Location::Model(ModelLocation(build(&|k| p.scalar(k))?));
-                return divergence::fisher(&loc, digits, opts.method);
-            }
-            let support = match fam {
-                "rectified" | "truncated" => Some((p.scalar("a")?, p.scalar("b")?)),
-                _ => None,
+            let loc = match family()? {
+                Family::Model(f) => match f.location {
+                    Some(build) => Location::Model(ModelLocation(build(&|k| p.scalar(k))?)),
+                    None => unreachable!("family_keys refuses fisher for this family"),
+                },
+                f => {
+                    let support = match f {
+                        Family::Rectified | Family::Truncated => {
+                            Some((p.scalar("a")?, p.scalar("b")?))
+                        }
+                        _ => None,
+                    };
+                    Location::new(fam, p.scalar("mu")?, p.scalar("sigma")?, support)?
+                }
             };
-            let loc = Location::new(fam, p.scalar("mu")?, p.scalar("sigma")?, support)?;
             divergence::fisher(&loc, digits, opts.method)
         }
-        "rgm_theorem1_eps" => {
+        Quantity::RgmTheorem1Eps => {
             rgm_only()?;
             let p = Params::new(map, context, &["eta", "gamma", "d", "alpha"])?;
             bounds::rgm::theorem1_eps(
@@ -370,7 +438,7 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
                 digits,
             )
         }
-        "rgm_corollary1_eps" => {
+        Quantity::RgmCorollary1Eps => {
             rgm_only()?;
             let p = Params::new(map, context, &["eta", "gamma", "d", "delta"])?;
             bounds::rgm::corollary1_eps(
@@ -381,7 +449,7 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
                 digits,
             )
         }
-        "rgm_optimized_dp_eps" => {
+        Quantity::RgmOptimizedDpEps => {
             rgm_only()?;
             let p = Params::new(map, context, &["eta", "gamma", "d", "delta"])?;
             bounds::rgm::optimized_dp_eps(
@@ -393,8 +461,8 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             )
             .map(|(eps, _alpha)| eps)
         }
-        "rho_bar" => {
-            if fam != "gaussian" {
+        Quantity::RhoBar => {
+            if fam.parse::<Family>().ok() != Some(Family::Gaussian) {
                 return Err(Error::Unsupported(format!(
                     "rho_bar takes family gaussian, not {fam:?}"
                 )));
@@ -406,10 +474,6 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
                 _ => bounds::rho::rho_bar(d, &rc, digits),
             }
         }
-        other => Err(Error::Unsupported(format!(
-            "unknown quantity {other:?} (quantities: renyi, kl, fisher, hockey_stick_delta, \
-             eps_for_delta, rgm_theorem1_eps, rgm_corollary1_eps, rgm_optimized_dp_eps, rho_bar)"
-        ))),
     }
 }
 

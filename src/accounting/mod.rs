@@ -338,10 +338,7 @@ pub fn full_batch_eps(
     if steps == 0 {
         return Err(Error::invalid("steps", steps, ">= 1"));
     }
-    let d = delta.f64();
-    if !(d > 0.0 && d < 1.0) {
-        return Err(Error::invalid("delta", d, "in (0, 1)"));
-    }
+    crate::error::check_open_unit("delta", delta.f64())?;
     certify(
         digits,
         "full-batch composition (Gaussian, mu = sqrt(T)/sigma)",

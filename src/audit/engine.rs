@@ -229,9 +229,7 @@ impl AuditConfig {
                 "in [1, 2^53]",
             ));
         }
-        if !(self.delta > 0.0 && self.delta < 1.0) {
-            return Err(Error::invalid("delta", self.delta, "in (0, 1)"));
-        }
+        crate::error::check_open_unit("delta", self.delta)?;
         if !(self.confidence > 0.5 && self.confidence < 1.0) {
             return Err(Error::invalid("confidence", self.confidence, "in (0.5, 1)"));
         }

@@ -56,9 +56,7 @@ pub fn gdp_eps_for_delta(mu: f64, delta: f64) -> Result<f64> {
     if !(mu.is_finite() && mu >= 0.0) {
         return Err(Error::invalid("mu", mu, "finite and >= 0"));
     }
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
+    crate::error::check_open_unit("delta", delta)?;
     if mu == 0.0 {
         return Ok(0.0);
     }
@@ -102,11 +100,7 @@ fn finish(region: RegionAudit, delta: f64) -> Result<GdpAudit> {
 }
 
 fn check_gdp_delta(delta: f64) -> Result<f64> {
-    if delta > 0.0 && delta < 1.0 {
-        Ok(delta)
-    } else {
-        Err(Error::invalid("delta", delta, "in (0, 1)"))
-    }
+    crate::error::check_open_unit("delta", delta)
 }
 
 /// GDP audit with the region chosen on the same samples: the threshold and tail maximising

@@ -181,11 +181,7 @@ pub(crate) fn std_normal(rng: &mut StreamRng) -> f64 {
 
 /// Checks δ ∈ (0, 1).
 pub(crate) fn check_delta(delta: f64) -> Result<f64> {
-    if delta > 0.0 && delta < 1.0 {
-        Ok(delta)
-    } else {
-        Err(Error::invalid("delta", delta, "in (0, 1)"))
-    }
+    crate::error::check_open_unit("delta", delta)
 }
 
 /// The exact ε(δ) of a pair, maximised over both orders, from the certified closed forms (or

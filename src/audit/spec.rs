@@ -838,7 +838,7 @@ impl AuditSpec {
 }
 
 /// HMB Def. 2, eq. (3): ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R² (the definition must hold for both
-/// orders of the pair), decided at 256 bits.
+/// orders of the pair), decided by [`crate::bounds::rgm::relative_sensitivity_holds`].
 fn check_relative_sensitivity(
     ctx: &Ctx,
     eta: &Scalar,
@@ -847,11 +847,7 @@ fn check_relative_sensitivity(
     n2: &Scalar,
     dist: &Scalar,
 ) -> Result<()> {
-    let p = 256;
-    let nmin = n1.mp(p).min(&n2.mp(p));
-    let rhs = Float::with_val(p, eta.mp(p).square() * nmin.square()) + r.mp(p).square();
-    let lhs = dist.mp(p).square();
-    if lhs <= rhs {
+    if crate::bounds::rgm::relative_sensitivity_holds(eta, r, n1, n2, dist) {
         Ok(())
     } else {
         Err(ctx.invalid(
@@ -860,15 +856,16 @@ fn check_relative_sensitivity(
             &format!(
                 "admissible for the relative sensitivity (HMB Def. 2, eq. (3)): dist² = {} must be \
                  <= eta² min(n1, n2)² + R² = {}",
-                lhs.to_f64(),
-                rhs.to_f64()
+                dist.f64().powi(2),
+                eta.f64().powi(2) * n1.f64().min(n2.f64()).powi(2) + r.f64().powi(2)
             ),
         ))
     }
 }
 
 /// HMB Theorem 1's noise condition σ² ≥ γ η⁻² [1 − η(α − 1)] R² for every α ≥ 1 in its range,
-/// i.e. σ² ≥ γ R² / η² (the α = 1 end), decided at 256 bits.
+/// i.e. σ² ≥ γ R² / η² (the α = 1 end), decided by
+/// [`crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha`].
 fn check_theorem1_sigma2(
     ctx: &Ctx,
     gamma: &Scalar,
@@ -876,9 +873,9 @@ fn check_theorem1_sigma2(
     eta: &Scalar,
     r: &Scalar,
 ) -> Result<()> {
-    let p = 256;
-    let min = Float::with_val(p, gamma.mp(p) * r.mp(p).square()) / eta.mp(p).square();
-    if sigma2.mp(p) >= min {
+    let (holds, min) =
+        crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(gamma, sigma2, eta, r);
+    if holds {
         Ok(())
     } else {
         Err(ctx.invalid(
@@ -887,7 +884,7 @@ fn check_theorem1_sigma2(
             &format!(
                 ">= gamma R² / eta² = {} (HMB Theorem 1's condition sigma² >= gamma eta⁻² \
                  [1 - eta (alpha - 1)] R² at alpha = 1)",
-                min.to_f64()
+                min
             ),
         ))
     }

@@ -298,11 +298,7 @@ pub fn binom_sf(k: u64, n: u64, p: f64) -> Result<f64> {
 // ---------------------------------------------------------------------------------------------
 
 fn check_beta(name: &str, beta: f64) -> Result<f64> {
-    if beta > 0.0 && beta < 1.0 {
-        Ok(beta)
-    } else {
-        Err(Error::invalid(name, beta, "in (0, 1)"))
-    }
+    crate::error::check_open_unit(name, beta)
 }
 
 /// Root of a monotone function g on the bracket [a, b], g(a) and g(b) of opposite signs (either

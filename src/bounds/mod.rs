@@ -126,11 +126,7 @@ pub(crate) mod f64chk {
     }
     /// 0 < δ < 1
     pub fn delta(delta: f64) -> Result<()> {
-        if delta.is_finite() && delta > 0.0 && delta < 1.0 {
-            Ok(())
-        } else {
-            Err(Error::invalid("delta", delta, "in (0, 1)"))
-        }
+        crate::error::check_open_unit("delta", delta).map(|_| ())
     }
     /// α > 1
     pub fn alpha(alpha: f64) -> Result<()> {

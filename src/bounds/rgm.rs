@@ -98,6 +98,47 @@ pub fn relative_sensitivity_holds(
     ge_tol(&rhs, &lhs)
 }
 
+/// HMB Def. 2, eq. (3) as a check: η and R finite and ≥ 0, and
+/// ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R² (decided by [`relative_sensitivity_holds`]); on failure
+/// [`Error::OutsideValidity`] quoting the values.
+pub fn check_relative_sensitivity(
+    eta: &Scalar,
+    r_rel: &Scalar,
+    n1: &Scalar,
+    n2: &Scalar,
+    dist: &Scalar,
+) -> Result<()> {
+    for (name, v) in [("eta", eta), ("R", r_rel)] {
+        if !(v.f64().is_finite() && v.f64() >= 0.0) {
+            return Err(Error::invalid(name, v, "finite and >= 0"));
+        }
+    }
+    if relative_sensitivity_holds(eta, r_rel, n1, n2, dist) {
+        return Ok(());
+    }
+    Err(Error::outside(
+        "HMB Def. 2, eq. (3) (relative L2 sensitivity)",
+        format!(
+            "dist^2 <= eta^2 min(n1^2, n2^2) + R^2 fails for dist = {dist}, n1 = {n1}, n2 = {n2}, \
+             eta = {eta}, R = {r_rel}"
+        ),
+    ))
+}
+
+/// Whether σ² meets HMB Theorem 1's noise condition σ² ≥ γ η⁻² [1 − η(α − 1)] R² at every α of
+/// its range, i.e. σ² ≥ γ R²/η² (the α = 1 end), with the same decimal-rounding tolerance as
+/// every other validity check here. Returns the minimum as well, for messages.
+pub fn theorem1_sigma2_holds_for_all_alpha(
+    gamma: &Scalar,
+    sigma2: &Scalar,
+    eta: &Scalar,
+    r_rel: &Scalar,
+) -> (bool, f64) {
+    let p = check_prec(0);
+    let min = Float::with_val(p, gamma.mp(p) * r_rel.mp(p).square()) / eta.mp(p).square();
+    (ge_tol(&sigma2.mp(p), &min), min.to_f64())
+}
+
 /// HMB Lemma 1: the bounds (1+η)⁻², (1+η)² on the variance ratio
 /// (γ‖R(x)‖²+σ²)/(γ‖R(y)‖²+σ²) that hold when σ² ≥ [`lemma1_sigma2_min`].
 pub fn lemma1_ratio_bounds(eta: &Scalar, digits: u32) -> Result<(Certified, Certified)> {

@@ -21,7 +21,7 @@
 
 use super::stream::StreamRng;
 use super::ScalarDist;
-use crate::error::{check_finite, check_positive, Error, Result};
+use crate::error::{check_finite, check_positive, Result};
 use crate::model::{LocationModel, ModelFamily, PairModel, ParamLookup, Which};
 use crate::scalar::Scalar;
 use rand::Rng;
@@ -348,9 +348,7 @@ fn build_location(get: ParamLookup<'_>) -> Result<Arc<dyn LocationModel>> {
 /// The published guarantee: Lap(Δ/ε) is ε-DP with ε = |μ1 − μ2|/b (Dwork, McSherry, Nissim &
 /// Smith 2006, Prop. 1), at every δ ≥ 0.
 fn claim(pair: &dyn PairModel, delta: f64) -> Result<(f64, String)> {
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
+    crate::error::check_open_unit("delta", delta)?;
     let (_, t) = pair.llr_range();
     Ok((
         t,

@@ -501,10 +501,7 @@ pub fn eps_for_delta(
     digits: u32,
     method: Method,
 ) -> Result<Certified> {
-    let dv = delta.f64();
-    if !(dv.is_finite() && dv > 0.0 && dv < 1.0) {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
+    crate::error::check_open_unit_shown("delta", delta.f64(), delta)?;
     route(
         method,
         || {

@@ -211,3 +211,65 @@ impl PartialEq for ModelLocation {
         self.0.family() == other.0.family() && self.0.params() == other.0.params()
     }
 }
+
+/// A mechanism family by name: the Gaussian-family laws with their specialised routes, or a
+/// family of the [`FAMILIES`] registry. Parsing and printing use the `dpaudit eval` names.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Family {
+    /// `gaussian`: N(μ, σ²).
+    Gaussian,
+    /// `gaussian_dd`: N(m, σ² I_d).
+    GaussianDd,
+    /// `rgm`: the Relative Gaussian Mechanism (HMB Def. 3).
+    Rgm,
+    /// `rectified`: clip(N(μ, σ²), a, b) (HG Def. 3.1).
+    Rectified,
+    /// `truncated`: N(μ, σ²) conditioned on [a, b] (HG Def. 3.2).
+    Truncated,
+    /// `stochastic_sign`: sign(μ + N(0, σ²)).
+    StochasticSign,
+    /// A registered model family (e.g. `laplace`).
+    Model(&'static ModelFamily),
+}
+
+impl Family {
+    /// The Gaussian-family laws, in vocabulary order.
+    pub const BUILTIN: [Family; 6] = [
+        Family::Gaussian,
+        Family::GaussianDd,
+        Family::Rgm,
+        Family::Rectified,
+        Family::Truncated,
+        Family::StochasticSign,
+    ];
+
+    /// The `dpaudit eval` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Gaussian => "gaussian",
+            Family::GaussianDd => "gaussian_dd",
+            Family::Rgm => "rgm",
+            Family::Rectified => "rectified",
+            Family::Truncated => "truncated",
+            Family::StochasticSign => "stochastic_sign",
+            Family::Model(f) => f.name,
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Family {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Family::BUILTIN
+            .into_iter()
+            .find(|f| f.name() == s)
+            .or_else(|| family(s).map(Family::Model))
+            .ok_or_else(|| Error::Unsupported(format!("unknown family {s:?}")))
+    }
+}

@@ -136,9 +136,7 @@ pub fn ptr_test(
     if !(eps > 0.0 && eps.is_finite()) {
         return Err(Error::invalid("eps", eps, "finite and > 0"));
     }
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
+    crate::error::check_open_unit("delta", delta)?;
     let mut rng = chunk_rng(seed, stream);
     let hat = delta_plus as f64 + laplace_draw(&mut rng, 1.0 / eps);
     Ok((hat, hat > -delta.ln() / eps))
@@ -167,9 +165,7 @@ pub fn prop3(
     delta: f64,
 ) -> Result<Prop3> {
     check_rc(rc)?;
-    if !(nu > 0.0 && nu < 1.0) {
-        return Err(Error::invalid("nu", nu, "in (0, 1)"));
-    }
+    crate::error::check_open_unit("nu", nu)?;
     let d = sigma.nrows();
     let ev = SymmetricEigen::new(sigma.clone()).eigenvalues;
     let (l, m) = (ev.max(), ev.min());
