@@ -47,96 +47,6 @@ use crate::scalar::Scalar;
 use rug::Float;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
-
-/// A number in a spec: a TOML number or a string holding a decimal.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
-enum Num {
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl Num {
-    fn text(&self) -> String {
-        match self {
-            Num::Int(i) => i.to_string(),
-            // `Display` of f64 is the shortest decimal that round-trips, so 1e-5 reads back as
-            // the exact decimal 0.00001.
-            Num::Float(f) => format!("{f}"),
-            Num::Text(s) => s.clone(),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSpec {
-    name: Option<String>,
-    description: Option<String>,
-    mechanism: RawMechanism,
-    pair: RawPair,
-    audit: RawAudit,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawMechanism {
-    family: String,
-    sigma: Option<Num>,
-    a: Option<Num>,
-    b: Option<Num>,
-    d: Option<i64>,
-    gamma: Option<Num>,
-    sigma2: Option<Num>,
-    eta: Option<Num>,
-    #[serde(rename = "R")]
-    r: Option<Num>,
-    alpha: Option<Num>,
-    scale: Option<Num>,
-}
-
-impl RawMechanism {
-    /// The `[mechanism]` fields by name, for the model families of [`crate::model`].
-    fn fields(&self) -> [(&'static str, Option<&Num>); 9] {
-        [
-            ("sigma", self.sigma.as_ref()),
-            ("a", self.a.as_ref()),
-            ("b", self.b.as_ref()),
-            ("gamma", self.gamma.as_ref()),
-            ("sigma2", self.sigma2.as_ref()),
-            ("eta", self.eta.as_ref()),
-            ("R", self.r.as_ref()),
-            ("alpha", self.alpha.as_ref()),
-            ("scale", self.scale.as_ref()),
-        ]
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawPair {
-    mu1: Option<Num>,
-    mu2: Option<Num>,
-    n1: Option<Num>,
-    n2: Option<Num>,
-    dist: Option<Num>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAudit {
-    samples_per_side: i64,
-    delta: Num,
-    confidence: Num,
-    seed: i64,
-    statistic: Option<String>,
-    selection: Option<String>,
-    /// Test-only fault injection; the key exists only with the `fault-injection` feature.
-    #[cfg(feature = "fault-injection")]
-    fault: Option<String>,
-}
-
 /// A fault injected on purpose so that the test suite can drive the report's failure paths end
 /// to end. Reachable only in builds with the `fault-injection` feature, which only the crate's
 /// own tests enable (through its dev-dependency on itself); in every other build a spec with a
@@ -837,83 +747,11 @@ impl AuditSpec {
     }
 }
 
-/// HMB Def. 2, eq. (3): ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R² (the definition must hold for both
-/// orders of the pair), decided by [`crate::bounds::rgm::relative_sensitivity_holds`].
-fn check_relative_sensitivity(
-    ctx: &Ctx,
-    eta: &Scalar,
-    r: &Scalar,
-    n1: &Scalar,
-    n2: &Scalar,
-    dist: &Scalar,
-) -> Result<()> {
-    if crate::bounds::rgm::relative_sensitivity_holds(eta, r, n1, n2, dist) {
-        Ok(())
-    } else {
-        Err(ctx.invalid(
-            "pair.dist",
-            dist,
-            &format!(
-                "admissible for the relative sensitivity (HMB Def. 2, eq. (3)): dist² = {} must be \
-                 <= eta² min(n1, n2)² + R² = {}",
-                dist.f64().powi(2),
-                eta.f64().powi(2) * n1.f64().min(n2.f64()).powi(2) + r.f64().powi(2)
-            ),
-        ))
-    }
-}
+mod checks;
+pub use checks::*;
 
-/// HMB Theorem 1's noise condition σ² ≥ γ η⁻² [1 − η(α − 1)] R² for every α ≥ 1 in its range,
-/// i.e. σ² ≥ γ R² / η² (the α = 1 end), decided by
-/// [`crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha`].
-fn check_theorem1_sigma2(
-    ctx: &Ctx,
-    gamma: &Scalar,
-    sigma2: &Scalar,
-    eta: &Scalar,
-    r: &Scalar,
-) -> Result<()> {
-    let (holds, min) =
-        crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(gamma, sigma2, eta, r);
-    if holds {
-        Ok(())
-    } else {
-        Err(ctx.invalid(
-            "mechanism.sigma2",
-            sigma2,
-            &format!(
-                ">= gamma R² / eta² = {} (HMB Theorem 1's condition sigma² >= gamma eta⁻² \
-                 [1 - eta (alpha - 1)] R² at alpha = 1)",
-                min
-            ),
-        ))
-    }
-}
-
-/// Reads every `*.toml` in `dir`, sorted by file name. Stops at the first invalid spec.
-pub fn load_dir(dir: &Path) -> Result<Vec<AuditSpec>> {
-    let rd = std::fs::read_dir(dir)
-        .map_err(|e| Error::Io(format!("cannot list audit specs in {}: {e}", dir.display())))?;
-    let mut paths: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
-    let specs = paths
-        .iter()
-        .map(|p| AuditSpec::from_file(p))
-        .collect::<Result<Vec<_>>>()?;
-    let mut names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
-    names.sort_unstable();
-    if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(Error::invalid(
-            "name",
-            w[0],
-            &format!("unique among the specs in {}", dir.display()),
-        ));
-    }
-    Ok(specs)
-}
+mod raw;
+use raw::*;
 
 #[cfg(test)]
 mod tests;

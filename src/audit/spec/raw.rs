@@ -1,0 +1,92 @@
+//! The raw TOML shapes of a spec, before validation (unknown keys are rejected).
+
+use super::*;
+
+/// A number in a spec: a TOML number or a string holding a decimal.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Num {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl Num {
+    pub(super) fn text(&self) -> String {
+        match self {
+            Num::Int(i) => i.to_string(),
+            // `Display` of f64 is the shortest decimal that round-trips, so 1e-5 reads back as
+            // the exact decimal 0.00001.
+            Num::Float(f) => format!("{f}"),
+            Num::Text(s) => s.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSpec {
+    pub(super) name: Option<String>,
+    pub(super) description: Option<String>,
+    pub(super) mechanism: RawMechanism,
+    pub(super) pair: RawPair,
+    pub(super) audit: RawAudit,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMechanism {
+    pub(super) family: String,
+    pub(super) sigma: Option<Num>,
+    pub(super) a: Option<Num>,
+    pub(super) b: Option<Num>,
+    pub(super) d: Option<i64>,
+    pub(super) gamma: Option<Num>,
+    pub(super) sigma2: Option<Num>,
+    pub(super) eta: Option<Num>,
+    #[serde(rename = "R")]
+    pub(super) r: Option<Num>,
+    pub(super) alpha: Option<Num>,
+    pub(super) scale: Option<Num>,
+}
+
+impl RawMechanism {
+    /// The `[mechanism]` fields by name, for the model families of [`crate::model`].
+    pub(super) fn fields(&self) -> [(&'static str, Option<&Num>); 9] {
+        [
+            ("sigma", self.sigma.as_ref()),
+            ("a", self.a.as_ref()),
+            ("b", self.b.as_ref()),
+            ("gamma", self.gamma.as_ref()),
+            ("sigma2", self.sigma2.as_ref()),
+            ("eta", self.eta.as_ref()),
+            ("R", self.r.as_ref()),
+            ("alpha", self.alpha.as_ref()),
+            ("scale", self.scale.as_ref()),
+        ]
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPair {
+    pub(super) mu1: Option<Num>,
+    pub(super) mu2: Option<Num>,
+    pub(super) n1: Option<Num>,
+    pub(super) n2: Option<Num>,
+    pub(super) dist: Option<Num>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawAudit {
+    pub(super) samples_per_side: i64,
+    pub(super) delta: Num,
+    pub(super) confidence: Num,
+    pub(super) seed: i64,
+    pub(super) statistic: Option<String>,
+    pub(super) selection: Option<String>,
+    /// Test-only fault injection; the key exists only with the `fault-injection` feature.
+    #[cfg(feature = "fault-injection")]
+    pub(super) fault: Option<String>,
+}
