@@ -37,10 +37,13 @@
 pub mod accounting;
 pub mod audit;
 pub mod bounds;
+#[cfg(feature = "cli")]
+pub mod compare;
 pub mod dist;
 pub mod divergence;
 pub mod error;
 pub mod eval;
+pub mod fsio;
 pub mod model;
 pub mod numeric;
 #[cfg(feature = "cli")]

@@ -145,7 +145,7 @@ fn run_shard(
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let parsed = match dpaudit::audit::spec::AuditSpec::from_file(spec) {
+    let parsed = match dpaudit::compare::spec::AuditSpec::from_file(spec) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
@@ -155,7 +155,7 @@ fn run_shard(
         ..ReportOptions::default()
     };
     let n = opts.samples_for(&parsed);
-    let progress = std::io::stderr().is_terminal();
+    let progress = report::progress::bar("audit", std::io::stderr().is_terminal());
     match report::shards::write_shard(spec, n, shard, progress, out) {
         Ok(p) => {
             eprintln!(
@@ -171,7 +171,7 @@ fn run_shard(
 
 /// `--samples`: the same range as a spec's `audit.samples_per_side`.
 fn check_samples(samples: Option<u64>) -> Result<(), String> {
-    let max = dpaudit::audit::spec::MAX_SAMPLES;
+    let max = dpaudit::compare::spec::MAX_SAMPLES;
     match samples {
         Some(n) if !(2..=max).contains(&n) => Err(format!(
             "invalid parameter samples = {n}: must be an integer in [2, {max}]"

@@ -11,6 +11,4 @@ pub mod controls;
 pub mod engine;
 pub mod gdp;
 pub mod mechanisms;
-#[cfg(feature = "cli")]
-pub mod spec;
 pub mod stats;

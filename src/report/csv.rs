@@ -5,29 +5,11 @@
 //! and an interrupted run leaves the previous file intact. CSV tables hold figures only (no
 //! timestamps, no timings), so two runs with the same seeds write byte-identical CSVs.
 
+pub use crate::compare::fmt::{fmt_num, fmt_sig};
 use crate::error::{Error, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Writes `bytes` to `path` atomically: `path.tmp`, then `rename`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = tmp_path(path);
-    std::fs::write(&tmp, bytes)
-        .map_err(|e| Error::Io(format!("cannot write {}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        Error::Io(format!(
-            "cannot rename {} to {}: {e}",
-            tmp.display(),
-            path.display()
-        ))
-    })
-}
-
-/// `dir/name.tmp` for `dir/name`.
-pub fn tmp_path(path: &Path) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(".tmp");
-    PathBuf::from(s)
-}
+pub use crate::fsio::{tmp_path, write_atomic};
 
 /// A CSV table built in memory and written atomically.
 #[derive(Clone, Debug, Default)]
@@ -78,45 +60,6 @@ impl Table {
     }
 }
 
-/// Formats a double for tables: 12 significant digits, plain notation in [1e-4, 1e6), otherwise
-/// scientific; "inf"/"nan" spelled out.
-pub fn fmt_num(x: f64) -> String {
-    fmt_sig(x, 12)
-}
-
-/// Formats a double with `sig` significant digits (see [`fmt_num`]).
-pub fn fmt_sig(x: f64, sig: usize) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let a = x.abs();
-    if (1e-4..1e6).contains(&a) {
-        let mag = a.log10().floor() as i32;
-        let decimals = (sig as i32 - 1 - mag).max(0) as usize;
-        let s = format!("{x:.decimals$}");
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    } else {
-        let s = format!("{x:.prec$e}", prec = sig - 1);
-        // trim zeros of the mantissa: 1.50000e-7 -> 1.5e-7
-        match s.split_once('e') {
-            Some((m, e)) if m.contains('.') => {
-                format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.'))
-            }
-            _ => s,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +87,70 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "a,b\n1,\"x,y\"\n");
         assert!(!tmp_path(&p).exists());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+impl crate::compare::golden::GoldenSummary {
+    /// The CSV table of every row (deterministic: no timings).
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(&[
+            "file",
+            "id",
+            "quantity",
+            "family",
+            "params",
+            "golden_value",
+            "golden_digits",
+            "requested_digits",
+            "computed_value",
+            "certified_digits",
+            "agreement_digits",
+            "status",
+            "error",
+        ]);
+        for c in &self.checks {
+            let (val, dig, err) = match &c.computed {
+                Ok((v, d)) => (v.clone(), d.to_string(), String::new()),
+                Err(e) => (String::new(), String::new(), e.clone()),
+            };
+            let agree = if c.agreement.is_infinite() {
+                "exact".to_string()
+            } else {
+                fmt_sig(c.agreement, 4)
+            };
+            t.push(vec![
+                c.file.clone(),
+                c.row.id.clone(),
+                c.row.quantity.clone(),
+                c.row.family.clone(),
+                c.row.params.clone(),
+                c.golden.clone(),
+                c.golden_digits.to_string(),
+                c.requested.to_string(),
+                val,
+                dig,
+                agree,
+                if c.passed() { "pass" } else { "FAIL" }.to_string(),
+                err,
+            ]);
+        }
+        for u in &self.unreadable {
+            t.push(vec![
+                u.clone(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                "FAIL".into(),
+                "unreadable row".into(),
+            ]);
+        }
+        t
     }
 }

@@ -6,7 +6,7 @@ use super::csv::{fmt_num, fmt_sig};
 use super::golden::GoldenSummary;
 use super::sources::ControlOutcome;
 use super::threeway::{Figure, Role, ThreeWay};
-use crate::audit::spec::{MechanismSpec, PairSpec};
+use crate::compare::spec::{MechanismSpec, PairSpec};
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -30,11 +30,7 @@ pub struct SummaryInput<'a> {
     pub total: Duration,
 }
 
-/// Verdict of a positive control: the audit's strict lower bound (confidence 1 − 1e-6, the
-/// VIOLATION test) is expected to exceed the claim.
-pub fn control_caught(c: &ControlOutcome) -> bool {
-    c.eps_lb_strict > c.claimed_eps
-}
+pub use crate::compare::sources::control_caught;
 
 fn md_escape(s: &str) -> String {
     s.replace('|', "\\|")

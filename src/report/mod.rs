@@ -1,27 +1,25 @@
-//! Reports: the three-way comparison bound | exact | audit for every audit spec, the golden
-//! verification, the positive controls, and the plots; written as Markdown, CSV, SVG and PNG.
+//! Reports: the presentation of [`crate::compare`]'s results — the three-way comparison
+//! bound | exact | audit for every audit spec, the golden verification, the positive controls
+//! and the plots — as Markdown, CSV, SVG and PNG. This module formats and writes; every number
+//! it shows is computed in [`crate::compare`], and it calls nothing in `divergence`, `bounds` or
+//! `audit`.
 //!
-//! * [`threeway`]: the figures of one spec and the `VIOLATION` checks.
-//! * [`golden`]: re-evaluation of the independent golden tables.
-//! * [`curves`]: the data of the plots; [`plots`]: the renderer (bundled font, SVG + PNG).
-//! * [`csv`]: atomic writes and deterministic tables; [`markdown`]: `summary.md`.
-//! * [`sources`]: the adapters to the bounds and the audit engine.
+//! * [`csv`]: atomic writes and deterministic tables; [`markdown`]: `summary.md`;
+//! * [`plots`]: the renderer (bundled font, SVG + PNG) of [`crate::compare::figure`] data;
+//! * [`progress`]: the terminal progress bar handed to the audit engine as an observer.
 //!
 //! Entry points: [`run_report`] (`dpaudit report`) and [`run_single`] (`dpaudit audit`).
 //! Two runs with the same specs (seeds) write byte-identical CSV files; wall times appear only in
 //! the Markdown.
 
 pub mod csv;
-pub mod curves;
-pub mod golden;
 pub mod markdown;
 pub mod plots;
 pub mod progress;
-pub mod shards;
-pub mod sources;
-pub mod threeway;
 
-use crate::audit::spec::{self, AuditSpec, MechanismSpec};
+pub use crate::compare::{curves, golden, shards, sources, threeway};
+
+use crate::compare::spec::{self, AuditSpec, MechanismSpec};
 use crate::error::{Error, Result};
 use csv::{fmt_num, write_atomic, Table};
 use std::path::{Path, PathBuf};
@@ -330,7 +328,8 @@ fn run_specs(specs: &[AuditSpec], opts: &ReportOptions) -> Vec<(ThreeWay, Durati
                 eprintln!("dpaudit: {} ({})", s.name, s.description);
             }
             let t = Instant::now();
-            let tw = threeway::three_way(s, Some(opts.samples_for(s)), opts.progress);
+            let bar = progress::bar("audit", opts.progress);
+            let tw = threeway::three_way(s, Some(opts.samples_for(s)), bar);
             (tw, t.elapsed())
         })
         .collect()
@@ -376,7 +375,8 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
     if opts.progress {
         eprintln!("dpaudit: positive controls");
     }
-    let controls = sources::run_controls(opts.samples.unwrap_or(control_samples), opts.progress)
+    let bar = || progress::bar("control", opts.progress);
+    let controls = sources::run_controls(opts.samples.unwrap_or(control_samples), &bar)
         .map_err(|e| e.to_string());
     let golden = if opts.golden_dir.is_dir() {
         if opts.progress {

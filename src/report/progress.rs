@@ -2,7 +2,7 @@
 //! on stderr, only when stderr is a terminal and the `CI` variable is unset (quiet in CI and in
 //! pipes). The engine itself knows nothing of terminals.
 
-use crate::audit::engine::{Observer, Progress};
+use crate::compare::{Observer, Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 

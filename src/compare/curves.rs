@@ -9,10 +9,10 @@
 //!    against the location μ for the rectified and truncated Gaussian and the stochastic sign,
 //!    against the Gaussian mechanism (closed forms at [`CURVE_DIGITS`] digits, in parallel).
 
-use super::plots::{Legend, Panel, PlotFigure, Series, Style};
+use super::figure::{Legend, Panel, PlotFigure, Series, Style};
 use super::sources;
 use super::threeway::{rgm_alpha_max, Role, ThreeWay};
-use crate::audit::spec::{AuditSpec, MechanismSpec};
+use crate::compare::spec::{AuditSpec, MechanismSpec};
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::Result;
 use crate::scalar::Scalar;

@@ -2,10 +2,10 @@
 //! the Monte Carlo engine ([`crate::audit`]). Keeping every call in one file keeps the report
 //! independent of how those modules spell their APIs.
 
-use crate::audit::engine::{self, AuditConfig};
+use crate::audit::engine::{self, AuditConfig, Observer};
 use crate::audit::mechanisms::{Mechanism, Statistic};
-use crate::audit::spec::AuditSpec;
 use crate::bounds::{self, conversion::Conversion};
+use crate::compare::spec::AuditSpec;
 use crate::error::{Error, Result};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
@@ -109,9 +109,9 @@ pub struct AuditOutcome {
 }
 
 /// Runs the spec's audit with `samples` per side (the engine: seeded, chunked, deterministic).
-pub fn run_audit(spec: &AuditSpec, samples: u64, progress: bool) -> Result<AuditOutcome> {
+pub fn run_audit(spec: &AuditSpec, samples: u64, progress: Observer) -> Result<AuditOutcome> {
     let mech = spec.mechanism()?;
-    let cfg = spec.audit_config(samples, super::progress::bar("audit", progress));
+    let cfg = spec.audit_config(samples, progress);
     outcome(&engine::run_audit(mech.as_ref(), &cfg)?)
 }
 
@@ -120,10 +120,10 @@ pub fn draw_shard(
     spec: &AuditSpec,
     samples: u64,
     shard: engine::Shard,
-    progress: bool,
+    progress: Observer,
 ) -> Result<engine::AuditDraws> {
     let mech = spec.mechanism()?;
-    let cfg = spec.audit_config(samples, super::progress::bar("audit", progress));
+    let cfg = spec.audit_config(samples, progress);
     engine::draw_audit(mech.as_ref(), &cfg, shard)
 }
 
@@ -146,7 +146,7 @@ pub fn audit_from_draws(
 
 fn outcome(r: &engine::AuditResult) -> Result<AuditOutcome> {
     let row = r.row();
-    let f = |x: f64| super::csv::fmt_num(x);
+    let f = |x: f64| super::fmt::fmt_num(x);
     let details = vec![
         ("mechanism".to_string(), row.mechanism.clone()),
         ("statistic".into(), row.statistic.clone()),
@@ -220,7 +220,8 @@ pub const CONTROL_CONFIDENCE: f64 = 0.95;
 /// Runs every positive control of [`crate::audit::controls`] with `samples` per side (white-box
 /// statistic, held-out selection, fixed seeds). The parameters are those of the engine's own
 /// control tests, where the broken mechanisms' true ε exceeds the claim by ≥ 1.8.
-pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>> {
+/// `progress` makes the observer of each control's audit.
+pub fn run_controls(samples: u64, progress: &dyn Fn() -> Observer) -> Result<Vec<ControlOutcome>> {
     use crate::audit::controls::{CappedRejectionTruncated, HalvedSigmaGaussian, StaleNormRgm};
     let controls: Vec<(Box<dyn Mechanism>, &str, u64)> =
         vec![
@@ -251,8 +252,8 @@ pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>>
                 confidence: CONTROL_CONFIDENCE,
                 seed: *seed,
                 statistic: Statistic::White,
-                selection: crate::audit::spec::SelectionRule::HeldOut.engine(samples),
-                progress: super::progress::bar("control", progress),
+                selection: crate::compare::spec::SelectionRule::HeldOut.engine(samples),
+                progress: progress(),
                 ..AuditConfig::default()
             };
             let r = engine::run_audit(m.as_ref(), &cfg)?;
@@ -274,4 +275,10 @@ pub fn run_controls(samples: u64, progress: bool) -> Result<Vec<ControlOutcome>>
 /// Canonne–Kamath–Steinke 2020, Prop. 12 in double precision (plots).
 pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
     bounds::conversion::cks_f64(eps_alpha, alpha, delta)
+}
+
+/// Verdict of a positive control: the audit's strict lower bound (confidence 1 − 1e-6, the
+/// VIOLATION test) is expected to exceed the claim.
+pub fn control_caught(c: &ControlOutcome) -> bool {
+    c.eps_lb_strict > c.claimed_eps
 }

@@ -16,7 +16,7 @@
 //!   labelled as an UPPER BOUND on the exact ε.
 
 use super::sources::{self, AuditOutcome, DIGITS};
-use crate::audit::spec::{AuditSpec, MechanismSpec, PairSpec};
+use crate::compare::spec::{AuditSpec, MechanismSpec, PairSpec};
 use crate::divergence::{self, Method, Pair};
 use crate::error::Result;
 use crate::numeric::mp::Certified;
@@ -175,7 +175,7 @@ pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 label: lab_cks,
                 value: Some(e),
                 digits: None,
-                note: format!("α* = {}", super::csv::fmt_sig(a, 6)),
+                note: format!("α* = {}", super::fmt::fmt_sig(a, 6)),
             },
             Err(e) => Figure::missing(Role::Bound, "RDP→CKS", &lab_cks, e.to_string()),
         });
@@ -228,7 +228,7 @@ pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                         "eq. (45) opt.",
                         lab45,
                         &c,
-                        format!("α* = {}", super::csv::fmt_sig(a.to_f64(), 8)),
+                        format!("α* = {}", super::fmt::fmt_sig(a.to_f64(), 8)),
                     )
                 }
                 Err(e) => Figure::missing(Role::Bound, "eq. (45) opt.", lab45, e.to_string()),
@@ -239,7 +239,7 @@ pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 } else {
                     "α* of eq. (45)"
                 };
-                let note = format!("α = {} ({how})", super::csv::fmt_sig(a.f64(), 8));
+                let note = format!("α = {} ({how})", super::fmt::fmt_sig(a.f64(), 8));
                 let lab5 = "HMB Theorem 1, eq. (5): RDP ε(α)";
                 out.push(match sources::rgm_theorem1(eta, gamma, *d, &a) {
                     Ok(c) => Figure::ok(Role::RdpBound, "Thm 1 ε(α)", lab5, &c, note.clone()),
@@ -308,7 +308,7 @@ pub fn exact(spec: &AuditSpec) -> Vec<Figure> {
                         digits: None,
                         note: format!(
                             "α* = {}; the certified ε(δ) was unavailable: {first}",
-                            super::csv::fmt_sig(a, 6)
+                            super::fmt::fmt_sig(a, 6)
                         ),
                     }],
                     Err(e) => vec![Figure::missing(
@@ -426,8 +426,8 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
                     "VIOLATION: {name}: audit lower bound {}{level} > {what} {} (a correct \
                      sampler with sound statistics does this with probability <= 1e-6: the \
                      sampler is not the mechanism, or the audit statistics are wrong)",
-                    super::csv::fmt_num(v),
-                    super::csv::fmt_num(e),
+                    super::fmt::fmt_num(v),
+                    super::fmt::fmt_num(e),
                 ));
             }
         }
@@ -438,8 +438,8 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
                     "{name}: the 95 % audit lower bound {} exceeds the {what} {}, which happens \
                      by chance in up to 5 % of audits of a correct mechanism; the strict test \
                      (confidence 1 − 1e-6) does not confirm a violation",
-                    super::csv::fmt_num(v),
-                    super::csv::fmt_num(e),
+                    super::fmt::fmt_num(v),
+                    super::fmt::fmt_num(e),
                 ));
             }
         }
@@ -451,8 +451,8 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
             if gt(e, bv) {
                 violations.push(format!(
                     "VIOLATION: {name}: exact ε {} > bound {} ({})",
-                    super::csv::fmt_num(e),
-                    super::csv::fmt_num(bv),
+                    super::fmt::fmt_num(e),
+                    super::fmt::fmt_num(bv),
                     b.label
                 ));
             }
@@ -466,8 +466,8 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
                 remarks.push(format!(
                     "{name}: the upper bound {} on the exact ε exceeds the bound {} ({}); not a \
                      violation, since it only bounds the exact value from above",
-                    super::csv::fmt_num(e),
-                    super::csv::fmt_num(bv),
+                    super::fmt::fmt_num(e),
+                    super::fmt::fmt_num(bv),
                     b.label
                 ));
             }
@@ -478,8 +478,8 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
         if gt(x, b) {
             violations.push(format!(
                 "VIOLATION: {name}: exact D_α {} > Theorem 1 bound {} ({})",
-                super::csv::fmt_num(x),
-                super::csv::fmt_num(b),
+                super::fmt::fmt_num(x),
+                super::fmt::fmt_num(b),
                 rb.note
             ));
         }
@@ -490,8 +490,8 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
             remarks.push(format!(
                 "{name}: the GDP-route ε {} exceeds the exact ε {}: its Gaussian trade-off \
                  assumption does not hold for this mechanism (not a violation)",
-                super::csv::fmt_num(gv),
-                super::csv::fmt_num(e)
+                super::fmt::fmt_num(gv),
+                super::fmt::fmt_num(e)
             ));
         }
     }
@@ -540,9 +540,9 @@ pub fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
             violations.push(format!(
                 "VIOLATION: {}: exact D_α {} > HMB Theorem 1 bound {} at α = {}",
                 spec.name,
-                super::csv::fmt_num(x),
-                super::csv::fmt_num(b),
-                super::csv::fmt_sig(alpha, 6)
+                super::fmt::fmt_num(x),
+                super::fmt::fmt_num(b),
+                super::fmt::fmt_sig(alpha, 6)
             ));
         }
     }
@@ -552,9 +552,9 @@ pub fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
                 "{}: exact D_α ≤ HMB Theorem 1 checked at {THEOREM1_SCAN} values of α in (1, {}]: \
                  largest ratio exact/bound {} at α = {}",
                 spec.name,
-                super::csv::fmt_sig(hi, 6),
-                super::csv::fmt_sig(r, 6),
-                super::csv::fmt_sig(a, 6)
+                super::fmt::fmt_sig(hi, 6),
+                super::fmt::fmt_sig(r, 6),
+                super::fmt::fmt_sig(a, 6)
             )]
         })
         .unwrap_or_default();
@@ -562,7 +562,11 @@ pub fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
 }
 
 /// Computes everything for a spec (the audit with `samples` per side; `None` skips it).
-pub fn three_way(spec: &AuditSpec, samples: Option<u64>, progress: bool) -> ThreeWay {
+pub fn three_way(
+    spec: &AuditSpec,
+    samples: Option<u64>,
+    progress: crate::audit::engine::Observer,
+) -> ThreeWay {
     three_way_with(spec, samples.map(|n| sources::run_audit(spec, n, progress)))
 }
 

@@ -15,7 +15,7 @@
 //! byte-identical to those of `dpaudit audit SPEC` without `--shard`.
 
 use crate::audit::engine::{merge_draws, AuditDraws, Shard};
-use crate::audit::spec::AuditSpec;
+use crate::compare::spec::AuditSpec;
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -62,7 +62,7 @@ pub fn write_shard(
     spec_path: &Path,
     samples: u64,
     shard: Shard,
-    progress: bool,
+    progress: crate::audit::engine::Observer,
     out: &Path,
 ) -> Result<PathBuf> {
     let text = std::fs::read_to_string(spec_path).map_err(|e| {
@@ -89,7 +89,7 @@ pub fn write_shard(
         ))
     })?;
     let p = out.join(file_name(&spec.name, shard));
-    super::csv::write_atomic(&p, body.as_bytes())?;
+    crate::fsio::write_atomic(&p, body.as_bytes())?;
     Ok(p)
 }
 

@@ -8,7 +8,6 @@
 //! their own error does not count). A row whose computation fails, or whose value disagrees
 //! beyond its certified digits, is a failure and is listed.
 
-use super::csv::{fmt_sig, Table};
 use crate::error::{Error, Result};
 use crate::eval::{self, EvalOptions, Row};
 use crate::numeric::mp::agreement_digits;
@@ -68,69 +67,6 @@ impl GoldenSummary {
     /// The failing rows.
     pub fn failures(&self) -> Vec<&GoldenCheck> {
         self.checks.iter().filter(|c| !c.passed()).collect()
-    }
-
-    /// The CSV table of every row (deterministic: no timings).
-    pub fn table(&self) -> Table {
-        let mut t = Table::new(&[
-            "file",
-            "id",
-            "quantity",
-            "family",
-            "params",
-            "golden_value",
-            "golden_digits",
-            "requested_digits",
-            "computed_value",
-            "certified_digits",
-            "agreement_digits",
-            "status",
-            "error",
-        ]);
-        for c in &self.checks {
-            let (val, dig, err) = match &c.computed {
-                Ok((v, d)) => (v.clone(), d.to_string(), String::new()),
-                Err(e) => (String::new(), String::new(), e.clone()),
-            };
-            let agree = if c.agreement.is_infinite() {
-                "exact".to_string()
-            } else {
-                fmt_sig(c.agreement, 4)
-            };
-            t.push(vec![
-                c.file.clone(),
-                c.row.id.clone(),
-                c.row.quantity.clone(),
-                c.row.family.clone(),
-                c.row.params.clone(),
-                c.golden.clone(),
-                c.golden_digits.to_string(),
-                c.requested.to_string(),
-                val,
-                dig,
-                agree,
-                if c.passed() { "pass" } else { "FAIL" }.to_string(),
-                err,
-            ]);
-        }
-        for u in &self.unreadable {
-            t.push(vec![
-                u.clone(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                "FAIL".into(),
-                "unreadable row".into(),
-            ]);
-        }
-        t
     }
 }
 

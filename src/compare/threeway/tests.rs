@@ -72,7 +72,11 @@ fn shipped(name: &str) -> AuditSpec {
 fn gaussian_three_way_is_ordered() {
     // Seeded audit with 200k samples per side: ε_lb ≤ exact fails with probability ≤ 5%
     // (its confidence) for a correct sampler; the seed is fixed, so this is deterministic.
-    let tw = three_way(&shipped("gaussian"), Some(200_000), false);
+    let tw = three_way(
+        &shipped("gaussian"),
+        Some(200_000),
+        crate::audit::engine::Observer::none(),
+    );
     assert!(tw.violations.is_empty(), "{:?}", tw.violations);
     let get = |r: Role| {
         tw.figures
