@@ -39,7 +39,7 @@ const EXPECTED_ROWS: [(&str, usize); 8] = [
 /// unequal-variance Gaussians in d > 1 has no closed form (only the quadrature route exists).
 const ALLOWED_UNSUPPORTED: [(&str, Method); 1] = [("profile_dd.csv", Method::ClosedForm)];
 
-/// Successful checks per route over all tables: [closed form, quadrature]. 447 rows; the 6
+/// Successful checks per route over all tables: [closed form, quadrature]. 483 rows; the 6
 /// `profile_dd` rows have no closed form; 19 rows are algebraic bounds without an integral.
 const EXPECTED_CHECKS: [usize; 2] = [477, 464];
 
