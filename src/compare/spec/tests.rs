@@ -50,9 +50,10 @@ fn errors_name_file_and_field() {
     assert!(e.contains("mechanism.sigma") && e.contains("abc"), "{e}");
     let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nsedd = 3"));
     assert!(e.contains("audits/t.toml") && e.contains("sedd"), "{e}");
-    let e = err_of(&GAUSS.replace("family = \"gaussian\"", "family = \"laplace\""));
+    // (An unknown family; `laplace` was the example until it became a model family.)
+    let e = err_of(&GAUSS.replace("family = \"gaussian\"", "family = \"cauchy\""));
     assert!(
-        e.contains("mechanism.family") && e.contains("laplace"),
+        e.contains("mechanism.family") && e.contains("cauchy") && e.contains("laplace"),
         "{e}"
     );
     let e = err_of(&GAUSS.replace("confidence = 0.95", "confidence = 1"));
