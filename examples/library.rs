@@ -33,7 +33,10 @@ fn main() -> dpaudit::Result<()> {
     let (eta, gamma) = (s("0.1"), s("0.01"));
     rgm::check_theorem1_setup(&eta, &s("1"), &gamma, &s("10"), &s("2"))?;
     let thm1 = rgm::theorem1_eps(&eta, &gamma, 10, &s("2"), 20)?;
-    println!("HMB Theorem 1, eta=0.1 gamma=0.01 d=10 alpha=2: eps = {}", thm1.to_f64());
+    println!(
+        "HMB Theorem 1, eta=0.1 gamma=0.01 d=10 alpha=2: eps = {}",
+        thm1.to_f64()
+    );
     match rgm::theorem1_eps(&eta, &gamma, 10, &s("6"), 20) {
         Ok(_) => println!("alpha = 6 accepted?!"),
         Err(e) => println!("alpha = 6: {e}"),
@@ -59,8 +62,16 @@ fn main() -> dpaudit::Result<()> {
 
     // A model family from the registry (Laplace, scale 1, sensitivity 1): its exact ε(δ)
     // through the same divergence API.
-    let lap = Pair::Model(ModelPair(Arc::new(LaplacePair::new(s("0"), s("1"), s("1"))?)));
+    let lap = Pair::Model(ModelPair(Arc::new(LaplacePair::new(
+        s("0"),
+        s("1"),
+        s("1"),
+    )?)));
     let e = divergence::eps_for_delta(&lap, &s("1e-5"), 12, Method::Auto)?;
-    println!("{lap}: exact eps(1e-5) = {} ({} digits)", e.to_f64(), e.digits);
+    println!(
+        "{lap}: exact eps(1e-5) = {} ({} digits)",
+        e.to_f64(),
+        e.digits
+    );
     Ok(())
 }

@@ -155,7 +155,10 @@ fn gaussian_ks() {
 #[test]
 fn laplace_ks() {
     use dpaudit::dist::laplace::Laplace;
-    for (i, (mu, b)) in [(0.0, 1.0), (2.5, 0.01), (-3.0, 30.0)].into_iter().enumerate() {
+    for (i, (mu, b)) in [(0.0, 1.0), (2.5, 0.01), (-3.0, 30.0)]
+        .into_iter()
+        .enumerate()
+    {
         let lap = Laplace::new(mu, b).unwrap();
         let mut xs = vec![0.0; 1_000_000];
         lap.sample_many(&mut chunk_rng(900 + i as u64, 0), &mut xs);

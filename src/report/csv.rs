@@ -60,36 +60,6 @@ impl Table {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn number_format() {
-        assert_eq!(fmt_num(0.5), "0.5");
-        assert_eq!(fmt_num(1.0 / 3.0), "0.333333333333");
-        assert_eq!(fmt_num(1234.5678), "1234.5678");
-        assert_eq!(fmt_num(1.5e-7), "1.5e-7");
-        assert_eq!(fmt_num(0.0), "0");
-        assert_eq!(fmt_num(f64::INFINITY), "inf");
-        assert_eq!(fmt_sig(2.0 / 3.0, 4), "0.6667");
-    }
-
-    #[test]
-    fn atomic_write_replaces_and_leaves_no_tmp() {
-        let dir = std::env::temp_dir().join(format!("dpaudit-csv-test-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("t.csv");
-        let mut t = Table::new(&["a", "b"]);
-        t.push(vec!["1".into(), "x,y".into()]);
-        t.write(&p).unwrap();
-        t.write(&p).unwrap();
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "a,b\n1,\"x,y\"\n");
-        assert!(!tmp_path(&p).exists());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-}
-
 impl crate::compare::golden::GoldenSummary {
     /// The CSV table of every row (deterministic: no timings).
     pub fn table(&self) -> Table {
@@ -152,5 +122,35 @@ impl crate::compare::golden::GoldenSummary {
             ]);
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_format() {
+        assert_eq!(fmt_num(0.5), "0.5");
+        assert_eq!(fmt_num(1.0 / 3.0), "0.333333333333");
+        assert_eq!(fmt_num(1234.5678), "1234.5678");
+        assert_eq!(fmt_num(1.5e-7), "1.5e-7");
+        assert_eq!(fmt_num(0.0), "0");
+        assert_eq!(fmt_num(f64::INFINITY), "inf");
+        assert_eq!(fmt_sig(2.0 / 3.0, 4), "0.6667");
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_tmp() {
+        let dir = std::env::temp_dir().join(format!("dpaudit-csv-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("t.csv");
+        let mut t = Table::new(&["a", "b"]);
+        t.push(vec!["1".into(), "x,y".into()]);
+        t.write(&p).unwrap();
+        t.write(&p).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "a,b\n1,\"x,y\"\n");
+        assert!(!tmp_path(&p).exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -182,7 +182,10 @@ fn laplace_spec_errors_name_the_field() {
     assert!(e.contains("mechanism.scale"), "{e}");
     let with_sigma = LAPLACE.replace("scale = \"0.5\"", "scale = \"0.5\"\n    sigma = 1");
     let e = err_of(&with_sigma);
-    assert!(e.contains("mechanism.sigma") && e.contains("does not take it"), "{e}");
+    assert!(
+        e.contains("mechanism.sigma") && e.contains("does not take it"),
+        "{e}"
+    );
     let bad_scale = LAPLACE.replace("scale = \"0.5\"", "scale = \"-1\"");
     let e = err_of(&bad_scale);
     assert!(e.contains("scale = -1"), "{e}");
