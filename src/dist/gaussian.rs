@@ -93,18 +93,6 @@ impl ScalarDist for Gaussian {
         (f64::NEG_INFINITY, f64::INFINITY)
     }
 
-    fn atoms(&self) -> Vec<f64> {
-        Vec::new()
-    }
-
-    fn ln_mass(&self, _x: f64) -> f64 {
-        f64::NEG_INFINITY
-    }
-
-    fn ln_mass_mp(&self, x: &Float) -> Float {
-        Float::with_val(x.prec(), f64::NEG_INFINITY)
-    }
-
     fn ln_pdf(&self, x: f64) -> f64 {
         f64s::log_norm_pdf((x - self.mu) / self.sigma) - self.ln_sigma
     }

@@ -90,15 +90,6 @@ impl ScalarDist for Laplace {
     fn support(&self) -> (f64, f64) {
         (f64::NEG_INFINITY, f64::INFINITY)
     }
-    fn atoms(&self) -> Vec<f64> {
-        Vec::new()
-    }
-    fn ln_mass(&self, _x: f64) -> f64 {
-        f64::NEG_INFINITY
-    }
-    fn ln_mass_mp(&self, x: &Float) -> Float {
-        Float::with_val(x.prec(), f64::NEG_INFINITY)
-    }
     fn ln_pdf(&self, x: f64) -> f64 {
         -(x - self.mu).abs() / self.scale - (2.0 * self.scale).ln()
     }

@@ -21,6 +21,27 @@
 use rand::Rng;
 use rug::Float;
 
+/// The accessors `mu`, `sigma` and `bounds` of the clipped laws (parent N(μ, σ²), interval
+/// [a, b]), with the doc line of `bounds` given.
+macro_rules! clipped_accessors {
+    ($bounds_doc:literal) => {
+        /// The location μ of the parent Gaussian.
+        pub fn mu(&self) -> f64 {
+            self.mu
+        }
+
+        /// The scale σ of the parent Gaussian.
+        pub fn sigma(&self) -> f64 {
+            self.sigma
+        }
+
+        #[doc = $bounds_doc]
+        pub fn bounds(&self) -> (f64, f64) {
+            (self.a, self.b)
+        }
+    };
+}
+
 pub mod gaussian;
 pub mod gaussian_dd;
 pub mod laplace;
@@ -50,12 +71,18 @@ pub use truncated::Truncated;
 pub trait ScalarDist {
     /// Closed hull [lo, hi] of the support (lo or hi may be infinite).
     fn support(&self) -> (f64, f64);
-    /// Atom locations, increasing (empty for a continuous law).
-    fn atoms(&self) -> Vec<f64>;
-    /// log P(X = x): finite at the atoms, −∞ elsewhere.
-    fn ln_mass(&self, x: f64) -> f64;
-    /// [`ScalarDist::ln_mass`] at the precision of `x`.
-    fn ln_mass_mp(&self, x: &Float) -> Float;
+    /// Atom locations, increasing (empty for a continuous law, the default).
+    fn atoms(&self) -> Vec<f64> {
+        Vec::new()
+    }
+    /// log P(X = x): finite at the atoms, −∞ elsewhere (the default: −∞ everywhere, no atoms).
+    fn ln_mass(&self, _x: f64) -> f64 {
+        f64::NEG_INFINITY
+    }
+    /// [`ScalarDist::ln_mass`] at the precision of `x` (the default: −∞, no atoms).
+    fn ln_mass_mp(&self, x: &Float) -> Float {
+        Float::with_val(x.prec(), f64::NEG_INFINITY)
+    }
     /// Log-density of the continuous part (−∞ outside its support).
     fn ln_pdf(&self, x: f64) -> f64;
     /// Density of the continuous part, by the direct formula (may underflow to 0 in far tails,

@@ -77,21 +77,15 @@ pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certi
             let diff = Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b);
             hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), *d, &e, digits)
         }
-        Pair::Rgm {
-            d,
-            gamma,
-            sigma2,
-            n1,
-            n2,
-            dist,
-        } => {
+        Pair::Rgm { .. } => {
+            let (d, [gamma, sigma2, n1, n2, dist]) = pair.rgm_parts().expect("an RGM pair");
             let g = gamma.mp(hp);
             let (a, b) = (n1.mp(hp), n2.mp(hp));
             let base = sigma2.mp(hp);
             let s1 = Float::with_val(hp, &g * Float::with_val(hp, a.square_ref())) + &base;
             let s2 = Float::with_val(hp, &g * Float::with_val(hp, b.square_ref())) + &base;
             let diff = Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b) * &g;
-            hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), *d, &e, digits)
+            hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), d, &e, digits)
         }
         other => Err(Error::Unsupported(format!(
             "profile_dd::hockey_stick_pair handles GaussianDd and Rgm pairs only, not {other:?}"
