@@ -2,7 +2,7 @@
 //! sampler every other sampler is benchmarked against.
 
 use super::{ln_mp, mpf, ScalarDist};
-use crate::error::{check_finite, check_positive, Result};
+use crate::error::Result;
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
 use rand::Rng;
@@ -45,8 +45,7 @@ pub struct Gaussian {
 impl Gaussian {
     /// N(μ, σ²) from the mean `mu` (finite) and the standard deviation `sigma` (finite, > 0).
     pub fn new(mu: f64, sigma: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("sigma", sigma)?;
+        super::check_location_scale(mu, "sigma", sigma)?;
         Ok(Gaussian {
             mu,
             sigma,

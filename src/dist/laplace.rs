@@ -21,7 +21,7 @@
 
 use super::stream::StreamRng;
 use super::ScalarDist;
-use crate::error::{check_finite, check_positive, Result};
+use crate::error::Result;
 use crate::model::{LocationModel, ModelFamily, PairModel, ParamLookup, Which};
 use crate::scalar::Scalar;
 use rand::Rng;
@@ -55,8 +55,7 @@ pub struct Laplace {
 impl Laplace {
     /// Lap(μ, b) from the location `mu` (finite) and the scale `scale` (finite, > 0).
     pub fn new(mu: f64, scale: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("scale", scale)?;
+        super::check_location_scale(mu, "scale", scale)?;
         Ok(Laplace { mu, scale })
     }
 

@@ -18,6 +18,7 @@
 //! gives each fixed-size chunk of a long run its own stream, so the output does not depend on how
 //! chunks are assigned to threads.
 
+use crate::error::{check_finite, check_interval, check_positive, Result};
 use rand::Rng;
 use rug::Float;
 
@@ -98,6 +99,22 @@ pub trait ScalarDist {
     fn cdf_mp(&self, x: &Float) -> Float;
     /// [`ScalarDist::sf`] at the precision of `x`.
     fn sf_mp(&self, x: &Float) -> Float;
+}
+
+/// Checks the parameters of a location-scale law: the location `mu` finite, the scale (named
+/// `scale_name` in errors) finite and > 0.
+pub(crate) fn check_location_scale(mu: f64, scale_name: &str, scale: f64) -> Result<()> {
+    check_finite("mu", mu)?;
+    check_positive(scale_name, scale)?;
+    Ok(())
+}
+
+/// Checks the parameters of a clipped law (μ finite, σ > 0, a < b finite) and returns the
+/// standardised ends ((a − μ)/σ, (b − μ)/σ).
+pub(crate) fn standardised_ends(mu: f64, sigma: f64, a: f64, b: f64) -> Result<(f64, f64)> {
+    check_location_scale(mu, "sigma", sigma)?;
+    check_interval(a, b)?;
+    Ok(((a - mu) / sigma, (b - mu) / sigma))
 }
 
 /// A uniform double in [0, 1) with 53 random bits (the top bits of one `u64`).

@@ -2,7 +2,7 @@
 //! density on (a, b) plus atoms at a and b.
 
 use super::{ln_mp, mpf, ExactBernoulli, ScalarDist, Truncated};
-use crate::error::{check_finite, check_interval, check_positive, Result};
+use crate::error::Result;
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
 use rand::Rng;
@@ -74,11 +74,7 @@ pub struct Rectified {
 impl Rectified {
     /// R(μ, σ, [a, b]) from `mu` (finite), `sigma` (finite, > 0) and `a < b` (finite).
     pub fn new(mu: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("sigma", sigma)?;
-        check_interval(a, b)?;
-        let alpha = (a - mu) / sigma;
-        let beta = (b - mu) / sigma;
+        let (alpha, beta) = super::standardised_ends(mu, sigma, a, b)?;
         // Near atom `near`, left with probability Φ(x_near) (x_near = −A or B); far atom given
         // that: Φ(x_far)/Φ(x_near).
         let far_regime = |near: f64, far: f64, x_near: f64, x_far: f64| {

@@ -3,7 +3,7 @@
 //! σ outside [a, b].
 
 use super::{ln_mp, mpf, u01, ScalarDist};
-use crate::error::{check_finite, check_interval, check_positive, Error, Result};
+use crate::error::{Error, Result};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
@@ -127,11 +127,7 @@ impl Truncated {
     /// Errors name the offending parameter; also errors if the standardised endpoints overflow
     /// (|a − μ|/σ beyond ≈ 10¹⁵⁴), where Z(μ) is not representable even in log space.
     pub fn new(mu: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("sigma", sigma)?;
-        check_interval(a, b)?;
-        let alpha = (a - mu) / sigma;
-        let beta = (b - mu) / sigma;
+        let (alpha, beta) = super::standardised_ends(mu, sigma, a, b)?;
         let w = (b - a) / sigma;
         let side = if alpha > 0.0 {
             Side::Upper

@@ -53,11 +53,40 @@ impl Bounded {
         (-k * (self.mu1 + self.mu2) / 2.0, k)
     }
 
+    /// The pair of output laws built by `make` (e.g. [`Pair::rectified`]) from the parameters.
+    fn pair(
+        &self,
+        make: fn(Scalar, Scalar, Scalar, Scalar, Scalar) -> Result<Pair>,
+    ) -> Result<Pair> {
+        make(
+            self.mu1.into(),
+            self.mu2.into(),
+            self.sigma.into(),
+            self.a.into(),
+            self.b.into(),
+        )
+    }
+
+    /// The samplers on x and x′, built by `make(μ, σ, a, b)`.
+    fn samplers<T>(&self, make: fn(f64, f64, f64, f64) -> Result<T>) -> Result<[T; 2]> {
+        Ok([
+            make(self.mu1, self.sigma, self.a, self.b)?,
+            make(self.mu2, self.sigma, self.a, self.b)?,
+        ])
+    }
+
     fn fmt_params(&self) -> String {
         format!(
             "mu1={}, mu2={}, sigma={}, a={}, b={}",
             self.mu1, self.mu2, self.sigma, self.a, self.b
         )
+    }
+}
+
+/// Replaces each draw y in `out` by its statistic `stat_of(y)`.
+fn map_to_statistic(out: &mut [f64], stat_of: impl Fn(f64) -> f64) {
+    for o in out.iter_mut() {
+        *o = stat_of(*o);
     }
 }
 
@@ -85,10 +114,7 @@ impl RectifiedMechanism {
         let atom_b = log_ndtr(-z(b, mu1)) - log_ndtr(-z(b, mu2));
         Ok(RectifiedMechanism {
             p,
-            sampler: [
-                Rectified::new(mu1, sigma, a, b)?,
-                Rectified::new(mu2, sigma, a, b)?,
-            ],
+            sampler: p.samplers(Rectified::new)?,
             atom_llr: [atom_a, atom_b],
         })
     }
@@ -131,9 +157,7 @@ impl Mechanism for RectifiedMechanism {
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
         self.sampler[side_index(side)].sample_many(rng, out);
-        for o in out.iter_mut() {
-            *o = self.stat_of(stat, *o);
-        }
+        map_to_statistic(out, |y| self.stat_of(stat, y));
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
@@ -152,17 +176,7 @@ impl Mechanism for RectifiedMechanism {
     }
 
     fn claimed_eps(&self, delta: f64) -> Result<f64> {
-        let p = &self.p;
-        pair_eps(
-            &Pair::rectified(
-                p.mu1.into(),
-                p.mu2.into(),
-                p.sigma.into(),
-                p.a.into(),
-                p.b.into(),
-            )?,
-            delta,
-        )
+        pair_eps(&self.p.pair(Pair::rectified)?, delta)
     }
 
     fn claim_source(&self) -> String {
@@ -189,10 +203,7 @@ impl TruncatedMechanism {
     /// sampler cannot represent Z(μ_i)).
     pub fn new(mu1: f64, mu2: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
         let p = Bounded::new(mu1, mu2, sigma, a, b)?;
-        let sampler = [
-            Truncated::new(mu1, sigma, a, b)?,
-            Truncated::new(mu2, sigma, a, b)?,
-        ];
+        let sampler = p.samplers(Truncated::new)?;
         let ln_z_ratio = sampler[1].ln_normaliser() - sampler[0].ln_normaliser();
         if !ln_z_ratio.is_finite() {
             return Err(Error::invalid(
@@ -231,17 +242,7 @@ impl TruncatedMechanism {
     }
 
     pub(crate) fn claim(&self, delta: f64) -> Result<f64> {
-        let p = &self.p;
-        pair_eps(
-            &Pair::truncated(
-                p.mu1.into(),
-                p.mu2.into(),
-                p.sigma.into(),
-                p.a.into(),
-                p.b.into(),
-            )?,
-            delta,
-        )
+        pair_eps(&self.p.pair(Pair::truncated)?, delta)
     }
 }
 
@@ -252,9 +253,7 @@ impl Mechanism for TruncatedMechanism {
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
         self.sampler[side_index(side)].sample_many(rng, out);
-        for o in out.iter_mut() {
-            *o = self.stat_of(stat, *o);
-        }
+        map_to_statistic(out, |y| self.stat_of(stat, y));
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
