@@ -656,6 +656,35 @@ pub fn gaussian_tail_ln_bound(ln_c: f64, dist: f64, s: f64, absz: f64, k: [f64; 
     ln_c - dist * dist / (2.0 * s * s) + poly.ln()
 }
 
+/// Sorts quadrature breakpoints and drops repeats; an error if any is NaN (parameters outside
+/// the range a route can integrate).
+pub(crate) fn sort_breakpoints(pts: &mut Vec<Float>) -> Result<()> {
+    if pts.iter().any(|x| x.is_nan()) {
+        return Err(Error::Undefined(
+            "quadrature breakpoints are not numbers: the parameters are outside the range \
+             this route can integrate"
+                .into(),
+        ));
+    }
+    pts.sort_by(|a, b| a.total_cmp(b));
+    pts.dedup();
+    Ok(())
+}
+
+/// Σ c_k x^k into `acc` by Horner's rule (x given also as |x| in `xf`), with the matching
+/// magnitude bound Σ mag_k |x|^k returned.
+fn horner(acc: &mut Float, c: &[Float], mag: &[f64], x: &Float, xf: f64) -> f64 {
+    let n = c.len();
+    acc.assign(&c[n - 1]);
+    let mut m = mag[n - 1];
+    for k in (0..n - 1).rev() {
+        *acc *= x;
+        *acc += &c[k];
+        m = m * xf + mag[k];
+    }
+    m
+}
+
 mod gaussian;
 pub use gaussian::*;
 

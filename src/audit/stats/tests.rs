@@ -381,18 +381,26 @@ const TAILS: &[(u64, u64, f64, f64, f64)] = &[
     ),
 ];
 
+/// Checks two computed values against their references to 1e-10 relative (`what` names the
+/// case) and folds their relative errors into `worst`.
+fn check_two(worst: &mut f64, got: [f64; 2], want: [f64; 2], what: &dyn Fn() -> String) {
+    let e = [rel(got[0], want[0]), rel(got[1], want[1])];
+    *worst = worst.max(e[0]).max(e[1]);
+    assert!(
+        e[0] < 1e-10 && e[1] < 1e-10,
+        "{}: {got:?} vs {want:?} (relative errors {e:?})",
+        what()
+    );
+}
+
 #[test]
 fn binomial_tails_match_mpmath() {
     let mut worst: f64 = 0.0;
     for &(k, n, p, cdf, sf) in TAILS {
-        let c = binom_cdf(k, n, p).unwrap();
-        let s = binom_sf(k, n, p).unwrap();
-        let (e1, e2) = (rel(c, cdf), rel(s, sf));
-        worst = worst.max(e1).max(e2);
-        assert!(
-            e1 < 1e-10 && e2 < 1e-10,
-            "k={k} n={n} p={p}: cdf {c} vs {cdf} ({e1:.1e}), sf {s} vs {sf} ({e2:.1e})"
-        );
+        let got = [binom_cdf(k, n, p).unwrap(), binom_sf(k, n, p).unwrap()];
+        check_two(&mut worst, got, [cdf, sf], &|| {
+            format!("k={k} n={n} p={p}: cdf, sf")
+        });
     }
     eprintln!("binomial tails: worst relative error {worst:.2e}");
 }
@@ -494,12 +502,8 @@ fn clopper_pearson_matches_mpmath() {
     for (k, n, beta, lo, up) in cp_rows() {
         let l = cp_lower(k, n, beta).unwrap_or_else(|e| panic!("{k} {n} {beta}: {e}"));
         let u = cp_upper(k, n, beta).unwrap();
-        let (el, eu) = (rel(l, lo), rel(u, up));
-        worst = worst.max(el).max(eu);
-        assert!(
-            el < 1e-10 && eu < 1e-10,
-            "k={k} n={n} beta={beta}: lower {l:e} vs {lo:e} ({el:.1e}), upper {u:e} vs {up:e} ({eu:.1e})"
-        );
+        let what = || format!("k={k} n={n} beta={beta}: lower, upper");
+        check_two(&mut worst, [l, u], [lo, up], &what);
     }
     eprintln!("Clopper–Pearson: worst relative error {worst:.2e}");
 }

@@ -271,6 +271,30 @@ fn cost_truncated() {
     }
 }
 
+/// N(Δ = 1, σ1 = 1) vs σ2 = 1.1 in d = 1000.
+fn dd_1000() -> Pair {
+    Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap()
+}
+
+/// An RGM pair (d = 10, γ = σ² = 1, dist = 0.5) whose norms n1, n2 differ in the 7th digit.
+fn rgm_near() -> Pair {
+    Pair::rgm(
+        10,
+        sc("1"),
+        sc("1"),
+        sc("1.000001"),
+        sc("1.000002"),
+        sc("0.5"),
+    )
+    .unwrap()
+}
+
+/// Checks the quadrature Rényi divergence of order `alpha` against the reference `name` at
+/// `digits`.
+fn check_renyi(name: &str, pair: &Pair, alpha: &str, digits: u32) {
+    check(name, renyi(pair, &sc(alpha), digits), digits);
+}
+
 #[test]
 fn renyi_gaussian_and_dd() {
     for al in ["2", "1.001", "100"] {
@@ -280,21 +304,13 @@ fn renyi_gaussian_and_dd() {
             30,
         );
     }
-    let dd = Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap();
+    let dd = dd_1000();
     check("renyi_dd_2", renyi(&dd, &sc("2"), 30), 30);
     check("renyi_dd_1.001", renyi(&dd, &sc("1.001"), 30), 30);
     let eq = Pair::gaussian_dd(sc("1"), sc("1"), sc("1"), 1000).unwrap();
     check("renyi_dd_eq_d1000", renyi(&eq, &sc("2"), 30), 30);
     // n1, n2 differ in the 7th digit.
-    let rgm = Pair::rgm(
-        10,
-        sc("1"),
-        sc("1"),
-        sc("1.000001"),
-        sc("1.000002"),
-        sc("0.5"),
-    )
-    .unwrap();
+    let rgm = rgm_near();
     check("renyi_rgm_2", renyi(&rgm, &sc("2"), 30), 30);
     // σ_α² ≤ 0: +∞.
     let inf = Pair::gaussian_dd(sc("1"), sc("2"), sc("1"), 3).unwrap();
@@ -304,89 +320,33 @@ fn renyi_gaussian_and_dd() {
 #[test]
 fn renyi_bounded_families() {
     for al in ["2", "1.001", "100"] {
-        check(
-            &format!("renyi_rect_{al}"),
-            renyi(&rect("0.3", "1.3"), &sc(al), 30),
-            30,
-        );
-        check(
-            &format!("renyi_trunc_{al}"),
-            renyi(&trunc("0.3", "1.3"), &sc(al), 30),
-            30,
-        );
+        check_renyi(&format!("renyi_rect_{al}"), &rect("0.3", "1.3"), al, 30);
+        check_renyi(&format!("renyi_trunc_{al}"), &trunc("0.3", "1.3"), al, 30);
     }
-    check(
-        "renyi_rect_far9",
-        renyi(&rect("10", "11"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_rect_far9_1.001",
-        renyi(&rect("10", "11"), &sc("1.001"), 30),
-        30,
-    );
-    check(
-        "renyi_trunc_far9",
-        renyi(&trunc("10", "11"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_rect_far41",
-        renyi(&rect("42", "43"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_trunc_far41",
-        renyi(&trunc("42", "43"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_trunc_far41_1.001",
-        renyi(&trunc("42", "43"), &sc("1.001"), 30),
-        30,
-    );
-    check("renyi_sign_2", renyi(&sign("0.3", "1.3"), &sc("2"), 30), 30);
-    check(
-        "renyi_sign_1.001",
-        renyi(&sign("0.3", "1.3"), &sc("1.001"), 30),
-        30,
-    );
-    check("renyi_sign_far", renyi(&sign("-9", "-8"), &sc("2"), 30), 30);
+    check_renyi("renyi_rect_far9", &rect("10", "11"), "2", 30);
+    check_renyi("renyi_rect_far9_1.001", &rect("10", "11"), "1.001", 30);
+    check_renyi("renyi_trunc_far9", &trunc("10", "11"), "2", 30);
+    check_renyi("renyi_rect_far41", &rect("42", "43"), "2", 30);
+    check_renyi("renyi_trunc_far41", &trunc("42", "43"), "2", 30);
+    check_renyi("renyi_trunc_far41_1.001", &trunc("42", "43"), "1.001", 30);
+    check_renyi("renyi_sign_2", &sign("0.3", "1.3"), "2", 30);
+    check_renyi("renyi_sign_1.001", &sign("0.3", "1.3"), "1.001", 30);
+    check_renyi("renyi_sign_far", &sign("-9", "-8"), "2", 30);
 }
 
 #[test]
 fn renyi_50_digits() {
-    check(
-        "renyi_trunc_2",
-        renyi(&trunc("0.3", "1.3"), &sc("2"), 50),
-        50,
-    );
-    check("renyi_rect_2", renyi(&rect("0.3", "1.3"), &sc("2"), 50), 50);
-    check(
-        "renyi_dd_2",
-        renyi(
-            &Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap(),
-            &sc("2"),
-            50,
-        ),
-        50,
-    );
+    check_renyi("renyi_trunc_2", &trunc("0.3", "1.3"), "2", 50);
+    check_renyi("renyi_rect_2", &rect("0.3", "1.3"), "2", 50);
+    check_renyi("renyi_dd_2", &dd_1000(), "2", 50);
 }
 
 #[test]
 fn kl_all_families() {
     check("kl_gauss", kl(&gauss("0", "1", "1"), 30), 30);
-    let dd = Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap();
+    let dd = dd_1000();
     check("kl_dd", kl(&dd, 30), 30);
-    let rgm = Pair::rgm(
-        10,
-        sc("1"),
-        sc("1"),
-        sc("1.000001"),
-        sc("1.000002"),
-        sc("0.5"),
-    )
-    .unwrap();
+    let rgm = rgm_near();
     check("kl_rgm", kl(&rgm, 30), 30);
     check("kl_rect", kl(&rect("0.3", "1.3"), 30), 30);
     check("kl_rect_far9", kl(&rect("10", "11"), 30), 30);
