@@ -376,25 +376,25 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
         }
     };
     match quantity {
-        Quantity::Renyi => {
-            let p = Params::new(map, context, &accepted(&["alpha"], false)?)?;
+        Quantity::Renyi | Quantity::Kl | Quantity::HockeyStickDelta | Quantity::EpsForDelta => {
+            // The divergences of a pair, each with its one extra parameter (none for KL).
+            let extra: &[&str] = match quantity {
+                Quantity::Renyi => &["alpha"],
+                Quantity::Kl => &[],
+                Quantity::HockeyStickDelta => &["eps"],
+                _ => &["delta"],
+            };
+            let p = Params::new(map, context, &accepted(extra, false)?)?;
             let pair = build_pair(family()?, &p)?;
-            divergence::renyi(&pair, &p.scalar("alpha")?, digits, opts.method)
-        }
-        Quantity::Kl => {
-            let p = Params::new(map, context, &accepted(&[], false)?)?;
-            let pair = build_pair(family()?, &p)?;
-            divergence::kl(&pair, digits, opts.method)
-        }
-        Quantity::HockeyStickDelta => {
-            let p = Params::new(map, context, &accepted(&["eps"], false)?)?;
-            let pair = build_pair(family()?, &p)?;
-            divergence::hockey_stick(&pair, &p.scalar("eps")?, digits, opts.method)
-        }
-        Quantity::EpsForDelta => {
-            let p = Params::new(map, context, &accepted(&["delta"], false)?)?;
-            let pair = build_pair(family()?, &p)?;
-            divergence::eps_for_delta(&pair, &p.scalar("delta")?, digits, opts.method)
+            let m = opts.method;
+            match quantity {
+                Quantity::Renyi => divergence::renyi(&pair, &p.scalar("alpha")?, digits, m),
+                Quantity::Kl => divergence::kl(&pair, digits, m),
+                Quantity::HockeyStickDelta => {
+                    divergence::hockey_stick(&pair, &p.scalar("eps")?, digits, m)
+                }
+                _ => divergence::eps_for_delta(&pair, &p.scalar("delta")?, digits, m),
+            }
         }
         Quantity::Fisher => {
             let p = Params::new(map, context, &accepted(&[], true)?)?;
