@@ -410,15 +410,17 @@ fn roots(c: &[Float], e: &Float, prec: u32) -> Vec<Float> {
     r
 }
 
-/// ∫_u^v p1·LLR over [u, v] (None = infinite), split at the roots of LLR: a signed value.
+/// ∫ p1·LLR over the support [u, v] (None = the whole line), LLR = log(p1/p2) of the
+/// log-densities q1, q2, split at the roots of LLR: a signed value.
 fn int_times_llr(
     ctx: &Ctx,
     q1: &Quadratic,
-    l: &Llr,
-    u: Option<&Float>,
-    v: Option<&Float>,
+    q2: &Quadratic,
+    support: Option<(&Float, &Float)>,
 ) -> Result<Val> {
     let p = ctx.prec;
+    let l = &llr(q1, q2, p);
+    let (u, v) = support.unzip();
     let zero = Float::new(p);
     let rs: Vec<Float> = roots(&l.c, &zero, p)
         .into_iter()

@@ -83,11 +83,27 @@ impl Bounded {
     }
 }
 
-/// Replaces each draw y in `out` by its statistic `stat_of(y)`.
-fn map_to_statistic(out: &mut [f64], stat_of: impl Fn(f64) -> f64) {
-    for o in out.iter_mut() {
-        *o = stat_of(*o);
-    }
+/// `name` (`family(mu1=…, …)`) and `sample_statistic` (the side's sampler, each draw mapped to
+/// the statistic by `stat_of`) of a rectified or truncated mechanism.
+macro_rules! bounded_name_and_sampling {
+    ($family:literal) => {
+        fn name(&self) -> String {
+            format!(concat!($family, "({})"), self.p.fmt_params())
+        }
+
+        fn sample_statistic(
+            &self,
+            side: Side,
+            stat: Statistic,
+            rng: &mut StreamRng,
+            out: &mut [f64],
+        ) {
+            self.sampler[side_index(side)].sample_many(rng, out);
+            for o in out.iter_mut() {
+                *o = self.stat_of(stat, *o);
+            }
+        }
+    };
 }
 
 /// The rectified Gaussian mechanism clip(μ_i + N(0, σ²), a, b) (HG Def. 3.1; docs/formulas.md §1).
@@ -151,14 +167,7 @@ impl RectifiedMechanism {
 }
 
 impl Mechanism for RectifiedMechanism {
-    fn name(&self) -> String {
-        format!("rectified({})", self.p.fmt_params())
-    }
-
-    fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        self.sampler[side_index(side)].sample_many(rng, out);
-        map_to_statistic(out, |y| self.stat_of(stat, y));
-    }
+    bounded_name_and_sampling!("rectified");
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
         match stat {
@@ -247,14 +256,7 @@ impl TruncatedMechanism {
 }
 
 impl Mechanism for TruncatedMechanism {
-    fn name(&self) -> String {
-        format!("truncated({})", self.p.fmt_params())
-    }
-
-    fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        self.sampler[side_index(side)].sample_many(rng, out);
-        map_to_statistic(out, |y| self.stat_of(stat, y));
-    }
+    bounded_name_and_sampling!("truncated");
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
         self.range(stat)

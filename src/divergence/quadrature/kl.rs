@@ -56,17 +56,17 @@ pub(super) fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
         Pair::Model(_) => Err(model::generic_only()),
         Pair::Gaussian { mu1, mu2, sigma } => {
             let (q1, q2) = gauss_q(ctx, mu1, mu2, sigma);
-            int_times_llr(ctx, &q1, &llr(&q1, &q2, p), None, None)
+            int_times_llr(ctx, &q1, &q2, None)
         }
         Pair::GaussianDd { .. } | Pair::Rgm { .. } => {
             let (s1, s2, dist, d) = dd_params(ctx, pair).unwrap();
             let zero = Float::new(p);
             let q2 = Quadratic::log_normal(&zero, &s2, p);
             let q1 = Quadratic::log_normal(&dist, &s1, p);
-            let mut acc = int_times_llr(ctx, &q1, &llr(&q1, &q2, p), None, None)?;
+            let mut acc = int_times_llr(ctx, &q1, &q2, None)?;
             if d > 1 && s1 != s2 {
                 let q10 = Quadratic::log_normal(&zero, &s1, p);
-                let k0 = int_times_llr(ctx, &q10, &llr(&q10, &q2, p), None, None)?;
+                let k0 = int_times_llr(ctx, &q10, &q2, None)?;
                 let dm1 = Float::with_val(p, d - 1);
                 acc = add(
                     &acc,
@@ -85,7 +85,7 @@ pub(super) fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
             let z1 = val_of(&z1q);
             let lz1 = log_of(&z1q)?;
             let lz2 = log_of(&c.mass(ctx, &c.q2)?)?;
-            let k = int_times_llr(ctx, &c.q1, &llr(&c.q1, &c.q2, p), Some(&c.a), Some(&c.b))?;
+            let k = int_times_llr(ctx, &c.q1, &c.q2, Some((&c.a, &c.b)))?;
             // KL = K/Z1 + log Z2 − log Z1
             let ratio = Float::with_val(p, &k.v / &z1.v);
             let z1e = Float::with_val(EP, &z1.v);
@@ -98,7 +98,7 @@ pub(super) fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
         }
         Pair::Rectified { .. } => {
             let c = Clip::of(ctx, pair);
-            let acc = int_times_llr(ctx, &c.q1, &llr(&c.q1, &c.q2, p), Some(&c.a), Some(&c.b))?;
+            let acc = int_times_llr(ctx, &c.q1, &c.q2, Some((&c.a, &c.b)))?;
             c.add_atoms(ctx, acc, |l1, l2| atom_kl(ctx, l1, l2))
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {

@@ -341,72 +341,46 @@ fn renyi_50_digits() {
     check_renyi("renyi_dd_2", &dd_1000(), "2", 50);
 }
 
+/// Checks the quadrature KL divergence against the reference `name` at 30 digits.
+fn check_kl(name: &str, pair: &Pair) {
+    check(name, kl(pair, 30), 30);
+}
+
 #[test]
 fn kl_all_families() {
-    check("kl_gauss", kl(&gauss("0", "1", "1"), 30), 30);
+    check_kl("kl_gauss", &gauss("0", "1", "1"));
     let dd = dd_1000();
-    check("kl_dd", kl(&dd, 30), 30);
+    check_kl("kl_dd", &dd);
     let rgm = rgm_near();
-    check("kl_rgm", kl(&rgm, 30), 30);
-    check("kl_rect", kl(&rect("0.3", "1.3"), 30), 30);
-    check("kl_rect_far9", kl(&rect("10", "11"), 30), 30);
-    check("kl_rect_far41", kl(&rect("42", "43"), 30), 30);
-    check("kl_trunc", kl(&trunc("0.3", "1.3"), 30), 30);
-    check("kl_trunc_far41", kl(&trunc("42", "43"), 30), 30);
-    check("kl_sign", kl(&sign("0.3", "1.3"), 30), 30);
+    check_kl("kl_rgm", &rgm);
+    check_kl("kl_rect", &rect("0.3", "1.3"));
+    check_kl("kl_rect_far9", &rect("10", "11"));
+    check_kl("kl_rect_far41", &rect("42", "43"));
+    check_kl("kl_trunc", &trunc("0.3", "1.3"));
+    check_kl("kl_trunc_far41", &trunc("42", "43"));
+    check_kl("kl_sign", &sign("0.3", "1.3"));
+}
+
+/// Checks the quadrature δ(ε) against the reference `name` at 30 digits.
+fn check_hs(name: &str, pair: &Pair, eps: &str) {
+    check(name, hockey_stick(pair, &sc(eps), 30), 30);
 }
 
 #[test]
 fn hockey_stick_all_families() {
-    check(
-        "hs_gauss",
-        hockey_stick(&gauss("0", "1", "1"), &sc("1"), 30),
-        30,
-    );
-    check(
-        "hs_gauss_small",
-        hockey_stick(&gauss("0", "1", "1"), &sc("9"), 30),
-        30,
-    );
-    check(
-        "hs_rect",
-        hockey_stick(&rect("0.3", "1.3"), &sc("0.5"), 30),
-        30,
-    );
-    check(
-        "hs_rect_rev",
-        hockey_stick(&rect("1.3", "0.3"), &sc("0.5"), 30),
-        30,
-    );
-    check(
-        "hs_trunc",
-        hockey_stick(&trunc("0.3", "1.3"), &sc("0.5"), 30),
-        30,
-    );
-    check(
-        "hs_trunc_far9",
-        hockey_stick(&trunc("10", "11"), &sc("0.01"), 30),
-        30,
-    );
-    check(
-        "hs_sign",
-        hockey_stick(&sign("0.3", "1.3"), &sc("0.1"), 30),
-        30,
-    );
-    check(
-        "hs_trunc_neg41",
-        hockey_stick(&trunc("-42", "-40"), &sc("0"), 30),
-        30,
-    );
-    check(
-        "hs_trunc_far41_05",
-        hockey_stick(&trunc("42", "43"), &sc("0.5"), 30),
-        30,
-    );
+    check_hs("hs_gauss", &gauss("0", "1", "1"), "1");
+    check_hs("hs_gauss_small", &gauss("0", "1", "1"), "9");
+    check_hs("hs_rect", &rect("0.3", "1.3"), "0.5");
+    check_hs("hs_rect_rev", &rect("1.3", "0.3"), "0.5");
+    check_hs("hs_trunc", &trunc("0.3", "1.3"), "0.5");
+    check_hs("hs_trunc_far9", &trunc("10", "11"), "0.01");
+    check_hs("hs_sign", &sign("0.3", "1.3"), "0.1");
+    check_hs("hs_trunc_neg41", &trunc("-42", "-40"), "0");
+    check_hs("hs_trunc_far41_05", &trunc("42", "43"), "0.5");
     let u = Pair::gaussian_dd(sc("1"), sc("1"), sc("1.5"), 1).unwrap();
-    check("hs_uneq_d1", hockey_stick(&u, &sc("0.5"), 30), 30);
+    check_hs("hs_uneq_d1", &u, "0.5");
     let u = Pair::gaussian_dd(sc("1"), sc("1.5"), sc("1"), 1).unwrap();
-    check("hs_uneq_d1_rev", hockey_stick(&u, &sc("0.5"), 30), 30);
+    check_hs("hs_uneq_d1_rev", &u, "0.5");
     let u = Pair::gaussian_dd(sc("1"), sc("1.5"), sc("1"), 7).unwrap();
     // d > 1 with unequal variances: the χ² route of profile_dd (tested there).
     assert!(hockey_stick(&u, &sc("0.5"), 30).is_ok());
@@ -414,18 +388,21 @@ fn hockey_stick_all_families() {
 
 #[test]
 fn fisher_all_families() {
-    let loc = |fam: &str, mu: &str| {
+    // The Fisher information of the law `fam` at location `mu` (σ = 1, support [−1, 1]) against
+    // the reference `name` at 30 digits.
+    let check_fi = |name: &str, fam: &str, mu: &str| {
         let support = (fam == "rectified" || fam == "truncated").then(|| (sc("-1"), sc("1")));
-        Location::new(fam, sc(mu), sc("1"), support).unwrap()
+        let loc = Location::new(fam, sc(mu), sc("1"), support).unwrap();
+        check(name, fisher(&loc, 30), 30);
     };
     let g = Location::new("gaussian", sc("0.3"), sc("2"), None).unwrap();
     let c = fisher(&g, 30).unwrap();
     assert!(agreement_digits(&c.value, &Float::with_val(200, 0.25)) >= 30.0);
-    check("fi_rect", fisher(&loc("rectified", "0.3"), 30), 30);
-    check("fi_rect_far41", fisher(&loc("rectified", "42"), 30), 30);
-    check("fi_trunc", fisher(&loc("truncated", "0.3"), 30), 30);
-    check("fi_trunc_far9", fisher(&loc("truncated", "10"), 30), 30);
-    check("fi_trunc_far41", fisher(&loc("truncated", "42"), 30), 30);
-    check("fi_sign", fisher(&loc("stochastic_sign", "0.3"), 30), 30);
-    check("fi_sign_far", fisher(&loc("stochastic_sign", "-9"), 30), 30);
+    check_fi("fi_rect", "rectified", "0.3");
+    check_fi("fi_rect_far41", "rectified", "42");
+    check_fi("fi_trunc", "truncated", "0.3");
+    check_fi("fi_trunc_far9", "truncated", "10");
+    check_fi("fi_trunc_far41", "truncated", "42");
+    check_fi("fi_sign", "stochastic_sign", "0.3");
+    check_fi("fi_sign_far", "stochastic_sign", "-9");
 }
