@@ -232,20 +232,15 @@ fn build_pair(family: Family, p: &Params) -> Result<Pair> {
         Family::StochasticSign => {
             Pair::stochastic_sign(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?)
         }
-        Family::Rectified => Pair::rectified(
-            p.scalar("mu1")?,
-            p.scalar("mu2")?,
-            p.scalar("sigma")?,
-            p.scalar("a")?,
-            p.scalar("b")?,
-        ),
-        Family::Truncated => Pair::truncated(
-            p.scalar("mu1")?,
-            p.scalar("mu2")?,
-            p.scalar("sigma")?,
-            p.scalar("a")?,
-            p.scalar("b")?,
-        ),
+        Family::Rectified | Family::Truncated => {
+            let make = if family == Family::Rectified {
+                Pair::rectified
+            } else {
+                Pair::truncated
+            };
+            let (mu1, mu2, sigma) = (p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?);
+            make(mu1, mu2, sigma, p.scalar("a")?, p.scalar("b")?)
+        }
         Family::GaussianDd => Pair::gaussian_dd(
             p.scalar("dist")?,
             p.scalar("sigma1")?,
@@ -334,25 +329,18 @@ impl Quantity {
     }
 }
 
-impl std::fmt::Display for Quantity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+model::display_by_name!(Quantity);
 
 impl std::str::FromStr for Quantity {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        Quantity::ALL
-            .into_iter()
-            .find(|q| q.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Quantity::ALL.iter().map(|q| q.name()).collect();
-                Error::Unsupported(format!(
-                    "unknown quantity {s:?} (quantities: {})",
-                    names.join(", ")
-                ))
-            })
+        model::by_name(&Quantity::ALL, Quantity::name, s).ok_or_else(|| {
+            let names: Vec<&str> = Quantity::ALL.iter().map(|q| q.name()).collect();
+            Error::Unsupported(format!(
+                "unknown quantity {s:?} (quantities: {})",
+                names.join(", ")
+            ))
+        })
     }
 }
 
@@ -388,25 +376,25 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
         }
     };
     match quantity {
-        Quantity::Renyi => {
-            let p = Params::new(map, context, &accepted(&["alpha"], false)?)?;
+        Quantity::Renyi | Quantity::Kl | Quantity::HockeyStickDelta | Quantity::EpsForDelta => {
+            // The divergences of a pair, each with its one extra parameter (none for KL).
+            let extra: &[&str] = match quantity {
+                Quantity::Renyi => &["alpha"],
+                Quantity::Kl => &[],
+                Quantity::HockeyStickDelta => &["eps"],
+                _ => &["delta"],
+            };
+            let p = Params::new(map, context, &accepted(extra, false)?)?;
             let pair = build_pair(family()?, &p)?;
-            divergence::renyi(&pair, &p.scalar("alpha")?, digits, opts.method)
-        }
-        Quantity::Kl => {
-            let p = Params::new(map, context, &accepted(&[], false)?)?;
-            let pair = build_pair(family()?, &p)?;
-            divergence::kl(&pair, digits, opts.method)
-        }
-        Quantity::HockeyStickDelta => {
-            let p = Params::new(map, context, &accepted(&["eps"], false)?)?;
-            let pair = build_pair(family()?, &p)?;
-            divergence::hockey_stick(&pair, &p.scalar("eps")?, digits, opts.method)
-        }
-        Quantity::EpsForDelta => {
-            let p = Params::new(map, context, &accepted(&["delta"], false)?)?;
-            let pair = build_pair(family()?, &p)?;
-            divergence::eps_for_delta(&pair, &p.scalar("delta")?, digits, opts.method)
+            let m = opts.method;
+            match quantity {
+                Quantity::Renyi => divergence::renyi(&pair, &p.scalar("alpha")?, digits, m),
+                Quantity::Kl => divergence::kl(&pair, digits, m),
+                Quantity::HockeyStickDelta => {
+                    divergence::hockey_stick(&pair, &p.scalar("eps")?, digits, m)
+                }
+                _ => divergence::eps_for_delta(&pair, &p.scalar("delta")?, digits, m),
+            }
         }
         Quantity::Fisher => {
             let p = Params::new(map, context, &accepted(&[], true)?)?;
@@ -427,39 +415,25 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             };
             divergence::fisher(&loc, digits, opts.method)
         }
-        Quantity::RgmTheorem1Eps => {
+        Quantity::RgmTheorem1Eps | Quantity::RgmCorollary1Eps | Quantity::RgmOptimizedDpEps => {
             rgm_only()?;
-            let p = Params::new(map, context, &["eta", "gamma", "d", "alpha"])?;
-            bounds::rgm::theorem1_eps(
-                &p.scalar("eta")?,
-                &p.scalar("gamma")?,
-                p.dim("d")?,
-                &p.scalar("alpha")?,
-                digits,
-            )
-        }
-        Quantity::RgmCorollary1Eps => {
-            rgm_only()?;
-            let p = Params::new(map, context, &["eta", "gamma", "d", "delta"])?;
-            bounds::rgm::corollary1_eps(
-                &p.scalar("eta")?,
-                &p.scalar("gamma")?,
-                p.dim("d")?,
-                &p.scalar("delta")?,
-                digits,
-            )
-        }
-        Quantity::RgmOptimizedDpEps => {
-            rgm_only()?;
-            let p = Params::new(map, context, &["eta", "gamma", "d", "delta"])?;
-            bounds::rgm::optimized_dp_eps(
-                &p.scalar("eta")?,
-                &p.scalar("gamma")?,
-                p.dim("d")?,
-                &p.scalar("delta")?,
-                digits,
-            )
-            .map(|(eps, _alpha)| eps)
+            // (η, γ, d) and the order α (Theorem 1) or δ (the (ε, δ) bounds).
+            let last = if quantity == Quantity::RgmTheorem1Eps {
+                "alpha"
+            } else {
+                "delta"
+            };
+            let p = Params::new(map, context, &["eta", "gamma", "d", last])?;
+            let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
+            let (d, x) = (p.dim("d")?, p.scalar(last)?);
+            match quantity {
+                Quantity::RgmTheorem1Eps => bounds::rgm::theorem1_eps(&eta, &gamma, d, &x, digits),
+                Quantity::RgmCorollary1Eps => {
+                    bounds::rgm::corollary1_eps(&eta, &gamma, d, &x, digits)
+                }
+                _ => bounds::rgm::optimized_dp_eps(&eta, &gamma, d, &x, digits)
+                    .map(|(eps, _alpha)| eps),
+            }
         }
         Quantity::RhoBar => {
             if fam.parse::<Family>().ok() != Some(Family::Gaussian) {

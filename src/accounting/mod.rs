@@ -261,6 +261,15 @@ pub fn excess_moment_quad(
     })
 }
 
+/// Checks α; then the integer α (≤ [`MAX_BINOMIAL_ALPHA`], remove order) for which [`renyi`]
+/// uses the binomial closed form, or None.
+fn binomial_alpha(alpha: &Scalar, order: Order) -> Result<Option<u32>> {
+    check_alpha(alpha)?;
+    let a = alpha.mp(512);
+    let int_alpha = a.is_integer() && a <= MAX_BINOMIAL_ALPHA;
+    Ok((order == Order::Remove && int_alpha).then(|| a.to_f64() as u32))
+}
+
 /// Certified single-step Rényi divergence D_α of the subsampled Gaussian in the given order, to
 /// `digits` significant digits. Integer α ≤ [`MAX_BINOMIAL_ALPHA`] in the remove order uses the
 /// binomial closed form; everything else certified quadrature.
@@ -270,11 +279,7 @@ pub fn renyi(
     order: Order,
     digits: u32,
 ) -> Result<Certified> {
-    check_alpha(alpha)?;
-    let a = alpha.mp(512);
-    let int_alpha = a.is_integer() && a <= MAX_BINOMIAL_ALPHA;
-    if order == Order::Remove && int_alpha {
-        let n = a.to_f64() as u32;
+    if let Some(n) = binomial_alpha(alpha, order)? {
         return certify(digits, "subsampled Gaussian RDP (binomial)", |p| {
             let ex = excess_moment_binomial(m, n, p + 16);
             Ok(Float::with_val(p, ex.ln_1p() / (n - 1)))

@@ -25,8 +25,8 @@
 
 use super::engine::Grid;
 use super::mechanisms::{
-    std_normal, GaussianMechanism, Mechanism, RgmMechanism, Side, Statistic, StreamRng,
-    TruncatedMechanism,
+    bin_statistic_fn, std_normal, GaussianMechanism, Mechanism, RgmMechanism, Side, Statistic,
+    StreamRng, TruncatedMechanism,
 };
 use crate::error::{check_nonnegative, check_positive, Error, Result};
 
@@ -51,6 +51,24 @@ impl HalvedSigmaGaussian {
     }
 }
 
+/// The [`Mechanism`] methods a control takes from its specification `self.spec`: the statistic's
+/// range and the claimed ε(δ), with the claim's source marked as the specification's.
+macro_rules! spec_range_and_claim {
+    () => {
+        fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+            self.spec.statistic_range(stat)
+        }
+
+        fn claimed_eps(&self, delta: f64) -> Result<f64> {
+            self.spec.claimed_eps(delta)
+        }
+
+        fn claim_source(&self) -> String {
+            format!("claimed by the specification: {}", self.spec.claim_source())
+        }
+    };
+}
+
 impl Mechanism for HalvedSigmaGaussian {
     fn name(&self) -> String {
         format!("halved_sigma_{}", self.spec.name())
@@ -61,30 +79,14 @@ impl Mechanism for HalvedSigmaGaussian {
             .fill(side, stat, self.spec.sigma() / 2.0, rng, out)
     }
 
-    fn bin_statistic(
-        &self,
-        side: Side,
-        stat: Statistic,
-        rng: &mut StreamRng,
-        grid: &Grid,
-        n: usize,
-        counts: &mut [u32],
-    ) {
-        self.spec
-            .bin_fused(side, stat, self.spec.sigma() / 2.0, rng, grid, n, counts)
+    bin_statistic_fn! {
+        |self, side, stat, rng, grid, n, counts| {
+            self.spec
+                .bin_fused(side, stat, self.spec.sigma() / 2.0, rng, grid, n, counts)
+        }
     }
 
-    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
-        self.spec.statistic_range(stat)
-    }
-
-    fn claimed_eps(&self, delta: f64) -> Result<f64> {
-        self.spec.claimed_eps(delta)
-    }
-
-    fn claim_source(&self) -> String {
-        format!("claimed by the specification: {}", self.spec.claim_source())
-    }
+    spec_range_and_claim!();
 }
 
 /// An RGM whose noise scale is taken from the output on the other dataset of a leave-one-out
@@ -222,17 +224,7 @@ impl Mechanism for CappedRejectionTruncated {
         }
     }
 
-    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
-        self.spec.statistic_range(stat)
-    }
-
-    fn claimed_eps(&self, delta: f64) -> Result<f64> {
-        self.spec.claimed_eps(delta)
-    }
-
-    fn claim_source(&self) -> String {
-        format!("claimed by the specification: {}", self.spec.claim_source())
-    }
+    spec_range_and_claim!();
 }
 
 #[cfg(test)]

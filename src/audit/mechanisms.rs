@@ -61,6 +61,19 @@ pub enum Side {
     Q,
 }
 
+/// A [`Mechanism::bin_statistic`] with the given body, its parameters named by the caller: one
+/// spelling of the signature for the trait's default and the implementations that override it.
+macro_rules! bin_statistic_fn {
+    ($(#[$doc:meta])* |$this:ident, $side:ident, $stat:ident, $rng:ident, $grid:ident, $n:ident, $counts:ident| $body:block) => {
+        $(#[$doc])*
+        fn bin_statistic(
+            &$this, $side: Side, $stat: Statistic, $rng: &mut StreamRng, $grid: &Grid, $n: usize,
+            $counts: &mut [u32],
+        ) $body
+    };
+}
+pub(crate) use bin_statistic_fn;
+
 /// Which test statistic the audit thresholds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Statistic {
@@ -113,30 +126,24 @@ pub trait Mechanism: Sync {
     /// What [`Mechanism::claimed_eps`] is (the source of the claim), for reports.
     fn claim_source(&self) -> String;
 
-    /// Draws `n` statistics on `side` (consuming `rng` exactly as [`Mechanism::sample_statistic`]
-    /// would for the same total, in batches of [`BIN_BATCH`]) and counts them into
-    /// `counts[grid.index(t)]`. The engine's hot loop; mechanisms may override it with a fused
-    /// loop that draws, maps and bins without a buffer, as long as the counts are a
-    /// deterministic function of the generator's output.
-    fn bin_statistic(
-        &self,
-        side: Side,
-        stat: Statistic,
-        rng: &mut StreamRng,
-        grid: &Grid,
-        n: usize,
-        counts: &mut [u32],
-    ) {
-        let mut buf = [0.0f64; BIN_BATCH];
-        let mut left = n;
-        while left > 0 {
-            let m = left.min(BIN_BATCH);
-            let b = &mut buf[..m];
-            self.sample_statistic(side, stat, rng, b);
-            for &t in b.iter() {
-                counts[grid.index(t)] += 1;
+    bin_statistic_fn! {
+        /// Draws `n` statistics on `side` (consuming `rng` exactly as [`Mechanism::sample_statistic`]
+        /// would for the same total, in batches of [`BIN_BATCH`]) and counts them into
+        /// `counts[grid.index(t)]`. The engine's hot loop; mechanisms may override it with a fused
+        /// loop that draws, maps and bins without a buffer, as long as the counts are a
+        /// deterministic function of the generator's output.
+        |self, side, stat, rng, grid, n, counts| {
+            let mut buf = [0.0f64; BIN_BATCH];
+            let mut left = n;
+            while left > 0 {
+                let m = left.min(BIN_BATCH);
+                let b = &mut buf[..m];
+                self.sample_statistic(side, stat, rng, b);
+                for &t in b.iter() {
+                    counts[grid.index(t)] += 1;
+                }
+                left -= m;
             }
-            left -= m;
         }
     }
 }
@@ -160,16 +167,10 @@ impl<M: Mechanism + ?Sized> Mechanism for &M {
     fn claim_source(&self) -> String {
         (**self).claim_source()
     }
-    fn bin_statistic(
-        &self,
-        side: Side,
-        stat: Statistic,
-        rng: &mut StreamRng,
-        grid: &Grid,
-        n: usize,
-        counts: &mut [u32],
-    ) {
-        (**self).bin_statistic(side, stat, rng, grid, n, counts)
+    bin_statistic_fn! {
+        |self, side, stat, rng, grid, n, counts| {
+            (**self).bin_statistic(side, stat, rng, grid, n, counts)
+        }
     }
 }
 
@@ -321,16 +322,10 @@ impl Mechanism for GaussianMechanism {
         self.fill(side, stat, self.sigma, rng, out)
     }
 
-    fn bin_statistic(
-        &self,
-        side: Side,
-        stat: Statistic,
-        rng: &mut StreamRng,
-        grid: &Grid,
-        n: usize,
-        counts: &mut [u32],
-    ) {
-        self.bin_fused(side, stat, self.sigma, rng, grid, n, counts)
+    bin_statistic_fn! {
+        |self, side, stat, rng, grid, n, counts| {
+            self.bin_fused(side, stat, self.sigma, rng, grid, n, counts)
+        }
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {

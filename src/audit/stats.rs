@@ -129,6 +129,13 @@ fn z_of(beta: f64) -> f64 {
     ndtri_upper(beta).max(0.0) + 1.0
 }
 
+/// The error of a Clopper–Pearson search (`which`) that found no `side` bracket.
+fn no_bracket(which: &str, side: &str, k: u64, n: u64, beta: f64) -> Error {
+    Error::Undefined(format!(
+        "{which}: no {side} bracket for k = {k}, n = {n}, beta = {beta}"
+    ))
+}
+
 /// One-sided Clopper–Pearson upper bound: the p with P(Bin(n, p) ≤ k) = β, i.e. the (1 − β)
 /// quantile of Beta(k + 1, n − k) (Clopper & Pearson 1934). P(p_true > bound) ≤ β.
 ///
@@ -161,9 +168,7 @@ pub fn cp_upper(k: u64, n: u64, beta: f64) -> Result<f64> {
         g_lo = g(u_lo)?;
         guard += 1;
         if guard > 60 || u_lo < -745.0 {
-            return Err(Error::Undefined(format!(
-                "cp_upper: no lower bracket for k = {k}, n = {n}, beta = {beta}"
-            )));
+            return Err(no_bracket("cp_upper", "lower", k, n, beta));
         }
     }
     let z = z_of(beta);
@@ -179,9 +184,7 @@ pub fn cp_upper(k: u64, n: u64, beta: f64) -> Result<f64> {
         g_hi = g(u_hi)?;
         guard += 1;
         if guard > 200 {
-            return Err(Error::Undefined(format!(
-                "cp_upper: no upper bracket for k = {k}, n = {n}, beta = {beta}"
-            )));
+            return Err(no_bracket("cp_upper", "upper", k, n, beta));
         }
     }
     let tol = 4e-16;
@@ -215,9 +218,7 @@ pub fn cp_lower(k: u64, n: u64, beta: f64) -> Result<f64> {
         g_hi = g(u_hi)?;
         guard += 1;
         if guard > 200 {
-            return Err(Error::Undefined(format!(
-                "cp_lower: no upper bracket for k = {k}, n = {n}, beta = {beta}"
-            )));
+            return Err(no_bracket("cp_lower", "upper", k, n, beta));
         }
     }
     let z = z_of(beta);
@@ -234,9 +235,7 @@ pub fn cp_lower(k: u64, n: u64, beta: f64) -> Result<f64> {
         g_lo = g(u_lo)?;
         guard += 1;
         if guard > 60 || u_lo < -1e4 {
-            return Err(Error::Undefined(format!(
-                "cp_lower: no lower bracket for k = {k}, n = {n}, beta = {beta}"
-            )));
+            return Err(no_bracket("cp_lower", "lower", k, n, beta));
         }
     }
     let tol = 4e-16;

@@ -212,17 +212,7 @@ pub fn dp_eps_f64(sensitivity: f64, sigma: f64, delta: f64) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::numeric::mp::agreement_digits;
-
-    fn s(x: &str) -> Scalar {
-        x.parse().unwrap()
-    }
-    fn agree(c: &Certified, want: &str) -> f64 {
-        agreement_digits(
-            &c.value,
-            &Float::with_val(c.value.prec(), Float::parse(want).unwrap()),
-        )
-    }
+    use crate::bounds::test_support::{agree, s};
 
     // (Δ, σ, ε, δ): mpmath 1.3.0 at dps 60, ncdf(Δ/(2σ) − εσ/Δ) − exp(ε) ncdf(−Δ/(2σ) − εσ/Δ)
     // evaluated literally (mpmath does not overflow) — independent of this code.

@@ -23,6 +23,8 @@ pub mod conversion;
 pub mod gaussian;
 pub mod rgm;
 pub mod rho;
+#[cfg(test)]
+mod test_support;
 
 use crate::error::{Error, Result};
 use crate::numeric::mp::bits_for_digits;

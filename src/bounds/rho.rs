@@ -188,17 +188,8 @@ pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bounds::test_support::{agree, s};
     use crate::numeric::mp::agreement_digits;
-
-    fn s(x: &str) -> Scalar {
-        x.parse().unwrap()
-    }
-    fn agree(c: &Certified, want: &str) -> f64 {
-        agreement_digits(
-            &c.value,
-            &Float::with_val(c.value.prec(), Float::parse(want).unwrap()),
-        )
-    }
 
     /// (d, R_c, ρ̄): mpmath 1.3.0 at dps 60 from gammainc(d/2+1, 0, R_c²/2, regularized=True)
     /// + R_c²/d · gammainc(d/2, R_c²/2, inf, regularized=True); the first is docs/formulas.md §6's value.

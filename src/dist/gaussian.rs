@@ -2,7 +2,7 @@
 //! sampler every other sampler is benchmarked against.
 
 use super::{ln_mp, mpf, ScalarDist};
-use crate::error::{check_finite, check_positive, Result};
+use crate::error::Result;
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
 use rand::Rng;
@@ -45,8 +45,7 @@ pub struct Gaussian {
 impl Gaussian {
     /// N(μ, σ²) from the mean `mu` (finite) and the standard deviation `sigma` (finite, > 0).
     pub fn new(mu: f64, sigma: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("sigma", sigma)?;
+        super::check_location_scale(mu, "sigma", sigma)?;
         Ok(Gaussian {
             mu,
             sigma,
@@ -91,18 +90,6 @@ impl Distribution<f64> for Gaussian {
 impl ScalarDist for Gaussian {
     fn support(&self) -> (f64, f64) {
         (f64::NEG_INFINITY, f64::INFINITY)
-    }
-
-    fn atoms(&self) -> Vec<f64> {
-        Vec::new()
-    }
-
-    fn ln_mass(&self, _x: f64) -> f64 {
-        f64::NEG_INFINITY
-    }
-
-    fn ln_mass_mp(&self, x: &Float) -> Float {
-        Float::with_val(x.prec(), f64::NEG_INFINITY)
     }
 
     fn ln_pdf(&self, x: f64) -> f64 {

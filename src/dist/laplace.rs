@@ -21,7 +21,7 @@
 
 use super::stream::StreamRng;
 use super::ScalarDist;
-use crate::error::{check_finite, check_positive, Result};
+use crate::error::Result;
 use crate::model::{LocationModel, ModelFamily, PairModel, ParamLookup, Which};
 use crate::scalar::Scalar;
 use rand::Rng;
@@ -55,8 +55,7 @@ pub struct Laplace {
 impl Laplace {
     /// Lap(μ, b) from the location `mu` (finite) and the scale `scale` (finite, > 0).
     pub fn new(mu: f64, scale: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("scale", scale)?;
+        super::check_location_scale(mu, "scale", scale)?;
         Ok(Laplace { mu, scale })
     }
 
@@ -89,15 +88,6 @@ impl Laplace {
 impl ScalarDist for Laplace {
     fn support(&self) -> (f64, f64) {
         (f64::NEG_INFINITY, f64::INFINITY)
-    }
-    fn atoms(&self) -> Vec<f64> {
-        Vec::new()
-    }
-    fn ln_mass(&self, _x: f64) -> f64 {
-        f64::NEG_INFINITY
-    }
-    fn ln_mass_mp(&self, x: &Float) -> Float {
-        Float::with_val(x.prec(), f64::NEG_INFINITY)
     }
     fn ln_pdf(&self, x: f64) -> f64 {
         -(x - self.mu).abs() / self.scale - (2.0 * self.scale).ln()

@@ -18,8 +18,30 @@
 //! gives each fixed-size chunk of a long run its own stream, so the output does not depend on how
 //! chunks are assigned to threads.
 
+use crate::error::{check_finite, check_interval, check_positive, Result};
 use rand::Rng;
 use rug::Float;
+
+/// The accessors `mu`, `sigma` and `bounds` of the clipped laws (parent N(μ, σ²), interval
+/// [a, b]), with the doc line of `bounds` given.
+macro_rules! clipped_accessors {
+    ($bounds_doc:literal) => {
+        /// The location μ of the parent Gaussian.
+        pub fn mu(&self) -> f64 {
+            self.mu
+        }
+
+        /// The scale σ of the parent Gaussian.
+        pub fn sigma(&self) -> f64 {
+            self.sigma
+        }
+
+        #[doc = $bounds_doc]
+        pub fn bounds(&self) -> (f64, f64) {
+            (self.a, self.b)
+        }
+    };
+}
 
 pub mod gaussian;
 pub mod gaussian_dd;
@@ -50,12 +72,18 @@ pub use truncated::Truncated;
 pub trait ScalarDist {
     /// Closed hull [lo, hi] of the support (lo or hi may be infinite).
     fn support(&self) -> (f64, f64);
-    /// Atom locations, increasing (empty for a continuous law).
-    fn atoms(&self) -> Vec<f64>;
-    /// log P(X = x): finite at the atoms, −∞ elsewhere.
-    fn ln_mass(&self, x: f64) -> f64;
-    /// [`ScalarDist::ln_mass`] at the precision of `x`.
-    fn ln_mass_mp(&self, x: &Float) -> Float;
+    /// Atom locations, increasing (empty for a continuous law, the default).
+    fn atoms(&self) -> Vec<f64> {
+        Vec::new()
+    }
+    /// log P(X = x): finite at the atoms, −∞ elsewhere (the default: −∞ everywhere, no atoms).
+    fn ln_mass(&self, _x: f64) -> f64 {
+        f64::NEG_INFINITY
+    }
+    /// [`ScalarDist::ln_mass`] at the precision of `x` (the default: −∞, no atoms).
+    fn ln_mass_mp(&self, x: &Float) -> Float {
+        Float::with_val(x.prec(), f64::NEG_INFINITY)
+    }
     /// Log-density of the continuous part (−∞ outside its support).
     fn ln_pdf(&self, x: f64) -> f64;
     /// Density of the continuous part, by the direct formula (may underflow to 0 in far tails,
@@ -71,6 +99,22 @@ pub trait ScalarDist {
     fn cdf_mp(&self, x: &Float) -> Float;
     /// [`ScalarDist::sf`] at the precision of `x`.
     fn sf_mp(&self, x: &Float) -> Float;
+}
+
+/// Checks the parameters of a location-scale law: the location `mu` finite, the scale (named
+/// `scale_name` in errors) finite and > 0.
+pub(crate) fn check_location_scale(mu: f64, scale_name: &str, scale: f64) -> Result<()> {
+    check_finite("mu", mu)?;
+    check_positive(scale_name, scale)?;
+    Ok(())
+}
+
+/// Checks the parameters of a clipped law (μ finite, σ > 0, a < b finite) and returns the
+/// standardised ends ((a − μ)/σ, (b − μ)/σ).
+pub(crate) fn standardised_ends(mu: f64, sigma: f64, a: f64, b: f64) -> Result<(f64, f64)> {
+    check_location_scale(mu, "sigma", sigma)?;
+    check_interval(a, b)?;
+    Ok(((a - mu) / sigma, (b - mu) / sigma))
 }
 
 /// A uniform double in [0, 1) with 53 random bits (the top bits of one `u64`).

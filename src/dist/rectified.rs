@@ -2,7 +2,7 @@
 //! density on (a, b) plus atoms at a and b.
 
 use super::{ln_mp, mpf, ExactBernoulli, ScalarDist, Truncated};
-use crate::error::{check_finite, check_interval, check_positive, Result};
+use crate::error::Result;
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
 use rand::Rng;
@@ -74,32 +74,25 @@ pub struct Rectified {
 impl Rectified {
     /// R(μ, σ, [a, b]) from `mu` (finite), `sigma` (finite, > 0) and `a < b` (finite).
     pub fn new(mu: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("sigma", sigma)?;
-        check_interval(a, b)?;
-        let alpha = (a - mu) / sigma;
-        let beta = (b - mu) / sigma;
+        let (alpha, beta) = super::standardised_ends(mu, sigma, a, b)?;
+        // Near atom `near`, left with probability Φ(x_near) (x_near = −A or B); far atom given
+        // that: Φ(x_far)/Φ(x_near).
+        let far_regime = |near: f64, far: f64, x_near: f64, x_far: f64| {
+            let p_leave = f64s::ndtr(x_near);
+            let p_far = (f64s::log_ndtr(x_far) - f64s::log_ndtr(x_near)).exp();
+            let r = Regime::Far {
+                near,
+                far,
+                p_leave: ExactBernoulli::new(p_leave),
+                p_far: ExactBernoulli::new(p_far),
+            };
+            (r, Truncated::new(mu, sigma, a, b).ok())
+        };
         let (regime, interior) = if alpha > FAR {
             // Near atom a; leave it with P(X > a) = Φ(−A); far atom b given that: Φ(−B)/Φ(−A).
-            let p_leave = f64s::ndtr(-alpha);
-            let p_far = (f64s::log_ndtr(-beta) - f64s::log_ndtr(-alpha)).exp();
-            let r = Regime::Far {
-                near: a,
-                far: b,
-                p_leave: ExactBernoulli::new(p_leave),
-                p_far: ExactBernoulli::new(p_far),
-            };
-            (r, Truncated::new(mu, sigma, a, b).ok())
+            far_regime(a, b, -alpha, -beta)
         } else if beta < -FAR {
-            let p_leave = f64s::ndtr(beta);
-            let p_far = (f64s::log_ndtr(alpha) - f64s::log_ndtr(beta)).exp();
-            let r = Regime::Far {
-                near: b,
-                far: a,
-                p_leave: ExactBernoulli::new(p_leave),
-                p_far: ExactBernoulli::new(p_far),
-            };
-            (r, Truncated::new(mu, sigma, a, b).ok())
+            far_regime(b, a, beta, alpha)
         } else {
             (Regime::Clamp, None)
         };
@@ -114,20 +107,7 @@ impl Rectified {
         })
     }
 
-    /// The location μ of the parent Gaussian.
-    pub fn mu(&self) -> f64 {
-        self.mu
-    }
-
-    /// The scale σ of the parent Gaussian.
-    pub fn sigma(&self) -> f64 {
-        self.sigma
-    }
-
-    /// The clipping interval [a, b].
-    pub fn bounds(&self) -> (f64, f64) {
-        (self.a, self.b)
-    }
+    clipped_accessors!("The clipping interval [a, b].");
 
     /// log P(X = a) = log Φ((a − μ)/σ).
     pub fn ln_mass_a(&self) -> f64 {

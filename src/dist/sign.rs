@@ -2,7 +2,7 @@
 //! [0⁻, 0⁺], HG §4.1).
 
 use super::{mpf, ExactBernoulli, ScalarDist};
-use crate::error::{check_finite, check_positive, Result};
+use crate::error::Result;
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
 use rand::Rng;
@@ -48,8 +48,7 @@ pub struct StochasticSign {
 impl StochasticSign {
     /// sign(μ + N(0, σ²)) from `mu` (finite) and `sigma` (finite, > 0).
     pub fn new(mu: f64, sigma: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("sigma", sigma)?;
+        super::check_location_scale(mu, "sigma", sigma)?;
         let t = mu / sigma;
         let (p_rare, rare) = if t >= 0.0 {
             (f64s::ndtr(-t), -1.0)

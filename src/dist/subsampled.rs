@@ -75,18 +75,6 @@ impl ScalarDist for SubsampledGaussian {
         (f64::NEG_INFINITY, f64::INFINITY)
     }
 
-    fn atoms(&self) -> Vec<f64> {
-        Vec::new()
-    }
-
-    fn ln_mass(&self, _x: f64) -> f64 {
-        f64::NEG_INFINITY
-    }
-
-    fn ln_mass_mp(&self, x: &Float) -> Float {
-        Float::with_val(x.prec(), f64::NEG_INFINITY)
-    }
-
     fn ln_pdf(&self, x: f64) -> f64 {
         self.mix(self.absent.ln_pdf(x), self.present.ln_pdf(x))
     }

@@ -3,7 +3,7 @@
 //! σ outside [a, b].
 
 use super::{ln_mp, mpf, u01, ScalarDist};
-use crate::error::{check_finite, check_interval, check_positive, Error, Result};
+use crate::error::{Error, Result};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::{f64s, mp};
 use rand::distr::Distribution;
@@ -127,11 +127,7 @@ impl Truncated {
     /// Errors name the offending parameter; also errors if the standardised endpoints overflow
     /// (|a − μ|/σ beyond ≈ 10¹⁵⁴), where Z(μ) is not representable even in log space.
     pub fn new(mu: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
-        check_finite("mu", mu)?;
-        check_positive("sigma", sigma)?;
-        check_interval(a, b)?;
-        let alpha = (a - mu) / sigma;
-        let beta = (b - mu) / sigma;
+        let (alpha, beta) = super::standardised_ends(mu, sigma, a, b)?;
         let w = (b - a) / sigma;
         let side = if alpha > 0.0 {
             Side::Upper
@@ -185,20 +181,7 @@ impl Truncated {
         })
     }
 
-    /// The location μ of the parent Gaussian.
-    pub fn mu(&self) -> f64 {
-        self.mu
-    }
-
-    /// The scale σ of the parent Gaussian.
-    pub fn sigma(&self) -> f64 {
-        self.sigma
-    }
-
-    /// The support [a, b].
-    pub fn bounds(&self) -> (f64, f64) {
-        (self.a, self.b)
-    }
+    clipped_accessors!("The support [a, b].");
 
     /// log Z(μ) = log(Φ((b − μ)/σ) − Φ((a − μ)/σ)), stable at any μ (see the type docs).
     pub fn ln_normaliser(&self) -> f64 {
@@ -311,6 +294,37 @@ impl Truncated {
         }
     }
 
+    /// P(X ≤ x) (`upper` false, the cdf) or P(X > x) (`upper` true, the survival function),
+    /// each from the side of the interval it is small on.
+    fn side_prob(&self, x: f64, upper: bool) -> f64 {
+        if x < self.a {
+            return if upper { 1.0 } else { 0.0 };
+        }
+        if x >= self.b {
+            return if upper { 0.0 } else { 1.0 };
+        }
+        match self.side {
+            Side::Central => {
+                let xs = (x - self.mu) / self.sigma;
+                let l = if upper {
+                    ln_ndtr_interval(xs, self.beta)
+                } else {
+                    ln_ndtr_interval(self.alpha, xs)
+                };
+                (l - self.ln_z).exp()
+            }
+            Side::Upper | Side::Lower => {
+                let (t, s) = self.tail_split(x);
+                // Upper: (cdf, sf) = (e^t, e^s); Lower: (e^s, e^t).
+                if upper == matches!(self.side, Side::Upper) {
+                    s.exp()
+                } else {
+                    t.exp()
+                }
+            }
+        }
+    }
+
     /// For the tail sides, at x ∈ [a, b]: (log P(offset ≤ t), log P(offset > t)) with t the
     /// standardised offset of x from the near end. The distance s from x to the far end is formed
     /// directly from x (not as w − t), so the second value keeps its relative accuracy when x is
@@ -400,18 +414,6 @@ impl ScalarDist for Truncated {
         (self.a, self.b)
     }
 
-    fn atoms(&self) -> Vec<f64> {
-        Vec::new()
-    }
-
-    fn ln_mass(&self, _x: f64) -> f64 {
-        f64::NEG_INFINITY
-    }
-
-    fn ln_mass_mp(&self, x: &Float) -> Float {
-        Float::with_val(x.prec(), f64::NEG_INFINITY)
-    }
-
     fn ln_pdf(&self, x: f64) -> f64 {
         if !(x >= self.a && x <= self.b) {
             return f64::NEG_INFINITY;
@@ -454,37 +456,11 @@ impl ScalarDist for Truncated {
     }
 
     fn cdf(&self, x: f64) -> f64 {
-        if x < self.a {
-            return 0.0;
-        }
-        if x >= self.b {
-            return 1.0;
-        }
-        match self.side {
-            Side::Central => {
-                let xs = (x - self.mu) / self.sigma;
-                (ln_ndtr_interval(self.alpha, xs) - self.ln_z).exp()
-            }
-            Side::Upper => self.tail_split(x).0.exp(),
-            Side::Lower => self.tail_split(x).1.exp(),
-        }
+        self.side_prob(x, false)
     }
 
     fn sf(&self, x: f64) -> f64 {
-        if x < self.a {
-            return 1.0;
-        }
-        if x >= self.b {
-            return 0.0;
-        }
-        match self.side {
-            Side::Central => {
-                let xs = (x - self.mu) / self.sigma;
-                (ln_ndtr_interval(xs, self.beta) - self.ln_z).exp()
-            }
-            Side::Upper => self.tail_split(x).1.exp(),
-            Side::Lower => self.tail_split(x).0.exp(),
-        }
+        self.side_prob(x, true)
     }
 
     fn cdf_mp(&self, x: &Float) -> Float {

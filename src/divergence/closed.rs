@@ -100,6 +100,73 @@ fn lemma2_log_term(p: u32, alpha: &Float, u: &Float, d: u32) -> Float {
     Float::with_val(p, num / den * d)
 }
 
+/// A rectified or truncated pair at precision `p`: locations, scale, support [a, b] and the
+/// standardised ends of the support under P1 (a1, b1) and P2 (a2, b2).
+struct Clip {
+    m1: Float,
+    m2: Float,
+    s: Float,
+    a: Float,
+    b: Float,
+    a1: Float,
+    b1: Float,
+    a2: Float,
+    b2: Float,
+}
+
+fn clip(pair: &Pair, p: u32) -> Clip {
+    let [mu1, mu2, sigma, a, b] = pair.clip_parts().expect("a rectified or truncated pair");
+    let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
+    let (a1, b1) = ends(p, &m1, &s, &a, &b);
+    let (a2, b2) = ends(p, &m2, &s, &a, &b);
+    Clip {
+        m1,
+        m2,
+        s,
+        a,
+        b,
+        a1,
+        b1,
+        a2,
+        b2,
+    }
+}
+
+/// P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))) for an atom of mass Φ(x1) under P1 and Φ(x2)
+/// under P2: an atom's share of S − 1 (docs/formulas.md §1.2), with `am1` = α − 1.
+fn atom_s_minus_1(x1: &Float, x2: &Float, am1: &Float, p: u32) -> Float {
+    let l1 = log_ndtr(x1);
+    let l2 = log_ndtr(x2);
+    let r = Float::with_val(p, &l1 - &l2) * am1;
+    p1_times_expm1(&l1, &r, p)
+}
+
+/// Standardised locations μ1/σ, μ2/σ of a stochastic-sign pair.
+fn sign_ends(p: u32, mu1: &Scalar, mu2: &Scalar, sigma: &Scalar) -> (Float, Float) {
+    let s = fl(p, sigma);
+    let x1 = fl(p, mu1) / &s;
+    let x2 = fl(p, mu2) / &s;
+    (x1, x2)
+}
+
+/// Σ over the atoms +1 (y = x) and −1 (y = −x) of a stochastic-sign pair of `term(y1, y2)`.
+fn over_signs(
+    p: u32,
+    mu1: &Scalar,
+    mu2: &Scalar,
+    sigma: &Scalar,
+    term: impl Fn(&Float, &Float) -> Float,
+) -> Float {
+    let (x1, x2) = sign_ends(p, mu1, mu2, sigma);
+    let mut total = Float::new(p);
+    for sign in [1i32, -1] {
+        let y1 = Float::with_val(p, &x1 * sign);
+        let y2 = Float::with_val(p, &x2 * sign);
+        total += term(&y1, &y2);
+    }
+    total
+}
+
 /// Variances and the variance ratio u = σ2²/σ1² − 1 of a Gaussian-type pair, with u formed from
 /// the norms for RGM pairs (docs/formulas.md §4, "compute u from the norms").
 struct Gauss {
@@ -139,14 +206,8 @@ fn gauss_of(pair: &Pair, p: u32) -> Option<Gauss> {
                 d: *d,
             })
         }
-        Pair::Rgm {
-            d,
-            gamma,
-            sigma2,
-            n1,
-            n2,
-            dist,
-        } => {
+        Pair::Rgm { .. } => {
+            let (d, [gamma, sigma2, n1, n2, dist]) = pair.rgm_parts()?;
             let g = fl(p, gamma);
             let (a, b) = (fl(p, n1), fl(p, n2));
             let base = fl(p, sigma2);
@@ -159,7 +220,7 @@ fn gauss_of(pair: &Pair, p: u32) -> Option<Gauss> {
                 s1sq: s1,
                 s2sq: s2,
                 u,
-                d: *d,
+                d,
             })
         }
         _ => None,
@@ -205,76 +266,58 @@ pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
         return Ok(gauss_renyi(&g, &al, p));
     }
     match pair {
-        Pair::Rectified {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
+        Pair::Rectified { .. } => {
+            let c = clip(pair, p);
             // HG Lemma 4.4, eq. (5) (docs/formulas.md §1.2) in its S − 1 form: the P1-masses sum to one, so
             // S − 1 = [e^E Z(m) − Z(μ1)] + Σ_atoms P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))),
             // E = α(α−1)δ²/(2σ²). Nothing is ever added to 1, so no term is absorbed.
-            let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
-            let (a1, b1) = ends(p, &m1, &s, &a, &b);
-            let (a2, b2) = ends(p, &m2, &s, &a, &b);
-            let delta = Float::with_val(p, &m1 - &m2);
-            let m = Float::with_val(p, &al * &delta) + &m2;
-            let (am, bm) = ends(p, &m, &s, &a, &b);
+            let delta = Float::with_val(p, &c.m1 - &c.m2);
+            let m = Float::with_val(p, &al * &delta) + &c.m2;
+            let (am, bm) = ends(p, &m, &c.s, &c.a, &c.b);
             let expo = Float::with_val(p, &al * &am1) * Float::with_val(p, delta.square_ref())
-                / (Float::with_val(p, s.square_ref()) * 2u32);
-            let lz1 = log_ndtr_diff(&a1, &b1);
+                / (Float::with_val(p, c.s.square_ref()) * 2u32);
+            let lz1 = log_ndtr_diff(&c.a1, &c.b1);
             let interior = p1_times_expm1(
                 &lz1,
                 &sum(p, &[&expo, &log_ndtr_diff(&am, &bm), &-lz1.clone()]),
                 p,
             );
-            let atom = |x1: &Float, x2: &Float| {
-                let l1 = log_ndtr(x1);
-                let l2 = log_ndtr(x2);
-                let r = Float::with_val(p, &l1 - &l2) * &am1;
-                p1_times_expm1(&l1, &r, p)
-            };
-            let atom_a = atom(&a1, &a2);
-            let atom_b = atom(&Float::with_val(p, -&b1), &Float::with_val(p, -&b2));
+            let atom_a = atom_s_minus_1(&c.a1, &c.a2, &am1, p);
+            let atom_b = atom_s_minus_1(
+                &Float::with_val(p, -&c.b1),
+                &Float::with_val(p, -&c.b2),
+                &am1,
+                p,
+            );
             let s_minus_1 = sum(p, &[&interior, &atom_a, &atom_b]);
             Ok(s_minus_1.ln_1p() / am1)
         }
-        Pair::Truncated {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
+        Pair::Truncated { .. } => {
+            let c = clip(pair, p);
             // HG Lemma 4.7, eq. (6) (docs/formulas.md §2.2): αδ²/(2σ²) + (L(m) − αL(μ1))/(α−1) + L(μ2).
-            let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
-            let delta = Float::with_val(p, &m1 - &m2);
-            let m = Float::with_val(p, &al * &delta) + &m2;
+            let delta = Float::with_val(p, &c.m1 - &c.m2);
+            let m = Float::with_val(p, &al * &delta) + &c.m2;
             let lz = |mu: &Float| {
-                let (u, v) = ends(p, mu, &s, &a, &b);
+                let (u, v) = ends(p, mu, &c.s, &c.a, &c.b);
                 log_ndtr_diff(&u, &v)
             };
             let first = Float::with_val(p, &al * Float::with_val(p, delta.square_ref()))
-                / (Float::with_val(p, s.square_ref()) * 2u32);
+                / (Float::with_val(p, c.s.square_ref()) * 2u32);
             // (L(m) − αL(μ1))/(α−1) = (L(m) − L(μ1))/(α−1) − L(μ1)
-            let l1 = lz(&m1);
+            let l1 = lz(&c.m1);
             let mid = Float::with_val(p, lz(&m) - &l1) / &am1;
-            Ok(sum(p, &[&first, &mid, &-l1, &lz(&m2)]))
+            Ok(sum(p, &[&first, &mid, &-l1, &lz(&c.m2)]))
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {
             // HG §4.1 / docs/formulas.md §3, in the S − 1 form of §1.2 (Φ(x) + Φ(−x) = 1).
-            let s = fl(p, sigma);
-            let x1 = fl(p, mu1) / &s;
-            let x2 = fl(p, mu2) / &s;
-            let atom = |y1: Float, y2: Float| {
-                let l1 = log_ndtr(&y1);
-                let l2 = log_ndtr(&y2);
-                let r = Float::with_val(p, &l1 - &l2) * &am1;
-                p1_times_expm1(&l1, &r, p)
-            };
-            let plus = atom(x1.clone(), x2.clone());
-            let minus = atom(Float::with_val(p, -&x1), Float::with_val(p, -&x2));
+            let (x1, x2) = sign_ends(p, mu1, mu2, sigma);
+            let plus = atom_s_minus_1(&x1, &x2, &am1, p);
+            let minus = atom_s_minus_1(
+                &Float::with_val(p, -&x1),
+                &Float::with_val(p, -&x2),
+                &am1,
+                p,
+            );
             Ok(sum(p, &[&plus, &minus]).ln_1p() / am1)
         }
         _ => unreachable!("Gaussian-type pairs handled above"),
@@ -295,63 +338,38 @@ pub fn kl_at(pair: &Pair, p: u32) -> Result<Float> {
         return Ok(gauss_kl(&g, p));
     }
     match pair {
-        Pair::Rectified {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
+        Pair::Rectified { .. } => {
+            let c = clip(pair, p);
             // docs/formulas.md §1.3.
-            let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
-            let (a1, b1) = ends(p, &m1, &s, &a, &b);
-            let (a2, b2) = ends(p, &m2, &s, &a, &b);
-            let d_s = Float::with_val(p, &m1 - &m2) / &s;
-            let la1 = log_ndtr(&a1);
-            let la2 = log_ndtr(&a2);
-            let lb1 = log_ndtr(&Float::with_val(p, -&b1));
-            let lb2 = log_ndtr(&Float::with_val(p, -&b2));
+            let d_s = Float::with_val(p, &c.m1 - &c.m2) / &c.s;
+            let la1 = log_ndtr(&c.a1);
+            let la2 = log_ndtr(&c.a2);
+            let lb1 = log_ndtr(&Float::with_val(p, -&c.b1));
+            let lb2 = log_ndtr(&Float::with_val(p, -&c.b2));
             let atom_a = Float::with_val(p, la1.exp_ref()) * Float::with_val(p, &la1 - &la2);
             let atom_b = Float::with_val(p, lb1.exp_ref()) * Float::with_val(p, &lb1 - &lb2);
-            let lin = Float::with_val(p, &d_s * (phi_pdf(&a1) - phi_pdf(&b1)));
-            let quad = Float::with_val(p, d_s.square_ref()) / 2u32 * phi_mass(&a1, &b1);
+            let lin = Float::with_val(p, &d_s * (phi_pdf(&c.a1) - phi_pdf(&c.b1)));
+            let quad = Float::with_val(p, d_s.square_ref()) / 2u32 * phi_mass(&c.a1, &c.b1);
             Ok(sum(p, &[&atom_a, &atom_b, &lin, &quad]))
         }
-        Pair::Truncated {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
+        Pair::Truncated { .. } => {
+            let c = clip(pair, p);
             // docs/formulas.md §2.3.
-            let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
-            let (a1, b1) = ends(p, &m1, &s, &a, &b);
-            let (a2, b2) = ends(p, &m2, &s, &a, &b);
-            let d_s = Float::with_val(p, &m1 - &m2) / &s;
-            let lz1 = log_ndtr_diff(&a1, &b1);
-            let lz2 = log_ndtr_diff(&a2, &b2);
+            let d_s = Float::with_val(p, &c.m1 - &c.m2) / &c.s;
+            let lz1 = log_ndtr_diff(&c.a1, &c.b1);
+            let lz2 = log_ndtr_diff(&c.a2, &c.b2);
             // (φ(A1) − φ(B1))/Z1 with the ratio formed in log space.
-            let ratio = Float::with_val(p, (log_norm_pdf(&a1) - &lz1).exp())
-                - Float::with_val(p, (log_norm_pdf(&b1) - &lz1).exp());
+            let ratio = Float::with_val(p, (log_norm_pdf(&c.a1) - &lz1).exp())
+                - Float::with_val(p, (log_norm_pdf(&c.b1) - &lz1).exp());
             let first = Float::with_val(p, d_s.square_ref()) / 2u32;
             let lin = Float::with_val(p, &d_s * ratio);
             Ok(sum(p, &[&first, &lin, &lz2, &-lz1]))
         }
-        Pair::StochasticSign { mu1, mu2, sigma } => {
-            let s = fl(p, sigma);
-            let x1 = fl(p, mu1) / &s;
-            let x2 = fl(p, mu2) / &s;
-            let mut total = Float::new(p);
-            for sign in [1i32, -1] {
-                let y1 = Float::with_val(p, &x1 * sign);
-                let y2 = Float::with_val(p, &x2 * sign);
-                let l1 = log_ndtr(&y1);
-                let l2 = log_ndtr(&y2);
-                total += Float::with_val(p, l1.exp_ref()) * Float::with_val(p, &l1 - &l2);
-            }
-            Ok(total)
-        }
+        Pair::StochasticSign { mu1, mu2, sigma } => Ok(over_signs(p, mu1, mu2, sigma, |y1, y2| {
+            let l1 = log_ndtr(y1);
+            let l2 = log_ndtr(y2);
+            Float::with_val(p, l1.exp_ref()) * Float::with_val(p, &l1 - &l2)
+        })),
         _ => unreachable!("Gaussian-type pairs handled above"),
     }
 }
@@ -576,27 +594,19 @@ pub fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float> {
         ));
     }
     match pair {
-        Pair::Rectified {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
-            let (a1, b1) = ends(p, &m1, &s, &a, &b);
-            let (a2, b2) = ends(p, &m2, &s, &a, &b);
-            let atom_a = pos(mass_diff(&log_ndtr(&a1), &log_ndtr(&a2), eps, p));
+        Pair::Rectified { .. } => {
+            let c = clip(pair, p);
+            let atom_a = pos(mass_diff(&log_ndtr(&c.a1), &log_ndtr(&c.a2), eps, p));
             let atom_b = pos(mass_diff(
-                &log_ndtr(&Float::with_val(p, -&b1)),
-                &log_ndtr(&Float::with_val(p, -&b2)),
+                &log_ndtr(&Float::with_val(p, -&c.b1)),
+                &log_ndtr(&Float::with_val(p, -&c.b2)),
                 eps,
                 p,
             ));
             let mut total = atom_a + atom_b;
-            if let Some((u, v)) = interior_region(&m1, &m2, &s, &a, &b, eps, p) {
-                let (u1, v1) = ends(p, &m1, &s, &u, &v);
-                let (u2, v2) = ends(p, &m2, &s, &u, &v);
+            if let Some((u, v)) = interior_region(&c.m1, &c.m2, &c.s, &c.a, &c.b, eps, p) {
+                let (u1, v1) = ends(p, &c.m1, &c.s, &u, &v);
+                let (u2, v2) = ends(p, &c.m2, &c.s, &u, &v);
                 total += pos(mass_diff(
                     &log_ndtr_diff(&u1, &v1),
                     &log_ndtr_diff(&u2, &v2),
@@ -606,43 +616,26 @@ pub fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float> {
             }
             Ok(total)
         }
-        Pair::Truncated {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let (m1, m2, s, a, b) = (fl(p, mu1), fl(p, mu2), fl(p, sigma), fl(p, a), fl(p, b));
-            let (a1, b1) = ends(p, &m1, &s, &a, &b);
-            let (a2, b2) = ends(p, &m2, &s, &a, &b);
-            let lz1 = log_ndtr_diff(&a1, &b1);
-            let lz2 = log_ndtr_diff(&a2, &b2);
+        Pair::Truncated { .. } => {
+            let c = clip(pair, p);
+            let lz1 = log_ndtr_diff(&c.a1, &c.b1);
+            let lz2 = log_ndtr_diff(&c.a2, &c.b2);
             // f1 > e^ε f2 ⟺ L > ε' = ε + log Z1 − log Z2.
             let eps_eff = Float::with_val(p, eps + &lz1) - &lz2;
-            match interior_region(&m1, &m2, &s, &a, &b, &eps_eff, p) {
+            match interior_region(&c.m1, &c.m2, &c.s, &c.a, &c.b, &eps_eff, p) {
                 None => Ok(Float::new(p)),
                 Some((u, v)) => {
-                    let (u1, v1) = ends(p, &m1, &s, &u, &v);
-                    let (u2, v2) = ends(p, &m2, &s, &u, &v);
+                    let (u1, v1) = ends(p, &c.m1, &c.s, &u, &v);
+                    let (u2, v2) = ends(p, &c.m2, &c.s, &u, &v);
                     let l1 = log_ndtr_diff(&u1, &v1) - &lz1;
                     let l2 = log_ndtr_diff(&u2, &v2) - &lz2;
                     Ok(pos(mass_diff(&l1, &l2, eps, p)))
                 }
             }
         }
-        Pair::StochasticSign { mu1, mu2, sigma } => {
-            let s = fl(p, sigma);
-            let x1 = fl(p, mu1) / &s;
-            let x2 = fl(p, mu2) / &s;
-            let mut total = Float::new(p);
-            for sign in [1i32, -1] {
-                let y1 = Float::with_val(p, &x1 * sign);
-                let y2 = Float::with_val(p, &x2 * sign);
-                total += pos(mass_diff(&log_ndtr(&y1), &log_ndtr(&y2), eps, p));
-            }
-            Ok(total)
-        }
+        Pair::StochasticSign { mu1, mu2, sigma } => Ok(over_signs(p, mu1, mu2, sigma, |y1, y2| {
+            pos(mass_diff(&log_ndtr(y1), &log_ndtr(y2), eps, p))
+        })),
         _ => unreachable!("Gaussian-type pairs handled above"),
     }
 }

@@ -118,6 +118,20 @@ pub enum Pair {
     Model(ModelPair),
 }
 
+/// The validated constructor of a clipped family (rectified, truncated): σ > 0, a < b, all finite.
+macro_rules! clipped_constructor {
+    ($(#[$doc:meta])* $name:ident => $variant:ident) => {
+        $(#[$doc])*
+        pub fn $name(mu1: Scalar, mu2: Scalar, sigma: Scalar, a: Scalar, b: Scalar) -> Result<Self> {
+            finite("mu1", &mu1)?;
+            finite("mu2", &mu2)?;
+            positive("sigma", &sigma)?;
+            interval(&a, &b)?;
+            Ok(Pair::$variant { mu1, mu2, sigma, a, b })
+        }
+    };
+}
+
 impl Pair {
     /// Gaussian pair, validated (σ > 0, finite locations).
     pub fn gaussian(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
@@ -195,47 +209,14 @@ impl Pair {
         })
     }
 
-    /// Rectified pair, validated (σ > 0, a < b, all finite).
-    pub fn rectified(
-        mu1: Scalar,
-        mu2: Scalar,
-        sigma: Scalar,
-        a: Scalar,
-        b: Scalar,
-    ) -> Result<Self> {
-        finite("mu1", &mu1)?;
-        finite("mu2", &mu2)?;
-        positive("sigma", &sigma)?;
-        interval(&a, &b)?;
-        Ok(Pair::Rectified {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        })
-    }
-
-    /// Truncated pair, validated (σ > 0, a < b, all finite).
-    pub fn truncated(
-        mu1: Scalar,
-        mu2: Scalar,
-        sigma: Scalar,
-        a: Scalar,
-        b: Scalar,
-    ) -> Result<Self> {
-        finite("mu1", &mu1)?;
-        finite("mu2", &mu2)?;
-        positive("sigma", &sigma)?;
-        interval(&a, &b)?;
-        Ok(Pair::Truncated {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        })
-    }
+    clipped_constructor!(
+        /// Rectified pair, validated (σ > 0, a < b, all finite).
+        rectified => Rectified
+    );
+    clipped_constructor!(
+        /// Truncated pair, validated (σ > 0, a < b, all finite).
+        truncated => Truncated
+    );
 
     /// Stochastic-sign pair, validated (σ > 0, finite locations).
     pub fn stochastic_sign(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
@@ -247,23 +228,43 @@ impl Pair {
 
     /// The pair with P1 and P2 swapped.
     pub fn swapped(&self) -> Self {
-        match self.clone() {
-            Pair::Gaussian { mu1, mu2, sigma } => Pair::Gaussian {
-                mu1: mu2,
-                mu2: mu1,
+        let mut out = self.clone();
+        match &mut out {
+            Pair::Gaussian { mu1, mu2, .. }
+            | Pair::Rectified { mu1, mu2, .. }
+            | Pair::Truncated { mu1, mu2, .. }
+            | Pair::StochasticSign { mu1, mu2, .. } => std::mem::swap(mu1, mu2),
+            Pair::GaussianDd { sigma1, sigma2, .. } => std::mem::swap(sigma1, sigma2),
+            Pair::Rgm { n1, n2, .. } => std::mem::swap(n1, n2),
+            Pair::Model(m) => *m = ModelPair(m.0.swapped()),
+        }
+        out
+    }
+
+    /// (μ1, μ2, σ, a, b) of a [`Pair::Rectified`] or [`Pair::Truncated`] pair.
+    pub(crate) fn clip_parts(&self) -> Option<[&Scalar; 5]> {
+        match self {
+            Pair::Rectified {
+                mu1,
+                mu2,
                 sigma,
-            },
-            Pair::GaussianDd {
-                dist,
-                sigma1,
-                sigma2,
-                d,
-            } => Pair::GaussianDd {
-                dist,
-                sigma1: sigma2,
-                sigma2: sigma1,
-                d,
-            },
+                a,
+                b,
+            }
+            | Pair::Truncated {
+                mu1,
+                mu2,
+                sigma,
+                a,
+                b,
+            } => Some([mu1, mu2, sigma, a, b]),
+            _ => None,
+        }
+    }
+
+    /// (d, [γ, σ², n1, n2, dist]) of a [`Pair::Rgm`] pair.
+    pub(crate) fn rgm_parts(&self) -> Option<(u32, [&Scalar; 5])> {
+        match self {
             Pair::Rgm {
                 d,
                 gamma,
@@ -271,46 +272,8 @@ impl Pair {
                 n1,
                 n2,
                 dist,
-            } => Pair::Rgm {
-                d,
-                gamma,
-                sigma2,
-                n1: n2,
-                n2: n1,
-                dist,
-            },
-            Pair::Rectified {
-                mu1,
-                mu2,
-                sigma,
-                a,
-                b,
-            } => Pair::Rectified {
-                mu1: mu2,
-                mu2: mu1,
-                sigma,
-                a,
-                b,
-            },
-            Pair::Truncated {
-                mu1,
-                mu2,
-                sigma,
-                a,
-                b,
-            } => Pair::Truncated {
-                mu1: mu2,
-                mu2: mu1,
-                sigma,
-                a,
-                b,
-            },
-            Pair::StochasticSign { mu1, mu2, sigma } => Pair::StochasticSign {
-                mu1: mu2,
-                mu2: mu1,
-                sigma,
-            },
-            Pair::Model(m) => Pair::Model(ModelPair(m.0.swapped())),
+            } => Some((*d, [gamma, sigma2, n1, n2, dist])),
+            _ => None,
         }
     }
 }
@@ -682,51 +645,37 @@ impl std::fmt::Display for Pair {
                     ("d", d(dim)),
                 ],
             ),
-            Pair::Rgm {
-                d: dim,
-                gamma,
-                sigma2,
-                n1,
-                n2,
-                dist,
-            } => describe(
-                "rgm",
-                &[
-                    ("d", d(dim)),
-                    ("gamma", gamma.clone()),
-                    ("sigma2", sigma2.clone()),
-                    ("n1", n1.clone()),
-                    ("n2", n2.clone()),
-                    ("dist", dist.clone()),
-                ],
-            ),
-            Pair::Rectified {
-                mu1,
-                mu2,
-                sigma,
-                a,
-                b,
+            Pair::Rgm { d: dim, .. } => {
+                let (_, [gamma, sigma2, n1, n2, dist]) = self.rgm_parts().expect("an RGM pair");
+                describe(
+                    "rgm",
+                    &[
+                        ("d", d(dim)),
+                        ("gamma", gamma.clone()),
+                        ("sigma2", sigma2.clone()),
+                        ("n1", n1.clone()),
+                        ("n2", n2.clone()),
+                        ("dist", dist.clone()),
+                    ],
+                )
             }
-            | Pair::Truncated {
-                mu1,
-                mu2,
-                sigma,
-                a,
-                b,
-            } => describe(
-                if matches!(self, Pair::Rectified { .. }) {
-                    "rectified"
-                } else {
-                    "truncated"
-                },
-                &[
-                    ("mu1", mu1.clone()),
-                    ("mu2", mu2.clone()),
-                    ("sigma", sigma.clone()),
-                    ("a", a.clone()),
-                    ("b", b.clone()),
-                ],
-            ),
+            Pair::Rectified { .. } | Pair::Truncated { .. } => {
+                let [mu1, mu2, sigma, a, b] = self.clip_parts().expect("a clipped pair");
+                describe(
+                    if matches!(self, Pair::Rectified { .. }) {
+                        "rectified"
+                    } else {
+                        "truncated"
+                    },
+                    &[
+                        ("mu1", mu1.clone()),
+                        ("mu2", mu2.clone()),
+                        ("sigma", sigma.clone()),
+                        ("a", a.clone()),
+                        ("b", b.clone()),
+                    ],
+                )
+            }
             Pair::StochasticSign { mu1, mu2, sigma } => describe(
                 "stochastic_sign",
                 &[

@@ -33,8 +33,8 @@ use crate::numeric::chi2::{chi2_cdf, chi2_sf};
 use crate::numeric::f64s;
 use crate::numeric::mp::{self, certify, Certified};
 use crate::numeric::quad::{
-    gl_start, integrate, ln_abs_f64, ln_add, sum_same_sign, FnIntegrand, Point, QuadOptions,
-    QuadResult, Rule,
+    gl_start, integrate, ln_abs_f64, ln_add, sort_breakpoints, sum_same_sign, FnIntegrand, Point,
+    QuadOptions, QuadResult, Rule,
 };
 use crate::scalar::Scalar;
 use rug::Float;
@@ -77,21 +77,15 @@ pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certi
             let diff = Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b);
             hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), *d, &e, digits)
         }
-        Pair::Rgm {
-            d,
-            gamma,
-            sigma2,
-            n1,
-            n2,
-            dist,
-        } => {
+        Pair::Rgm { .. } => {
+            let (d, [gamma, sigma2, n1, n2, dist]) = pair.rgm_parts().expect("an RGM pair");
             let g = gamma.mp(hp);
             let (a, b) = (n1.mp(hp), n2.mp(hp));
             let base = sigma2.mp(hp);
             let s1 = Float::with_val(hp, &g * Float::with_val(hp, a.square_ref())) + &base;
             let s2 = Float::with_val(hp, &g * Float::with_val(hp, b.square_ref())) + &base;
             let diff = Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b) * &g;
-            hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), *d, &e, digits)
+            hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), d, &e, digits)
         }
         other => Err(Error::Unsupported(format!(
             "profile_dd::hockey_stick_pair handles GaussianDd and Rgm pairs only, not {other:?}"
@@ -139,7 +133,7 @@ fn hockey_stick_dd_diff(
         eps.to_f64()
     );
     certify(digits, &what, |p| {
-        profile_at(s1sq, s2sq, diff, dist, d, eps, digits, p)
+        profile_at([s1sq, s2sq, diff], dist, d, eps, digits, p)
     })
 }
 
@@ -270,18 +264,17 @@ struct Piece {
     drop: f64,
 }
 
-/// δ at quadrature precision `qp` with its own error check (10^-(digits+1) relative).
-#[allow(clippy::too_many_arguments)]
+/// δ at quadrature precision `qp` with its own error check (10^-(digits+1) relative);
+/// `vars` = [σ1², σ2², σ1² − σ2²].
 fn profile_at(
-    s1sq: &Float,
-    s2sq: &Float,
-    diff: &Float,
+    vars: [&Float; 3],
     dist: &Float,
     d: u32,
     eps: &Float,
     digits: u32,
     qp: u32,
 ) -> Result<Float> {
+    let [s1sq, s2sq, diff] = vars;
     let k = d - 1;
     // guard bits for the cancellation in h (≈ log2(1/|κ|)) and the exponents
     let kap64 = {
@@ -422,15 +415,7 @@ fn profile_at(
                     pts.push(r.clone());
                 }
             }
-            if pts.iter().any(|x| x.is_nan()) {
-                return Err(Error::Undefined(
-                    "quadrature breakpoints are not numbers: the parameters are outside the range \
-                     this route can integrate"
-                        .into(),
-                ));
-            }
-            pts.sort_by(|x, y| x.total_cmp(y));
-            pts.dedup();
+            sort_breakpoints(&mut pts)?;
             for w in pts.windows(2) {
                 let (pa, pb) = (&w[0], &w[1]);
                 let is_root = |x: &Float| {

@@ -410,15 +410,17 @@ fn roots(c: &[Float], e: &Float, prec: u32) -> Vec<Float> {
     r
 }
 
-/// ∫_u^v p1·LLR over [u, v] (None = infinite), split at the roots of LLR: a signed value.
+/// ∫ p1·LLR over the support [u, v] (None = the whole line), LLR = log(p1/p2) of the
+/// log-densities q1, q2, split at the roots of LLR: a signed value.
 fn int_times_llr(
     ctx: &Ctx,
     q1: &Quadratic,
-    l: &Llr,
-    u: Option<&Float>,
-    v: Option<&Float>,
+    q2: &Quadratic,
+    support: Option<(&Float, &Float)>,
 ) -> Result<Val> {
     let p = ctx.prec;
+    let l = &llr(q1, q2, p);
+    let (u, v) = support.unzip();
     let zero = Float::new(p);
     let rs: Vec<Float> = roots(&l.c, &zero, p)
         .into_iter()
@@ -467,19 +469,13 @@ fn dd_params(ctx: &Ctx, pair: &Pair) -> Option<(Float, Float, Float, u32)> {
             sigma2,
             d,
         } => Some((ctx.f(sigma1), ctx.f(sigma2), ctx.f(dist), *d)),
-        Pair::Rgm {
-            d,
-            gamma,
-            sigma2,
-            n1,
-            n2,
-            dist,
-        } => {
+        Pair::Rgm { .. } => {
+            let (d, [gamma, sigma2, n1, n2, dist]) = pair.rgm_parts()?;
             let g = ctx.f(gamma);
             let s2 = ctx.f(sigma2);
             let v1 = Float::with_val(p, ctx.f(n1).square_ref()) * &g + &s2;
             let v2 = Float::with_val(p, ctx.f(n2).square_ref()) * &g + &s2;
-            Some((v1.sqrt(), v2.sqrt(), ctx.f(dist), *d))
+            Some((v1.sqrt(), v2.sqrt(), ctx.f(dist), d))
         }
         _ => None,
     }
@@ -502,6 +498,79 @@ fn identical(pair: &Pair) -> bool {
     }
 }
 
+/// An exact zero certified to `digits` (every divergence of a pair with P1 = P2).
+fn zero(digits: u32) -> Certified {
+    Certified {
+        value: Float::new(bits_for_digits(digits)),
+        digits,
+    }
+}
+
+/// A rectified or truncated pair at the context precision: locations, σ, the support [a, b] and
+/// the log-densities q1, q2 of the unclipped normals N(μ_i, σ²).
+struct Clip {
+    q1: Quadratic,
+    q2: Quadratic,
+    m: [Float; 2],
+    s: Float,
+    a: Float,
+    b: Float,
+}
+
+impl Clip {
+    fn of(ctx: &Ctx, pair: &Pair) -> Clip {
+        let p = ctx.prec;
+        let [mu1, mu2, sigma, a, b] = pair.clip_parts().expect("a rectified or truncated pair");
+        let s = ctx.f(sigma);
+        let (m1, m2) = (ctx.f(mu1), ctx.f(mu2));
+        let (a, b) = (ctx.f(a), ctx.f(b));
+        let q1 = Quadratic::log_normal(&m1, &s, p);
+        let q2 = Quadratic::log_normal(&m2, &s, p);
+        let m = [m1, m2];
+        Clip { q1, q2, m, s, a, b }
+    }
+
+    /// ∫_a^b e^q over the support.
+    fn mass(&self, ctx: &Ctx, q: &Quadratic) -> Result<QuadResult> {
+        integral(ctx, q, &Factor::One, Some(&self.a), Some(&self.b), &[])
+    }
+
+    /// `acc` plus `atom(log P1, log P2)` of the rectified family's atoms at a, then at b.
+    fn add_atoms(&self, ctx: &Ctx, acc: Val, atom: impl Fn(&Val, &Val) -> Val) -> Result<Val> {
+        let p = ctx.prec;
+        let [m1, m2] = &self.m;
+        let l1a = log_mass(ctx, m1, &self.s, &self.a, true)?;
+        let l2a = log_mass(ctx, m2, &self.s, &self.a, true)?;
+        let l1b = log_mass(ctx, m1, &self.s, &self.b, false)?;
+        let l2b = log_mass(ctx, m2, &self.s, &self.b, false)?;
+        let acc = add(&acc, &atom(&l1a, &l2a), p);
+        Ok(add(&acc, &atom(&l1b, &l2b), p))
+    }
+}
+
+/// The log-densities of N(μ1, σ²) and N(μ2, σ²).
+fn gauss_q(ctx: &Ctx, mu1: &Scalar, mu2: &Scalar, sigma: &Scalar) -> (Quadratic, Quadratic) {
+    let p = ctx.prec;
+    let s = ctx.f(sigma);
+    let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
+    let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
+    (q1, q2)
+}
+
+/// [(log P1(+1), log P2(+1)), (log P1(−1), log P2(−1))] of a stochastic-sign pair:
+/// P_i(+1) = Φ(μ_i/σ), P_i(−1) = Φ(−μ_i/σ).
+fn sign_logs(ctx: &Ctx, mu1: &Scalar, mu2: &Scalar, sigma: &Scalar) -> [(Val, Val); 2] {
+    let p = ctx.prec;
+    let s = ctx.f(sigma);
+    let x1 = Float::with_val(p, ctx.f(mu1) / &s);
+    let x2 = Float::with_val(p, ctx.f(mu2) / &s);
+    let (n1, n2) = (Float::with_val(p, -&x1), Float::with_val(p, -&x2));
+    [
+        (log_ndtr_erfc(ctx, &x1), log_ndtr_erfc(ctx, &x2)),
+        (log_ndtr_erfc(ctx, &n1), log_ndtr_erfc(ctx, &n2)),
+    ]
+}
+
 // ------------------------------------------------------------------------------------------
 // Rényi
 
@@ -514,10 +583,7 @@ pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
         return model::renyi(m, alpha, digits);
     }
     if identical(pair) {
-        return Ok(Certified {
-            value: Float::new(bits_for_digits(digits)),
-            digits,
-        });
+        return Ok(zero(digits));
     }
     let what = format!("quadrature Rényi divergence (alpha = {alpha}) of {pair}");
     // The integrals' errors are divided by α − 1: start with log10(1/(α−1)) more digits.
@@ -533,9 +599,7 @@ fn renyi_at(ctx: &Ctx, pair: &Pair, alpha: &Scalar) -> Result<Val> {
     match pair {
         Pair::Model(_) => Err(model::generic_only()),
         Pair::Gaussian { mu1, mu2, sigma } => {
-            let s = ctx.f(sigma);
-            let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
-            let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
+            let (q1, q2) = gauss_q(ctx, mu1, mu2, sigma);
             let qa = Quadratic::combine(&al, &q1, &one_m, &q2, p);
             let j = log_of(&integral(ctx, &qa, &Factor::One, None, None, &[])?)?;
             Ok(combine_logs(&[(Float::with_val(p, 1u32), j)], &am1, p))
@@ -560,42 +624,12 @@ fn renyi_at(ctx: &Ctx, pair: &Pair, alpha: &Scalar) -> Result<Val> {
             }
             Ok(combine_logs(&parts, &am1, p))
         }
-        Pair::Truncated {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let s = ctx.f(sigma);
-            let (af, bf) = (ctx.f(a), ctx.f(b));
-            let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
-            let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
-            let qa = Quadratic::combine(&al, &q1, &one_m, &q2, p);
-            let j = log_of(&integral(
-                ctx,
-                &qa,
-                &Factor::One,
-                Some(&af),
-                Some(&bf),
-                &[],
-            )?)?;
-            let z1 = log_of(&integral(
-                ctx,
-                &q1,
-                &Factor::One,
-                Some(&af),
-                Some(&bf),
-                &[],
-            )?)?;
-            let z2 = log_of(&integral(
-                ctx,
-                &q2,
-                &Factor::One,
-                Some(&af),
-                Some(&bf),
-                &[],
-            )?)?;
+        Pair::Truncated { .. } => {
+            let c = Clip::of(ctx, pair);
+            let qa = Quadratic::combine(&al, &c.q1, &one_m, &c.q2, p);
+            let j = log_of(&c.mass(ctx, &qa)?)?;
+            let z1 = log_of(&c.mass(ctx, &c.q1)?)?;
+            let z2 = log_of(&c.mass(ctx, &c.q2)?)?;
             // D = [log J − α log Z1 + (α−1) log Z2]/(α−1)  (normalised densities p_i/Z_i).
             Ok(combine_logs(
                 &[
@@ -607,57 +641,21 @@ fn renyi_at(ctx: &Ctx, pair: &Pair, alpha: &Scalar) -> Result<Val> {
                 p,
             ))
         }
-        Pair::Rectified {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let s = ctx.f(sigma);
-            let (m1, m2) = (ctx.f(mu1), ctx.f(mu2));
-            let (af, bf) = (ctx.f(a), ctx.f(b));
-            let q1 = Quadratic::log_normal(&m1, &s, p);
-            let q2 = Quadratic::log_normal(&m2, &s, p);
-            let qa = Quadratic::combine(&al, &q1, &one_m, &q2, p);
-            let j = val_of(&integral(
-                ctx,
-                &qa,
-                &Factor::One,
-                Some(&af),
-                Some(&bf),
-                &[],
-            )?);
-            let z1 = val_of(&integral(
-                ctx,
-                &q1,
-                &Factor::One,
-                Some(&af),
-                Some(&bf),
-                &[],
-            )?);
+        Pair::Rectified { .. } => {
+            let c = Clip::of(ctx, pair);
+            let qa = Quadratic::combine(&al, &c.q1, &one_m, &c.q2, p);
+            let j = val_of(&c.mass(ctx, &qa)?);
+            let z1 = val_of(&c.mass(ctx, &c.q1)?);
             // S − 1 = (J − Z1) + Σ_atoms P1·expm1((α−1) log(P1/P2))   (docs/formulas.md §1.2)
-            let l1a = log_mass(ctx, &m1, &s, &af, true)?;
-            let l2a = log_mass(ctx, &m2, &s, &af, true)?;
-            let l1b = log_mass(ctx, &m1, &s, &bf, false)?;
-            let l2b = log_mass(ctx, &m2, &s, &bf, false)?;
-            let mut sm1 = Val {
+            let sm1 = Val {
                 v: Float::with_val(p, &j.v - &z1.v),
                 e: Float::with_val(EP, &j.e + &z1.e),
             };
-            sm1 = add(&sm1, &atom_renyi(ctx, &al, &l1a, &l2a), p);
-            sm1 = add(&sm1, &atom_renyi(ctx, &al, &l1b, &l2b), p);
+            let sm1 = c.add_atoms(ctx, sm1, |l1, l2| atom_renyi(ctx, &al, l1, l2))?;
             Ok(log1p_over(ctx, &sm1, &am1))
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {
-            let s = ctx.f(sigma);
-            let x1 = Float::with_val(p, ctx.f(mu1) / &s);
-            let x2 = Float::with_val(p, ctx.f(mu2) / &s);
-            let (n1, n2) = (Float::with_val(p, -&x1), Float::with_val(p, -&x2));
-            let lp1 = log_ndtr_erfc(ctx, &x1);
-            let lp2 = log_ndtr_erfc(ctx, &x2);
-            let lm1 = log_ndtr_erfc(ctx, &n1);
-            let lm2 = log_ndtr_erfc(ctx, &n2);
+            let [(lp1, lp2), (lm1, lm2)] = sign_logs(ctx, mu1, mu2, sigma);
             let sm1 = add(
                 &atom_renyi(ctx, &al, &lp1, &lp2),
                 &atom_renyi(ctx, &al, &lm1, &lm2),

@@ -167,50 +167,59 @@ pub fn describe(name: &str, params: &[(&str, Scalar)]) -> String {
     format!("{name}({})", inner.join(", "))
 }
 
+/// `Display` of a by-name enum: its `name()`.
+macro_rules! display_by_name {
+    ($t:ty) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+pub(crate) use display_by_name;
+
+/// The element of `all` named `s` (the lookup of a by-name enum's `FromStr`).
+pub(crate) fn by_name<T: Copy>(all: &[T], name: impl Fn(T) -> &'static str, s: &str) -> Option<T> {
+    all.iter().copied().find(|&x| name(x) == s)
+}
+
+/// Debug and Display (`family(k=v, …)` by [`describe`]) and equality (same family, same
+/// parameters) of a model handle (a tuple struct around an `Arc` of a model).
+macro_rules! model_handle_impls {
+    ($handle:ident) => {
+        impl fmt::Debug for $handle {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Display::fmt(self, f)
+            }
+        }
+
+        impl fmt::Display for $handle {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&describe(self.0.family().name, &self.0.params()))
+            }
+        }
+
+        impl PartialEq for $handle {
+            fn eq(&self, other: &Self) -> bool {
+                self.0.family() == other.0.family() && self.0.params() == other.0.params()
+            }
+        }
+    };
+}
+
 /// A [`PairModel`] behind a shared pointer, comparable and printable, as held by
 /// [`crate::divergence::Pair::Model`].
 #[derive(Clone)]
 pub struct ModelPair(pub Arc<dyn PairModel>);
 
-impl fmt::Debug for ModelPair {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl fmt::Display for ModelPair {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&describe(self.0.family().name, &self.0.params()))
-    }
-}
-
-impl PartialEq for ModelPair {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.family() == other.0.family() && self.0.params() == other.0.params()
-    }
-}
+model_handle_impls!(ModelPair);
 
 /// A [`LocationModel`] behind a shared pointer, as held by [`crate::divergence::Location::Model`].
 #[derive(Clone)]
 pub struct ModelLocation(pub Arc<dyn LocationModel>);
 
-impl fmt::Debug for ModelLocation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
-}
-
-impl fmt::Display for ModelLocation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&describe(self.0.family().name, &self.0.params()))
-    }
-}
-
-impl PartialEq for ModelLocation {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.family() == other.0.family() && self.0.params() == other.0.params()
-    }
-}
+model_handle_impls!(ModelLocation);
 
 /// A mechanism family by name: the Gaussian-family laws with their specialised routes, or a
 /// family of the [`FAMILIES`] registry. Parsing and printing use the `dpaudit eval` names.
@@ -257,18 +266,12 @@ impl Family {
     }
 }
 
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_by_name!(Family);
 
 impl std::str::FromStr for Family {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        Family::BUILTIN
-            .into_iter()
-            .find(|f| f.name() == s)
+        by_name(&Family::BUILTIN, Family::name, s)
             .or_else(|| family(s).map(Family::Model))
             .ok_or_else(|| Error::Unsupported(format!("unknown family {s:?}")))
     }

@@ -270,19 +270,7 @@ pub fn integrate<I: LogIntegrand>(
     let p = bucket(prec);
     let wp = prec + 16;
     let (c, r) = match rule {
-        Rule::TanhSinh { a, b } => {
-            if a.partial_cmp(b) != Some(std::cmp::Ordering::Less) {
-                return Err(Error::invalid(
-                    "a",
-                    a.to_f64(),
-                    &format!("< b = {} for quadrature", b.to_f64()),
-                ));
-            }
-            let c = Float::with_val(prec, a + b) / 2u32;
-            let r = Float::with_val(prec, b - a) / 2u32;
-            (c, r)
-        }
-        Rule::GaussLegendre { a, b, .. } => {
+        Rule::TanhSinh { a, b } | Rule::GaussLegendre { a, b, .. } => {
             if a.partial_cmp(b) != Some(std::cmp::Ordering::Less) {
                 return Err(Error::invalid(
                     "a",
@@ -666,6 +654,35 @@ pub fn gaussian_tail_ln_bound(ln_c: f64, dist: f64, s: f64, absz: f64, k: [f64; 
     let c = k[2];
     let poly = a / beta + b / (beta * beta) + 2.0 * c / (beta * beta * beta);
     ln_c - dist * dist / (2.0 * s * s) + poly.ln()
+}
+
+/// Sorts quadrature breakpoints and drops repeats; an error if any is NaN (parameters outside
+/// the range a route can integrate).
+pub(crate) fn sort_breakpoints(pts: &mut Vec<Float>) -> Result<()> {
+    if pts.iter().any(|x| x.is_nan()) {
+        return Err(Error::Undefined(
+            "quadrature breakpoints are not numbers: the parameters are outside the range \
+             this route can integrate"
+                .into(),
+        ));
+    }
+    pts.sort_by(|a, b| a.total_cmp(b));
+    pts.dedup();
+    Ok(())
+}
+
+/// Σ c_k x^k into `acc` by Horner's rule (x given also as |x| in `xf`), with the matching
+/// magnitude bound Σ mag_k |x|^k returned.
+fn horner(acc: &mut Float, c: &[Float], mag: &[f64], x: &Float, xf: f64) -> f64 {
+    let n = c.len();
+    acc.assign(&c[n - 1]);
+    let mut m = mag[n - 1];
+    for k in (0..n - 1).rev() {
+        *acc *= x;
+        *acc += &c[k];
+        m = m * xf + mag[k];
+    }
+    m
 }
 
 mod gaussian;

@@ -347,7 +347,7 @@ pub fn gaussian_sigma_for(sens: f64, eps: f64, delta: f64) -> Result<f64> {
         return Err(Error::invalid("eps", eps, "finite and > 0"));
     }
     let f = |s: f64| crate::bounds::gaussian::dp_eps_f64(sens, s, delta);
-    let (mut lo, mut hi) = (sens * 1e-6, sens * 1e6);
+    let (lo, hi) = (sens * 1e-6, sens * 1e6);
     if f(lo)? < eps || f(hi)? > eps {
         return Err(Error::invalid(
             "eps",
@@ -355,18 +355,7 @@ pub fn gaussian_sigma_for(sens: f64, eps: f64, delta: f64) -> Result<f64> {
             "reachable by a Gaussian sigma in [1e-6, 1e6] x sensitivity",
         ));
     }
-    for _ in 0..200 {
-        let mid = (lo * hi).sqrt();
-        if f(mid)? > eps {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-        if hi / lo - 1.0 < 1e-14 {
-            break;
-        }
-    }
-    Ok(hi)
+    super::log_bisect(lo, hi, Some(1e-14), |mid| Ok(f(mid)? > eps))
 }
 
 /// γ and σ² of RGM for a per-step (α, ε) target by HMB Theorem 1.

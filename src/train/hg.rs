@@ -202,7 +202,7 @@ pub fn rectified_sigma_for_mse(m: &[f64], lo: f64, hi: f64, target: f64) -> Resu
             .map(|&mi| rectified_mse(mi, s, lo, hi))
             .sum::<f64>()
     };
-    let (mut a, mut b) = (1e-6, 1e3);
+    let (a, b) = (1e-6, 1e3);
     if f(a) > target || f(b) < target {
         return Err(Error::invalid(
             "target MSE",
@@ -210,13 +210,6 @@ pub fn rectified_sigma_for_mse(m: &[f64], lo: f64, hi: f64, target: f64) -> Resu
             "reachable by the rectified mechanism",
         ));
     }
-    for _ in 0..200 {
-        let mid = (a * b).sqrt();
-        if f(mid) < target {
-            a = mid;
-        } else {
-            b = mid;
-        }
-    }
-    Ok(b)
+    // No width stop: all 200 halvings.
+    super::log_bisect(a, b, None, |mid| Ok(f(mid) < target))
 }

@@ -24,3 +24,25 @@ pub mod hg;
 pub mod privacy;
 pub mod ptr;
 pub mod ridge;
+
+/// Bisection on a log scale: narrows [lo, hi] by geometric midpoints (at most 200 times, or until
+/// hi/lo − 1 < `rel` when given), moving `lo` up where `up(mid)` holds and `hi` down elsewhere; returns `hi`.
+pub(crate) fn log_bisect(
+    mut lo: f64,
+    mut hi: f64,
+    rel: Option<f64>,
+    mut up: impl FnMut(f64) -> crate::error::Result<bool>,
+) -> crate::error::Result<f64> {
+    for _ in 0..200 {
+        let mid = (lo * hi).sqrt();
+        if up(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+        if rel.is_some_and(|rel| hi / lo - 1.0 < rel) {
+            break;
+        }
+    }
+    Ok(hi)
+}

@@ -53,12 +53,57 @@ impl Bounded {
         (-k * (self.mu1 + self.mu2) / 2.0, k)
     }
 
+    /// The pair of output laws built by `make` (e.g. [`Pair::rectified`]) from the parameters.
+    fn pair(
+        &self,
+        make: fn(Scalar, Scalar, Scalar, Scalar, Scalar) -> Result<Pair>,
+    ) -> Result<Pair> {
+        make(
+            self.mu1.into(),
+            self.mu2.into(),
+            self.sigma.into(),
+            self.a.into(),
+            self.b.into(),
+        )
+    }
+
+    /// The samplers on x and x′, built by `make(μ, σ, a, b)`.
+    fn samplers<T>(&self, make: fn(f64, f64, f64, f64) -> Result<T>) -> Result<[T; 2]> {
+        Ok([
+            make(self.mu1, self.sigma, self.a, self.b)?,
+            make(self.mu2, self.sigma, self.a, self.b)?,
+        ])
+    }
+
     fn fmt_params(&self) -> String {
         format!(
             "mu1={}, mu2={}, sigma={}, a={}, b={}",
             self.mu1, self.mu2, self.sigma, self.a, self.b
         )
     }
+}
+
+/// `name` (`family(mu1=…, …)`) and `sample_statistic` (the side's sampler, each draw mapped to
+/// the statistic by `stat_of`) of a rectified or truncated mechanism.
+macro_rules! bounded_name_and_sampling {
+    ($family:literal) => {
+        fn name(&self) -> String {
+            format!(concat!($family, "({})"), self.p.fmt_params())
+        }
+
+        fn sample_statistic(
+            &self,
+            side: Side,
+            stat: Statistic,
+            rng: &mut StreamRng,
+            out: &mut [f64],
+        ) {
+            self.sampler[side_index(side)].sample_many(rng, out);
+            for o in out.iter_mut() {
+                *o = self.stat_of(stat, *o);
+            }
+        }
+    };
 }
 
 /// The rectified Gaussian mechanism clip(μ_i + N(0, σ²), a, b) (HG Def. 3.1; docs/formulas.md §1).
@@ -85,10 +130,7 @@ impl RectifiedMechanism {
         let atom_b = log_ndtr(-z(b, mu1)) - log_ndtr(-z(b, mu2));
         Ok(RectifiedMechanism {
             p,
-            sampler: [
-                Rectified::new(mu1, sigma, a, b)?,
-                Rectified::new(mu2, sigma, a, b)?,
-            ],
+            sampler: p.samplers(Rectified::new)?,
             atom_llr: [atom_a, atom_b],
         })
     }
@@ -125,16 +167,7 @@ impl RectifiedMechanism {
 }
 
 impl Mechanism for RectifiedMechanism {
-    fn name(&self) -> String {
-        format!("rectified({})", self.p.fmt_params())
-    }
-
-    fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        self.sampler[side_index(side)].sample_many(rng, out);
-        for o in out.iter_mut() {
-            *o = self.stat_of(stat, *o);
-        }
-    }
+    bounded_name_and_sampling!("rectified");
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
         match stat {
@@ -152,17 +185,7 @@ impl Mechanism for RectifiedMechanism {
     }
 
     fn claimed_eps(&self, delta: f64) -> Result<f64> {
-        let p = &self.p;
-        pair_eps(
-            &Pair::rectified(
-                p.mu1.into(),
-                p.mu2.into(),
-                p.sigma.into(),
-                p.a.into(),
-                p.b.into(),
-            )?,
-            delta,
-        )
+        pair_eps(&self.p.pair(Pair::rectified)?, delta)
     }
 
     fn claim_source(&self) -> String {
@@ -189,10 +212,7 @@ impl TruncatedMechanism {
     /// sampler cannot represent Z(μ_i)).
     pub fn new(mu1: f64, mu2: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
         let p = Bounded::new(mu1, mu2, sigma, a, b)?;
-        let sampler = [
-            Truncated::new(mu1, sigma, a, b)?,
-            Truncated::new(mu2, sigma, a, b)?,
-        ];
+        let sampler = p.samplers(Truncated::new)?;
         let ln_z_ratio = sampler[1].ln_normaliser() - sampler[0].ln_normaliser();
         if !ln_z_ratio.is_finite() {
             return Err(Error::invalid(
@@ -231,31 +251,12 @@ impl TruncatedMechanism {
     }
 
     pub(crate) fn claim(&self, delta: f64) -> Result<f64> {
-        let p = &self.p;
-        pair_eps(
-            &Pair::truncated(
-                p.mu1.into(),
-                p.mu2.into(),
-                p.sigma.into(),
-                p.a.into(),
-                p.b.into(),
-            )?,
-            delta,
-        )
+        pair_eps(&self.p.pair(Pair::truncated)?, delta)
     }
 }
 
 impl Mechanism for TruncatedMechanism {
-    fn name(&self) -> String {
-        format!("truncated({})", self.p.fmt_params())
-    }
-
-    fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        self.sampler[side_index(side)].sample_many(rng, out);
-        for o in out.iter_mut() {
-            *o = self.stat_of(stat, *o);
-        }
-    }
+    bounded_name_and_sampling!("truncated");
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
         self.range(stat)

@@ -1,9 +1,6 @@
 use super::*;
+use crate::bounds::test_support::s;
 use crate::numeric::mp::agreement_digits;
-
-fn s(x: &str) -> Scalar {
-    x.parse().unwrap()
-}
 
 #[test]
 fn conversions_match_mpmath() {

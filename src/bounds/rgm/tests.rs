@@ -1,15 +1,6 @@
 use super::*;
+use crate::bounds::test_support::{agree, f, s};
 use crate::numeric::mp::agreement_digits;
-
-fn s(x: &str) -> Scalar {
-    x.parse().unwrap()
-}
-fn f(prec: u32, x: &str) -> Float {
-    Float::with_val(prec, Float::parse(x).unwrap())
-}
-fn agree(c: &Certified, want: &str) -> f64 {
-    agreement_digits(&c.value, &f(c.value.prec(), want))
-}
 
 // Reference values below: mpmath 1.3.0, mp.dps = 60, evaluating the printed formulas of HMB
 // (eq. (5), (44), (45) minimised by findroot on g'(α) = 0) — independent of this code.
@@ -164,22 +155,20 @@ fn validity_errors_have_the_right_variant() {
         Err(Error::OutsideValidity { .. })
     ));
     // plain domain errors
-    assert!(matches!(
-        theorem1_eps(&s("0"), &s("1"), 1, &s("1.5"), 30),
-        Err(Error::InvalidParameter { .. })
-    ));
-    assert!(matches!(
-        theorem1_eps(&s("0.1"), &s("-1"), 1, &s("1.5"), 30),
-        Err(Error::InvalidParameter { .. })
-    ));
-    assert!(matches!(
-        theorem1_eps(&s("0.1"), &s("1"), 0, &s("1.5"), 30),
-        Err(Error::InvalidParameter { .. })
-    ));
-    assert!(matches!(
-        theorem1_eps(&s("0.1"), &s("1"), 1, &s("1"), 30),
-        Err(Error::InvalidParameter { .. })
-    ));
+    for (eta, gamma, d, alpha) in [
+        ("0", "1", 1, "1.5"),
+        ("0.1", "-1", 1, "1.5"),
+        ("0.1", "1", 0, "1.5"),
+        ("0.1", "1", 1, "1"),
+    ] {
+        assert!(
+            matches!(
+                theorem1_eps(&s(eta), &s(gamma), d, &s(alpha), 30),
+                Err(Error::InvalidParameter { .. })
+            ),
+            "{eta} {gamma} {d} {alpha}"
+        );
+    }
     for bad in ["1", "1.5", "0", "-0.1"] {
         let e = corollary1_eps(&s("1e-3"), &s("1e-4"), 10, &s(bad), 30).unwrap_err();
         assert!(

@@ -9,12 +9,26 @@ fn sc(x: &str) -> Scalar {
     x.parse().unwrap()
 }
 
+/// Balle–Wang's δ(0.5) for Δ = 0.7, σ = 1.3, d = 10 (closed form, 30 digits), and the variances
+/// σ² = 1.69 and (1.3 (1 + 1e-12))² of the κ → 0 tests.
+fn balle_wang_and_near_variances() -> (Certified, Float, Float) {
+    let bw_pair = Pair::gaussian_dd(sc("0.7"), sc("1.3"), sc("1.3"), 10).unwrap();
+    let bw = closed::hockey_stick(&bw_pair, &sc("0.5"), 30).unwrap();
+    let s2 = Float::with_val(512, f("1.3") * f("1.000000000001")).square();
+    (bw, f("1.69"), s2)
+}
+
+/// δ of the near-equal pair (s1sq, s2sq) agrees with Balle–Wang to 10–16 digits.
+fn assert_near_balle_wang(s1sq: &Float, s2sq: &Float, bw: &Certified) {
+    let near = hockey_stick_dd(s1sq, s2sq, &f("0.7"), 10, &f("0.5"), 20).unwrap();
+    let ag = agreement_digits(&near.value, &bw.value);
+    assert!((10.0..16.0).contains(&ag), "agreement {ag}");
+}
+
 /// κ → 0: σ1 = σ2 reproduces Balle–Wang (closed form), σ2 = σ1(1 + 1e-12) agrees to ~10+ digits.
 #[test]
 fn kappa_to_zero_is_balle_wang() {
-    let bw_pair = Pair::gaussian_dd(sc("0.7"), sc("1.3"), sc("1.3"), 10).unwrap();
-    let bw = closed::hockey_stick(&bw_pair, &sc("0.5"), 30).unwrap();
-    let s = f("1.69");
+    let (bw, s, s2) = balle_wang_and_near_variances();
     let eq = hockey_stick_dd(&s, &s, &f("0.7"), 10, &f("0.5"), 30).unwrap();
     assert!(
         agreement_digits(&eq.value, &bw.value) >= 29.0,
@@ -23,10 +37,7 @@ fn kappa_to_zero_is_balle_wang() {
         bw.value
     );
     // σ2 = 1.3 (1 + 1e-12): δ moves by O(1e-12) relative (d·u² and u terms), so ≥ 10 digits.
-    let s2 = Float::with_val(512, f("1.3") * f("1.000000000001")).square();
-    let near = hockey_stick_dd(&s, &s2, &f("0.7"), 10, &f("0.5"), 20).unwrap();
-    let ag = agreement_digits(&near.value, &bw.value);
-    assert!((10.0..16.0).contains(&ag), "agreement {ag}");
+    assert_near_balle_wang(&s, &s2, &bw);
 }
 
 /// The mirrored order with κ ≈ 1e-6 (σ1 = 1.3 (1 + 1e-6) > σ2 = 1.3, d = 10, ε = 0.5), cheap
@@ -47,13 +58,8 @@ fn kappa_small_mirrored() {
 #[test]
 #[ignore]
 fn kappa_to_zero_mirrored_slow() {
-    let bw_pair = Pair::gaussian_dd(sc("0.7"), sc("1.3"), sc("1.3"), 10).unwrap();
-    let bw = closed::hockey_stick(&bw_pair, &sc("0.5"), 30).unwrap();
-    let s = f("1.69");
-    let s2 = Float::with_val(512, f("1.3") * f("1.000000000001")).square();
-    let near = hockey_stick_dd(&s2, &s, &f("0.7"), 10, &f("0.5"), 20).unwrap();
-    let ag = agreement_digits(&near.value, &bw.value);
-    assert!((10.0..16.0).contains(&ag), "agreement {ag}");
+    let (bw, s, s2) = balle_wang_and_near_variances();
+    assert_near_balle_wang(&s2, &s, &bw);
 }
 
 /// d = 1 with unequal variances against the exact 1-D closed form (docs/formulas.md §7.3).

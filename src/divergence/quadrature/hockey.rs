@@ -43,32 +43,16 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
     certified(digits, &what, |ctx| hockey_at(ctx, pair, eps))
 }
 
-/// ∫ over {LLR > e} ∩ [u, v] of p1·(1 − e^{e − LLR}) (None = infinite), split at the roots.
-pub(super) fn hockey_region(
-    ctx: &Ctx,
-    q1: &Quadratic,
-    llr_: &Llr,
-    e: &Float,
-    emag: f64,
-    u: Option<&Float>,
-    v: Option<&Float>,
-) -> Result<Val> {
-    let p = ctx.prec;
-    let l = &llr_.c;
+/// The windows [w0, w1] between consecutive roots of LLR − e (None = ±∞) on which LLR > e,
+/// decided by a sample point inside each.
+fn above(l: &[Float], e: &Float, p: u32) -> Vec<[Option<Float>; 2]> {
     let rs = roots(l, e, p);
-    // Sample points between consecutive roots decide where LLR > e.
     let mut ends: Vec<Option<Float>> = vec![None];
     for r in &rs {
         ends.push(Some(r.clone()));
     }
     ends.push(None);
-    let mut ranges: Vec<(Option<Float>, Option<Float>)> = Vec::new();
-    let g = Factor::OneMinusExp {
-        e: e.clone(),
-        emag,
-        l: l.to_vec(),
-        mag: llr_.mag.clone(),
-    };
+    let mut out = Vec::new();
     for w in ends.windows(2) {
         // A point inside (w0, w1).
         let inside = match (&w[0], &w[1]) {
@@ -84,6 +68,30 @@ pub(super) fn hockey_region(
         if val <= *e {
             continue;
         }
+        out.push([w[0].clone(), w[1].clone()]);
+    }
+    out
+}
+
+/// ∫ over {LLR > e} ∩ [u, v] of p1·(1 − e^{e − LLR}) (None = infinite), split at the roots.
+pub(super) fn hockey_region(
+    ctx: &Ctx,
+    q1: &Quadratic,
+    llr_: &Llr,
+    e: &Float,
+    emag: f64,
+    u: Option<&Float>,
+    v: Option<&Float>,
+) -> Result<Val> {
+    let l = &llr_.c;
+    let mut ranges: Vec<(Option<Float>, Option<Float>)> = Vec::new();
+    let g = Factor::OneMinusExp {
+        e: e.clone(),
+        emag,
+        l: l.to_vec(),
+        mag: llr_.mag.clone(),
+    };
+    for w in above(l, e, ctx.prec) {
         // Intersect with [u, v].
         let lo = match (&w[0], u) {
             (Some(x), Some(u)) => Some(if x > u { x.clone() } else { u.clone() }),
@@ -108,91 +116,38 @@ pub(super) fn hockey_region(
 pub(super) fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
     let p = ctx.prec;
     let e = ctx.f(eps);
+    // The region {LLR > ε} ∩ [u, v] of the pair with log-densities q1, q2.
+    let region = |q1: &Quadratic, q2: &Quadratic, u: Option<&Float>, v: Option<&Float>| {
+        hockey_region(ctx, q1, &llr(q1, q2, p), &e, e.to_f64().abs(), u, v)
+    };
     match pair {
         Pair::Model(_) => Err(model::generic_only()),
         Pair::Gaussian { mu1, mu2, sigma } => {
-            let s = ctx.f(sigma);
-            let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
-            let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
-            hockey_region(
-                ctx,
-                &q1,
-                &llr(&q1, &q2, p),
-                &e,
-                e.to_f64().abs(),
-                None,
-                None,
-            )
+            let (q1, q2) = gauss_q(ctx, mu1, mu2, sigma);
+            region(&q1, &q2, None, None)
         }
         Pair::GaussianDd { .. } | Pair::Rgm { .. } => {
             let (s1, s2, dist, _) = dd_params(ctx, pair).unwrap();
             let q1 = Quadratic::log_normal(&dist, &s1, p);
             let q2 = Quadratic::log_normal(&Float::new(p), &s2, p);
-            hockey_region(
-                ctx,
-                &q1,
-                &llr(&q1, &q2, p),
-                &e,
-                e.to_f64().abs(),
-                None,
-                None,
-            )
+            region(&q1, &q2, None, None)
         }
-        Pair::Rectified {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let s = ctx.f(sigma);
-            let (m1, m2) = (ctx.f(mu1), ctx.f(mu2));
-            let (af, bf) = (ctx.f(a), ctx.f(b));
-            let q1 = Quadratic::log_normal(&m1, &s, p);
-            let q2 = Quadratic::log_normal(&m2, &s, p);
-            let mut acc = hockey_region(
-                ctx,
-                &q1,
-                &llr(&q1, &q2, p),
-                &e,
-                e.to_f64().abs(),
-                Some(&af),
-                Some(&bf),
-            )?;
-            let l1a = log_mass(ctx, &m1, &s, &af, true)?;
-            let l2a = log_mass(ctx, &m2, &s, &af, true)?;
-            let l1b = log_mass(ctx, &m1, &s, &bf, false)?;
-            let l2b = log_mass(ctx, &m2, &s, &bf, false)?;
-            acc = add(&acc, &atom_hockey(ctx, &e, &l1a, &l2a), p);
-            acc = add(&acc, &atom_hockey(ctx, &e, &l1b, &l2b), p);
-            Ok(acc)
+        Pair::Rectified { .. } => {
+            let c = Clip::of(ctx, pair);
+            let acc = region(&c.q1, &c.q2, Some(&c.a), Some(&c.b))?;
+            c.add_atoms(ctx, acc, |l1, l2| atom_hockey(ctx, &e, l1, l2))
         }
-        Pair::Truncated {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let s = ctx.f(sigma);
-            let (af, bf) = (ctx.f(a), ctx.f(b));
-            let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
-            let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
-            let z1q = integral(ctx, &q1, &Factor::One, Some(&af), Some(&bf), &[])?;
+        Pair::Truncated { .. } => {
+            let c = Clip::of(ctx, pair);
+            let (q1, q2, af, bf) = (&c.q1, &c.q2, &c.a, &c.b);
+            let z1q = c.mass(ctx, q1)?;
             let lz1 = log_of(&z1q)?;
-            let lz2 = log_of(&integral(
-                ctx,
-                &q2,
-                &Factor::One,
-                Some(&af),
-                Some(&bf),
-                &[],
-            )?)?;
+            let lz2 = log_of(&c.mass(ctx, q2)?)?;
             // f1 > e^ε f2  ⟺  LLR > ε' = ε + log Z1 − log Z2 (docs/formulas.md §7.2).
             let e2 = Float::with_val(p, &e + &lz1.v) - &lz2.v;
-            let l = llr(&q1, &q2, p);
+            let l = llr(q1, q2, p);
             let emag = e.to_f64().abs() + lz1.v.to_f64().abs() + lz2.v.to_f64().abs();
-            let num = hockey_region(ctx, &q1, &l, &e2, emag, Some(&af), Some(&bf))?;
+            let num = hockey_region(ctx, q1, &l, &e2, emag, Some(af), Some(bf))?;
             let z1 = val_of(&z1q);
             let v = Float::with_val(p, &num.v / &z1.v);
             let z1e = Float::with_val(EP, &z1.v);
@@ -207,19 +162,16 @@ pub(super) fn hockey_at(ctx: &Ctx, pair: &Pair, eps: &Scalar) -> Result<Val> {
                     prec: p,
                     digits: 6.0,
                 };
-                let pr = hockey_mass(&lo_ctx, &q1, &l.c, &e2, &af, &bf)?;
+                let pr = hockey_mass(&lo_ctx, q1, &l.c, &e2, af, bf)?;
                 let pr = Float::with_val(EP, &pr / &z1e) * 1.01f64;
                 err += pr * e_eps * 1.02f64;
             }
             Ok(Val { v, e: err })
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {
-            let s = ctx.f(sigma);
-            let x1 = Float::with_val(p, ctx.f(mu1) / &s);
-            let x2 = Float::with_val(p, ctx.f(mu2) / &s);
-            let (n1, n2) = (Float::with_val(p, -&x1), Float::with_val(p, -&x2));
-            let a = atom_hockey(ctx, &e, &log_ndtr_erfc(ctx, &x1), &log_ndtr_erfc(ctx, &x2));
-            let b = atom_hockey(ctx, &e, &log_ndtr_erfc(ctx, &n1), &log_ndtr_erfc(ctx, &n2));
+            let [(lp1, lp2), (lm1, lm2)] = sign_logs(ctx, mu1, mu2, sigma);
+            let a = atom_hockey(ctx, &e, &lp1, &lp2);
+            let b = atom_hockey(ctx, &e, &lm1, &lm2);
             Ok(add(&a, &b, p))
         }
     }
@@ -235,27 +187,8 @@ pub(super) fn hockey_mass(
     b: &Float,
 ) -> Result<Float> {
     let p = ctx.prec;
-    let rs = roots(l, e, p);
     let mut total = Float::new(p);
-    let mut ends: Vec<Option<Float>> = vec![None];
-    for r in &rs {
-        ends.push(Some(r.clone()));
-    }
-    ends.push(None);
-    for w in ends.windows(2) {
-        let inside = match (&w[0], &w[1]) {
-            (Some(x0), Some(x1)) => Float::with_val(p, x0 + x1) / 2u32,
-            (Some(x0), None) => Float::with_val(p, x0 + 1u32),
-            (None, Some(x1)) => Float::with_val(p, x1 - 1u32),
-            (None, None) => Float::new(p),
-        };
-        let mut val = Float::with_val(p, &l[2] * &inside);
-        val += &l[1];
-        val *= &inside;
-        val += &l[0];
-        if val <= *e {
-            continue;
-        }
+    for w in above(l, e, p) {
         let lo = match &w[0] {
             Some(x) if x > a => x.clone(),
             _ => a.clone(),

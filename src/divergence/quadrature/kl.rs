@@ -15,10 +15,7 @@ pub fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
         return model::kl(m, digits);
     }
     if identical(pair) {
-        return Ok(Certified {
-            value: Float::new(bits_for_digits(digits)),
-            digits,
-        });
+        return Ok(zero(digits));
     }
     let what = format!("quadrature KL divergence of {pair}");
     certified_guard(digits, variance_guard(pair), &what, |ctx| kl_at(ctx, pair))
@@ -58,20 +55,18 @@ pub(super) fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
     match pair {
         Pair::Model(_) => Err(model::generic_only()),
         Pair::Gaussian { mu1, mu2, sigma } => {
-            let s = ctx.f(sigma);
-            let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
-            let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
-            int_times_llr(ctx, &q1, &llr(&q1, &q2, p), None, None)
+            let (q1, q2) = gauss_q(ctx, mu1, mu2, sigma);
+            int_times_llr(ctx, &q1, &q2, None)
         }
         Pair::GaussianDd { .. } | Pair::Rgm { .. } => {
             let (s1, s2, dist, d) = dd_params(ctx, pair).unwrap();
             let zero = Float::new(p);
             let q2 = Quadratic::log_normal(&zero, &s2, p);
             let q1 = Quadratic::log_normal(&dist, &s1, p);
-            let mut acc = int_times_llr(ctx, &q1, &llr(&q1, &q2, p), None, None)?;
+            let mut acc = int_times_llr(ctx, &q1, &q2, None)?;
             if d > 1 && s1 != s2 {
                 let q10 = Quadratic::log_normal(&zero, &s1, p);
-                let k0 = int_times_llr(ctx, &q10, &llr(&q10, &q2, p), None, None)?;
+                let k0 = int_times_llr(ctx, &q10, &q2, None)?;
                 let dm1 = Float::with_val(p, d - 1);
                 acc = add(
                     &acc,
@@ -84,29 +79,13 @@ pub(super) fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
             }
             Ok(acc)
         }
-        Pair::Truncated {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let s = ctx.f(sigma);
-            let (af, bf) = (ctx.f(a), ctx.f(b));
-            let q1 = Quadratic::log_normal(&ctx.f(mu1), &s, p);
-            let q2 = Quadratic::log_normal(&ctx.f(mu2), &s, p);
-            let z1q = integral(ctx, &q1, &Factor::One, Some(&af), Some(&bf), &[])?;
+        Pair::Truncated { .. } => {
+            let c = Clip::of(ctx, pair);
+            let z1q = c.mass(ctx, &c.q1)?;
             let z1 = val_of(&z1q);
             let lz1 = log_of(&z1q)?;
-            let lz2 = log_of(&integral(
-                ctx,
-                &q2,
-                &Factor::One,
-                Some(&af),
-                Some(&bf),
-                &[],
-            )?)?;
-            let k = int_times_llr(ctx, &q1, &llr(&q1, &q2, p), Some(&af), Some(&bf))?;
+            let lz2 = log_of(&c.mass(ctx, &c.q2)?)?;
+            let k = int_times_llr(ctx, &c.q1, &c.q2, Some((&c.a, &c.b)))?;
             // KL = K/Z1 + log Z2 − log Z1
             let ratio = Float::with_val(p, &k.v / &z1.v);
             let z1e = Float::with_val(EP, &z1.v);
@@ -117,34 +96,15 @@ pub(super) fn kl_at(ctx: &Ctx, pair: &Pair) -> Result<Val> {
             let e = e_ratio + &lz1.e + &lz2.e + Float::with_val(EP, v.abs_ref()) * ctx.ulp();
             Ok(Val { v, e })
         }
-        Pair::Rectified {
-            mu1,
-            mu2,
-            sigma,
-            a,
-            b,
-        } => {
-            let s = ctx.f(sigma);
-            let (m1, m2) = (ctx.f(mu1), ctx.f(mu2));
-            let (af, bf) = (ctx.f(a), ctx.f(b));
-            let q1 = Quadratic::log_normal(&m1, &s, p);
-            let q2 = Quadratic::log_normal(&m2, &s, p);
-            let mut acc = int_times_llr(ctx, &q1, &llr(&q1, &q2, p), Some(&af), Some(&bf))?;
-            let l1a = log_mass(ctx, &m1, &s, &af, true)?;
-            let l2a = log_mass(ctx, &m2, &s, &af, true)?;
-            let l1b = log_mass(ctx, &m1, &s, &bf, false)?;
-            let l2b = log_mass(ctx, &m2, &s, &bf, false)?;
-            acc = add(&acc, &atom_kl(ctx, &l1a, &l2a), p);
-            acc = add(&acc, &atom_kl(ctx, &l1b, &l2b), p);
-            Ok(acc)
+        Pair::Rectified { .. } => {
+            let c = Clip::of(ctx, pair);
+            let acc = int_times_llr(ctx, &c.q1, &c.q2, Some((&c.a, &c.b)))?;
+            c.add_atoms(ctx, acc, |l1, l2| atom_kl(ctx, l1, l2))
         }
         Pair::StochasticSign { mu1, mu2, sigma } => {
-            let s = ctx.f(sigma);
-            let x1 = Float::with_val(p, ctx.f(mu1) / &s);
-            let x2 = Float::with_val(p, ctx.f(mu2) / &s);
-            let (n1, n2) = (Float::with_val(p, -&x1), Float::with_val(p, -&x2));
-            let a = atom_kl(ctx, &log_ndtr_erfc(ctx, &x1), &log_ndtr_erfc(ctx, &x2));
-            let b = atom_kl(ctx, &log_ndtr_erfc(ctx, &n1), &log_ndtr_erfc(ctx, &n2));
+            let [(lp1, lp2), (lm1, lm2)] = sign_logs(ctx, mu1, mu2, sigma);
+            let a = atom_kl(ctx, &lp1, &lp2);
+            let b = atom_kl(ctx, &lm1, &lm2);
             Ok(add(&a, &b, p))
         }
     }

@@ -271,6 +271,30 @@ fn cost_truncated() {
     }
 }
 
+/// N(Δ = 1, σ1 = 1) vs σ2 = 1.1 in d = 1000.
+fn dd_1000() -> Pair {
+    Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap()
+}
+
+/// An RGM pair (d = 10, γ = σ² = 1, dist = 0.5) whose norms n1, n2 differ in the 7th digit.
+fn rgm_near() -> Pair {
+    Pair::rgm(
+        10,
+        sc("1"),
+        sc("1"),
+        sc("1.000001"),
+        sc("1.000002"),
+        sc("0.5"),
+    )
+    .unwrap()
+}
+
+/// Checks the quadrature Rényi divergence of order `alpha` against the reference `name` at
+/// `digits`.
+fn check_renyi(name: &str, pair: &Pair, alpha: &str, digits: u32) {
+    check(name, renyi(pair, &sc(alpha), digits), digits);
+}
+
 #[test]
 fn renyi_gaussian_and_dd() {
     for al in ["2", "1.001", "100"] {
@@ -280,21 +304,13 @@ fn renyi_gaussian_and_dd() {
             30,
         );
     }
-    let dd = Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap();
+    let dd = dd_1000();
     check("renyi_dd_2", renyi(&dd, &sc("2"), 30), 30);
     check("renyi_dd_1.001", renyi(&dd, &sc("1.001"), 30), 30);
     let eq = Pair::gaussian_dd(sc("1"), sc("1"), sc("1"), 1000).unwrap();
     check("renyi_dd_eq_d1000", renyi(&eq, &sc("2"), 30), 30);
     // n1, n2 differ in the 7th digit.
-    let rgm = Pair::rgm(
-        10,
-        sc("1"),
-        sc("1"),
-        sc("1.000001"),
-        sc("1.000002"),
-        sc("0.5"),
-    )
-    .unwrap();
+    let rgm = rgm_near();
     check("renyi_rgm_2", renyi(&rgm, &sc("2"), 30), 30);
     // σ_α² ≤ 0: +∞.
     let inf = Pair::gaussian_dd(sc("1"), sc("2"), sc("1"), 3).unwrap();
@@ -304,149 +320,67 @@ fn renyi_gaussian_and_dd() {
 #[test]
 fn renyi_bounded_families() {
     for al in ["2", "1.001", "100"] {
-        check(
-            &format!("renyi_rect_{al}"),
-            renyi(&rect("0.3", "1.3"), &sc(al), 30),
-            30,
-        );
-        check(
-            &format!("renyi_trunc_{al}"),
-            renyi(&trunc("0.3", "1.3"), &sc(al), 30),
-            30,
-        );
+        check_renyi(&format!("renyi_rect_{al}"), &rect("0.3", "1.3"), al, 30);
+        check_renyi(&format!("renyi_trunc_{al}"), &trunc("0.3", "1.3"), al, 30);
     }
-    check(
-        "renyi_rect_far9",
-        renyi(&rect("10", "11"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_rect_far9_1.001",
-        renyi(&rect("10", "11"), &sc("1.001"), 30),
-        30,
-    );
-    check(
-        "renyi_trunc_far9",
-        renyi(&trunc("10", "11"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_rect_far41",
-        renyi(&rect("42", "43"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_trunc_far41",
-        renyi(&trunc("42", "43"), &sc("2"), 30),
-        30,
-    );
-    check(
-        "renyi_trunc_far41_1.001",
-        renyi(&trunc("42", "43"), &sc("1.001"), 30),
-        30,
-    );
-    check("renyi_sign_2", renyi(&sign("0.3", "1.3"), &sc("2"), 30), 30);
-    check(
-        "renyi_sign_1.001",
-        renyi(&sign("0.3", "1.3"), &sc("1.001"), 30),
-        30,
-    );
-    check("renyi_sign_far", renyi(&sign("-9", "-8"), &sc("2"), 30), 30);
+    check_renyi("renyi_rect_far9", &rect("10", "11"), "2", 30);
+    check_renyi("renyi_rect_far9_1.001", &rect("10", "11"), "1.001", 30);
+    check_renyi("renyi_trunc_far9", &trunc("10", "11"), "2", 30);
+    check_renyi("renyi_rect_far41", &rect("42", "43"), "2", 30);
+    check_renyi("renyi_trunc_far41", &trunc("42", "43"), "2", 30);
+    check_renyi("renyi_trunc_far41_1.001", &trunc("42", "43"), "1.001", 30);
+    check_renyi("renyi_sign_2", &sign("0.3", "1.3"), "2", 30);
+    check_renyi("renyi_sign_1.001", &sign("0.3", "1.3"), "1.001", 30);
+    check_renyi("renyi_sign_far", &sign("-9", "-8"), "2", 30);
 }
 
 #[test]
 fn renyi_50_digits() {
-    check(
-        "renyi_trunc_2",
-        renyi(&trunc("0.3", "1.3"), &sc("2"), 50),
-        50,
-    );
-    check("renyi_rect_2", renyi(&rect("0.3", "1.3"), &sc("2"), 50), 50);
-    check(
-        "renyi_dd_2",
-        renyi(
-            &Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap(),
-            &sc("2"),
-            50,
-        ),
-        50,
-    );
+    check_renyi("renyi_trunc_2", &trunc("0.3", "1.3"), "2", 50);
+    check_renyi("renyi_rect_2", &rect("0.3", "1.3"), "2", 50);
+    check_renyi("renyi_dd_2", &dd_1000(), "2", 50);
+}
+
+/// Checks the quadrature KL divergence against the reference `name` at 30 digits.
+fn check_kl(name: &str, pair: &Pair) {
+    check(name, kl(pair, 30), 30);
 }
 
 #[test]
 fn kl_all_families() {
-    check("kl_gauss", kl(&gauss("0", "1", "1"), 30), 30);
-    let dd = Pair::gaussian_dd(sc("1"), sc("1"), sc("1.1"), 1000).unwrap();
-    check("kl_dd", kl(&dd, 30), 30);
-    let rgm = Pair::rgm(
-        10,
-        sc("1"),
-        sc("1"),
-        sc("1.000001"),
-        sc("1.000002"),
-        sc("0.5"),
-    )
-    .unwrap();
-    check("kl_rgm", kl(&rgm, 30), 30);
-    check("kl_rect", kl(&rect("0.3", "1.3"), 30), 30);
-    check("kl_rect_far9", kl(&rect("10", "11"), 30), 30);
-    check("kl_rect_far41", kl(&rect("42", "43"), 30), 30);
-    check("kl_trunc", kl(&trunc("0.3", "1.3"), 30), 30);
-    check("kl_trunc_far41", kl(&trunc("42", "43"), 30), 30);
-    check("kl_sign", kl(&sign("0.3", "1.3"), 30), 30);
+    check_kl("kl_gauss", &gauss("0", "1", "1"));
+    let dd = dd_1000();
+    check_kl("kl_dd", &dd);
+    let rgm = rgm_near();
+    check_kl("kl_rgm", &rgm);
+    check_kl("kl_rect", &rect("0.3", "1.3"));
+    check_kl("kl_rect_far9", &rect("10", "11"));
+    check_kl("kl_rect_far41", &rect("42", "43"));
+    check_kl("kl_trunc", &trunc("0.3", "1.3"));
+    check_kl("kl_trunc_far41", &trunc("42", "43"));
+    check_kl("kl_sign", &sign("0.3", "1.3"));
+}
+
+/// Checks the quadrature δ(ε) against the reference `name` at 30 digits.
+fn check_hs(name: &str, pair: &Pair, eps: &str) {
+    check(name, hockey_stick(pair, &sc(eps), 30), 30);
 }
 
 #[test]
 fn hockey_stick_all_families() {
-    check(
-        "hs_gauss",
-        hockey_stick(&gauss("0", "1", "1"), &sc("1"), 30),
-        30,
-    );
-    check(
-        "hs_gauss_small",
-        hockey_stick(&gauss("0", "1", "1"), &sc("9"), 30),
-        30,
-    );
-    check(
-        "hs_rect",
-        hockey_stick(&rect("0.3", "1.3"), &sc("0.5"), 30),
-        30,
-    );
-    check(
-        "hs_rect_rev",
-        hockey_stick(&rect("1.3", "0.3"), &sc("0.5"), 30),
-        30,
-    );
-    check(
-        "hs_trunc",
-        hockey_stick(&trunc("0.3", "1.3"), &sc("0.5"), 30),
-        30,
-    );
-    check(
-        "hs_trunc_far9",
-        hockey_stick(&trunc("10", "11"), &sc("0.01"), 30),
-        30,
-    );
-    check(
-        "hs_sign",
-        hockey_stick(&sign("0.3", "1.3"), &sc("0.1"), 30),
-        30,
-    );
-    check(
-        "hs_trunc_neg41",
-        hockey_stick(&trunc("-42", "-40"), &sc("0"), 30),
-        30,
-    );
-    check(
-        "hs_trunc_far41_05",
-        hockey_stick(&trunc("42", "43"), &sc("0.5"), 30),
-        30,
-    );
+    check_hs("hs_gauss", &gauss("0", "1", "1"), "1");
+    check_hs("hs_gauss_small", &gauss("0", "1", "1"), "9");
+    check_hs("hs_rect", &rect("0.3", "1.3"), "0.5");
+    check_hs("hs_rect_rev", &rect("1.3", "0.3"), "0.5");
+    check_hs("hs_trunc", &trunc("0.3", "1.3"), "0.5");
+    check_hs("hs_trunc_far9", &trunc("10", "11"), "0.01");
+    check_hs("hs_sign", &sign("0.3", "1.3"), "0.1");
+    check_hs("hs_trunc_neg41", &trunc("-42", "-40"), "0");
+    check_hs("hs_trunc_far41_05", &trunc("42", "43"), "0.5");
     let u = Pair::gaussian_dd(sc("1"), sc("1"), sc("1.5"), 1).unwrap();
-    check("hs_uneq_d1", hockey_stick(&u, &sc("0.5"), 30), 30);
+    check_hs("hs_uneq_d1", &u, "0.5");
     let u = Pair::gaussian_dd(sc("1"), sc("1.5"), sc("1"), 1).unwrap();
-    check("hs_uneq_d1_rev", hockey_stick(&u, &sc("0.5"), 30), 30);
+    check_hs("hs_uneq_d1_rev", &u, "0.5");
     let u = Pair::gaussian_dd(sc("1"), sc("1.5"), sc("1"), 7).unwrap();
     // d > 1 with unequal variances: the χ² route of profile_dd (tested there).
     assert!(hockey_stick(&u, &sc("0.5"), 30).is_ok());
@@ -454,18 +388,21 @@ fn hockey_stick_all_families() {
 
 #[test]
 fn fisher_all_families() {
-    let loc = |fam: &str, mu: &str| {
+    // The Fisher information of the law `fam` at location `mu` (σ = 1, support [−1, 1]) against
+    // the reference `name` at 30 digits.
+    let check_fi = |name: &str, fam: &str, mu: &str| {
         let support = (fam == "rectified" || fam == "truncated").then(|| (sc("-1"), sc("1")));
-        Location::new(fam, sc(mu), sc("1"), support).unwrap()
+        let loc = Location::new(fam, sc(mu), sc("1"), support).unwrap();
+        check(name, fisher(&loc, 30), 30);
     };
     let g = Location::new("gaussian", sc("0.3"), sc("2"), None).unwrap();
     let c = fisher(&g, 30).unwrap();
     assert!(agreement_digits(&c.value, &Float::with_val(200, 0.25)) >= 30.0);
-    check("fi_rect", fisher(&loc("rectified", "0.3"), 30), 30);
-    check("fi_rect_far41", fisher(&loc("rectified", "42"), 30), 30);
-    check("fi_trunc", fisher(&loc("truncated", "0.3"), 30), 30);
-    check("fi_trunc_far9", fisher(&loc("truncated", "10"), 30), 30);
-    check("fi_trunc_far41", fisher(&loc("truncated", "42"), 30), 30);
-    check("fi_sign", fisher(&loc("stochastic_sign", "0.3"), 30), 30);
-    check("fi_sign_far", fisher(&loc("stochastic_sign", "-9"), 30), 30);
+    check_fi("fi_rect", "rectified", "0.3");
+    check_fi("fi_rect_far41", "rectified", "42");
+    check_fi("fi_trunc", "truncated", "0.3");
+    check_fi("fi_trunc_far9", "truncated", "10");
+    check_fi("fi_trunc_far41", "truncated", "42");
+    check_fi("fi_sign", "stochastic_sign", "0.3");
+    check_fi("fi_sign_far", "stochastic_sign", "-9");
 }

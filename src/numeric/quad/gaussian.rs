@@ -150,13 +150,7 @@ impl LogIntegrand for QuadFactorIntegrand<'_> {
             Factor::Poly { c: p, mag } => {
                 pt.has_factor = true;
                 let n = p.len();
-                pt.factor.assign(&p[n - 1]);
-                let mut m = mag[n - 1];
-                for k in (0..n - 1).rev() {
-                    pt.factor *= x;
-                    pt.factor += &p[k];
-                    m = m * xf + mag[k];
-                }
+                let m = horner(&mut pt.factor, p, mag, x, xf);
                 let v = pt.factor.to_f64().abs();
                 pt.fmag = if v > 0.0 {
                     4.0 * n as f64 * m / v
@@ -166,14 +160,7 @@ impl LogIntegrand for QuadFactorIntegrand<'_> {
             }
             Factor::OneMinusExp { e, emag, l, mag } => {
                 pt.has_factor = true;
-                let n = l.len();
-                self.tmp.assign(&l[n - 1]);
-                let mut m = mag[n - 1];
-                for k in (0..n - 1).rev() {
-                    self.tmp *= x;
-                    self.tmp += &l[k];
-                    m = m * xf + mag[k];
-                }
+                let m = horner(&mut self.tmp, l, mag, x, xf);
                 // g = −expm1(e − L)
                 self.tmp -= e;
                 self.tmp.neg_assign();
@@ -342,15 +329,7 @@ pub fn gaussian(
                     pts.push(e.clone());
                 }
             }
-            if pts.iter().any(|x| x.is_nan()) {
-                return Err(Error::Undefined(
-                    "quadrature breakpoints are not numbers: the parameters are outside the range \
-                     this route can integrate"
-                        .into(),
-                ));
-            }
-            pts.sort_by(|a, b| a.total_cmp(b));
-            pts.dedup_by(|a, b| a == b);
+            sort_breakpoints(&mut pts)?;
             let mut o = opts.clone();
             o.log_sup = Some(envmax + fac_at(lo.abs().max(hi.abs())) + 1.0);
             split(&mut integrand, &pts, &o, PieceRule::GaussLegendre)?

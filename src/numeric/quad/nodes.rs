@@ -20,6 +20,19 @@ pub(super) struct Level {
     pub(super) centre: bool,
 }
 
+impl Level {
+    /// A level with no nodes yet (the centre node, if any, still to be pushed).
+    fn empty(centre: bool) -> Self {
+        Level {
+            u: Vec::new(),
+            u64: Vec::new(),
+            logw: Vec::new(),
+            logw64: Vec::new(),
+            centre,
+        }
+    }
+}
+
 pub(super) type Cache = Mutex<HashMap<(u8, u32, u32, u32), Arc<Level>>>;
 
 pub(super) fn cache() -> &'static Cache {
@@ -104,13 +117,7 @@ pub(super) fn line_level(p: u32, kmax: u32, level: u32) -> Arc<Level> {
     }
     let centre = level == 0;
     let denom = 1u64 << level;
-    let mut lv = Level {
-        u: Vec::new(),
-        u64: Vec::new(),
-        logw: Vec::new(),
-        logw64: Vec::new(),
-        centre,
-    };
+    let mut lv = Level::empty(centre);
     if centre {
         lv.u.push(Float::new(p));
         lv.u64.push(0.0);
@@ -195,13 +202,7 @@ pub(super) fn gl_level(p: u32, n: u32) -> Arc<Level> {
     };
     let half = n / 2;
     let centre = n % 2 == 1;
-    let mut lv = Level {
-        u: Vec::new(),
-        u64: Vec::new(),
-        logw: Vec::new(),
-        logw64: Vec::new(),
-        centre,
-    };
+    let mut lv = Level::empty(centre);
     let mut roots: Vec<Float> = Vec::new();
     if centre {
         roots.push(Float::new(wp));

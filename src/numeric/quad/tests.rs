@@ -13,21 +13,25 @@ fn agree(a: &Float, b: &Float) -> f64 {
 // ln ∫_{-1}^{1} N(x; 0.3, 1) dx = ln(Φ(0.7) − Φ(−1.3))
 const LN_Z_03: &str = "-0.413644674954883611467726630086508901129959273940869140790534";
 
+/// ∫_{-1}^{1} N(x; 0.3, 1) dx by [`gaussian`] at `prec` bits with the options `o`.
+fn ln_z_03(prec: u32, o: &QuadOptions) -> Result<QuadResult> {
+    let q = Quadratic::log_normal(&f(prec, "0.3"), &f(prec, "1"), prec);
+    gaussian(
+        &q,
+        &Factor::One,
+        Some(&f(prec, "-1")),
+        Some(&f(prec, "1")),
+        &[],
+        o,
+    )
+}
+
 #[test]
 fn truncated_normaliser_30_50_100_digits() {
     for digits in [30u32, 50, 100] {
         let prec = crate::numeric::mp::bits_for_digits(digits + 2);
-        let q = Quadratic::log_normal(&f(prec, "0.3"), &f(prec, "1"), prec);
         let o = QuadOptions::new(prec, f64::from(digits) + 1.0);
-        let r = gaussian(
-            &q,
-            &Factor::One,
-            Some(&f(prec, "-1")),
-            Some(&f(prec, "1")),
-            &[],
-            &o,
-        )
-        .unwrap();
+        let r = ln_z_03(prec, &o).unwrap();
         let want = f(prec, LN_Z_03);
         let got_digits = agree(&r.log_abs, &want);
         let claimed = -r.log10_rel_err();
@@ -81,28 +85,12 @@ fn tanh_sinh_smooth_integrand() {
 fn impossible_request_is_a_precision_error() {
     // 100 digits with no refinement allowed (no error estimate possible): never a guess.
     let prec = crate::numeric::mp::bits_for_digits(100);
-    let q = Quadratic::log_normal(&f(prec, "0.3"), &f(prec, "1"), prec);
     let mut o = QuadOptions::new(prec, 100.0);
     o.max_level = 0;
-    let r = gaussian(
-        &q,
-        &Factor::One,
-        Some(&f(prec, "-1")),
-        Some(&f(prec, "1")),
-        &[],
-        &o,
-    );
+    let r = ln_z_03(prec, &o);
     assert!(matches!(r, Err(Error::Precision { .. })), "{r:?}");
     // The same with the precision too low for the digits asked.
     let o = QuadOptions::new(64, 40.0);
-    let q = Quadratic::log_normal(&f(64, "0.3"), &f(64, "1"), 64);
-    let r = gaussian(
-        &q,
-        &Factor::One,
-        Some(&f(64, "-1")),
-        Some(&f(64, "1")),
-        &[],
-        &o,
-    );
+    let r = ln_z_03(64, &o);
     assert!(matches!(r, Err(Error::Precision { .. })), "{r:?}");
 }
