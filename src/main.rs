@@ -5,7 +5,7 @@ use dpaudit::divergence::Method;
 use dpaudit::eval::{self, EvalOptions};
 use dpaudit::report::{self, ReportOptions};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -180,6 +180,20 @@ fn check_samples(samples: Option<u64>) -> Result<(), String> {
     }
 }
 
+/// The options of `report` and `audit`: output, quick mode, samples (checked), a progress bar on
+/// a terminal, and the command line for the summary.
+fn run_options(out: &Path, quick: bool, samples: Option<u64>) -> Result<ReportOptions, String> {
+    check_samples(samples)?;
+    Ok(ReportOptions {
+        out: out.to_path_buf(),
+        quick,
+        samples,
+        progress: std::io::stderr().is_terminal(),
+        command: command_line(),
+        ..ReportOptions::default()
+    })
+}
+
 fn command_line() -> String {
     let args: Vec<String> = std::env::args().skip(1).collect();
     format!("dpaudit {}", args.join(" "))
@@ -264,17 +278,13 @@ fn main() -> ExitCode {
             quick,
             samples,
         } => {
-            if let Err(e) = check_samples(samples) {
-                return fail(e);
-            }
-            let opts = ReportOptions {
-                out: out.clone(),
-                specs_dir: specs,
-                golden_dir: golden,
-                quick,
-                samples,
-                progress: std::io::stderr().is_terminal(),
-                command: command_line(),
+            let opts = match run_options(&out, quick, samples) {
+                Ok(o) => ReportOptions {
+                    specs_dir: specs,
+                    golden_dir: golden,
+                    ..o
+                },
+                Err(e) => return fail(e),
             };
             let mut outcome = report::run_report(&opts);
             // Quick training experiment (HMB App. C on the committed breast-cancer table). If it
@@ -294,20 +304,13 @@ fn main() -> ExitCode {
             samples,
             shard,
         } => {
-            if let Err(e) = check_samples(samples) {
-                return fail(e);
-            }
+            let opts = match run_options(&out, quick, samples) {
+                Ok(o) => o,
+                Err(e) => return fail(e),
+            };
             if let Some(k) = shard {
                 return run_shard(&spec, &k, &out, quick, samples);
             }
-            let opts = ReportOptions {
-                out: out.clone(),
-                quick,
-                samples,
-                progress: std::io::stderr().is_terminal(),
-                command: command_line(),
-                ..ReportOptions::default()
-            };
             finish(report::run_single(&spec, &opts), &out)
         }
         Command::Merge { dirs, out } => {

@@ -154,6 +154,13 @@ pub fn lemma1_ratio_bounds(eta: &Scalar, digits: u32) -> Result<(Certified, Cert
     Ok((lo, hi))
 }
 
+/// The domain of the noise conditions (Lemma 1, Theorem 1): η > 0, γ > 0, R_rel ≥ 0.
+fn noise_domain(eta: &Scalar, gamma: &Scalar, r_rel: &Scalar) -> Result<()> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    nonnegative("r_rel", r_rel).map(|_| ())
+}
+
 /// HMB Lemma 1's condition: the minimal baseline variance σ² = γ(1+η⁻¹)R_rel²/(2η+η²)
 /// (= γR²/η² · (1+η)/(2+η), HMB eq. (16)).
 pub fn lemma1_sigma2_min(
@@ -162,9 +169,7 @@ pub fn lemma1_sigma2_min(
     r_rel: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
-    positive("eta", eta)?;
-    positive("gamma", gamma)?;
-    nonnegative("r_rel", r_rel)?;
+    noise_domain(eta, gamma, r_rel)?;
     certify(digits, "HMB Lemma 1 sigma^2 minimum", |p| {
         let wp = p + 16;
         let e = eta.mp(wp);
@@ -223,9 +228,7 @@ pub fn theorem1_sigma2_min(
     r_rel: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
-    positive("eta", eta)?;
-    positive("gamma", gamma)?;
-    nonnegative("r_rel", r_rel)?;
+    noise_domain(eta, gamma, r_rel)?;
     check_alpha_range(eta, alpha, THM1)?;
     certify(digits, "HMB Theorem 1 sigma^2 minimum", |p| {
         let wp = p + 16;
@@ -275,10 +278,10 @@ pub fn theorem1_eps(
     alpha: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
+    // η before γ, as the messages have always reported them.
     positive("eta", eta)?;
     positive("gamma", gamma)?;
-    dim(d)?;
-    check_alpha_range(eta, alpha, THM1)?;
+    eq5_domain(eta, d, alpha, THM1)?;
     certify(digits, THM1, |p| {
         let wp = p + 16;
         let (e, g, a) = (eta.mp(wp), gamma.mp(wp), alpha.mp(wp));
@@ -287,6 +290,14 @@ pub fn theorem1_eps(
         let lead = Float::with_val(wp, &a * Float::with_val(wp, e.square_ref())) / (g * 2u32);
         Ok(Float::with_val(p, lead * num / den))
     })
+}
+
+/// The domain shared by Theorem 1's eq. (5) and eq. (6): η > 0, d ≥ 1, and α inside
+/// the theorem's range (`what` names the result in the error).
+fn eq5_domain(eta: &Scalar, d: u32, alpha: &Scalar, what: &str) -> Result<()> {
+    positive("eta", eta)?;
+    dim(d)?;
+    check_alpha_range(eta, alpha, what)
 }
 
 /// Double-precision fast path of [`theorem1_eps`] (same checks, for plots).
@@ -322,9 +333,7 @@ pub fn eq6_eps(
     digits: u32,
 ) -> Result<Certified> {
     positive("eps_star", eps_star)?;
-    positive("eta", eta)?;
-    dim(d)?;
-    check_alpha_range(eta, alpha, EQ6)?;
+    eq5_domain(eta, d, alpha, EQ6)?;
     certify(digits, EQ6, |p| {
         let wp = p + 16;
         let (e, es, a) = (eta.mp(wp), eps_star.mp(wp), alpha.mp(wp));

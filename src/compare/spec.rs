@@ -328,6 +328,16 @@ impl AuditSpec {
         }
         let m = &raw.mechanism;
         let fam = m.family.as_str();
+        // Every `[mechanism]` key given must be one the family takes (checked in the order of
+        // `RawMechanism::present`).
+        let only = |allowed: &[&str]| -> Result<()> {
+            for (k, given) in m.present() {
+                if given && !allowed.contains(&k) {
+                    return Err(ctx.unexpected(&format!("mechanism.{k}"), fam));
+                }
+            }
+            Ok(())
+        };
         let unused = |present: &[(&str, bool)]| -> Result<()> {
             for (f, p) in present {
                 if *p {
@@ -338,16 +348,7 @@ impl AuditSpec {
         };
         let mechanism = match fam {
             "gaussian" | "stochastic_sign" => {
-                unused(&[
-                    ("mechanism.a", m.a.is_some()),
-                    ("mechanism.b", m.b.is_some()),
-                    ("mechanism.d", m.d.is_some()),
-                    ("mechanism.gamma", m.gamma.is_some()),
-                    ("mechanism.sigma2", m.sigma2.is_some()),
-                    ("mechanism.eta", m.eta.is_some()),
-                    ("mechanism.R", m.r.is_some()),
-                    ("mechanism.alpha", m.alpha.is_some()),
-                ])?;
+                only(&["sigma"])?;
                 let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
                 if fam == "gaussian" {
                     MechanismSpec::Gaussian { sigma }
@@ -356,14 +357,7 @@ impl AuditSpec {
                 }
             }
             "rectified" | "truncated" => {
-                unused(&[
-                    ("mechanism.d", m.d.is_some()),
-                    ("mechanism.gamma", m.gamma.is_some()),
-                    ("mechanism.sigma2", m.sigma2.is_some()),
-                    ("mechanism.eta", m.eta.is_some()),
-                    ("mechanism.R", m.r.is_some()),
-                    ("mechanism.alpha", m.alpha.is_some()),
-                ])?;
+                only(&["sigma", "a", "b"])?;
                 let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
                 let a = ctx.req("mechanism.a", &m.a, fam)?;
                 let b = ctx.req("mechanism.b", &m.b, fam)?;
@@ -377,11 +371,7 @@ impl AuditSpec {
                 }
             }
             "rgm" => {
-                unused(&[
-                    ("mechanism.sigma", m.sigma.is_some()),
-                    ("mechanism.a", m.a.is_some()),
-                    ("mechanism.b", m.b.is_some()),
-                ])?;
+                only(&["d", "gamma", "sigma2", "eta", "R", "alpha"])?;
                 let d = match m.d {
                     Some(d) if d >= 1 && d <= i64::from(MAX_DIM) => d as u32,
                     Some(d) => {
@@ -418,21 +408,23 @@ impl AuditSpec {
             }
             other => match model::family(other) {
                 Some(family) => {
-                    if m.d.is_some() {
-                        return Err(ctx.unexpected("mechanism.d", fam));
-                    }
                     let takes =
                         |k: &str| family.pair_keys.contains(&k) && !family.input_keys.contains(&k);
+                    let keys: Vec<&str> = family
+                        .pair_keys
+                        .iter()
+                        .copied()
+                        .filter(|k| takes(k))
+                        .collect();
+                    only(&keys)?;
                     let mut params = Vec::new();
                     for (k, v) in m.fields() {
-                        let field = format!("mechanism.{k}");
-                        match (takes(k), v) {
-                            (true, Some(v)) => {
-                                params.push((k, ctx.scalar(&field, v)?));
+                        if takes(k) {
+                            let field = format!("mechanism.{k}");
+                            match v {
+                                Some(v) => params.push((k, ctx.scalar(&field, v)?)),
+                                None => return Err(ctx.missing(&field, fam)),
                             }
-                            (true, None) => return Err(ctx.missing(&field, fam)),
-                            (false, Some(_)) => return Err(ctx.unexpected(&field, fam)),
-                            (false, None) => {}
                         }
                     }
                     MechanismSpec::Model { family, params }
@@ -669,23 +661,16 @@ impl AuditSpec {
             (MechanismSpec::StochasticSign { sigma }, PairSpec::Locations { mu1, mu2 }) => {
                 Box::new(SignMechanism::new(mu1.f64(), mu2.f64(), sigma.f64())?)
             }
-            (MechanismSpec::Rectified { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
-                Box::new(RectifiedMechanism::new(
-                    mu1.f64(),
-                    mu2.f64(),
-                    sigma.f64(),
-                    a.f64(),
-                    b.f64(),
-                )?)
-            }
-            (MechanismSpec::Truncated { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
-                Box::new(TruncatedMechanism::new(
-                    mu1.f64(),
-                    mu2.f64(),
-                    sigma.f64(),
-                    a.f64(),
-                    b.f64(),
-                )?)
+            (
+                MechanismSpec::Rectified { sigma, a, b } | MechanismSpec::Truncated { sigma, a, b },
+                PairSpec::Locations { mu1, mu2 },
+            ) => {
+                let (m1, m2, s, a, b) = (mu1.f64(), mu2.f64(), sigma.f64(), a.f64(), b.f64());
+                if matches!(self.mechanism, MechanismSpec::Rectified { .. }) {
+                    Box::new(RectifiedMechanism::new(m1, m2, s, a, b)?)
+                } else {
+                    Box::new(TruncatedMechanism::new(m1, m2, s, a, b)?)
+                }
             }
             (
                 MechanismSpec::Rgm {

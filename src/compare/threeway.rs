@@ -444,33 +444,30 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
             }
         }
     }
+    // The bounds that a value exceeds: (value, bound, the bound's source).
+    let exceeded = |e: f64| -> Vec<(String, String, String)> {
+        get(Role::Bound)
+            .map(|b| (b, b.value.unwrap_or(f64::INFINITY)))
+            .filter(|(_, bv)| gt(e, *bv))
+            .map(|(b, bv)| {
+                let f = super::fmt::fmt_num;
+                (f(e), f(bv), b.label.clone())
+            })
+            .collect()
+    };
     if let Some(ex) = exact {
-        let e = ex.value.unwrap_or(0.0);
-        for b in get(Role::Bound) {
-            let bv = b.value.unwrap_or(f64::INFINITY);
-            if gt(e, bv) {
-                violations.push(format!(
-                    "VIOLATION: {name}: exact ε {} > bound {} ({})",
-                    super::fmt::fmt_num(e),
-                    super::fmt::fmt_num(bv),
-                    b.label
-                ));
-            }
+        for (e, bv, label) in exceeded(ex.value.unwrap_or(0.0)) {
+            violations.push(format!(
+                "VIOLATION: {name}: exact ε {e} > bound {bv} ({label})"
+            ));
         }
     }
     if let Some(up) = upper {
-        let e = up.value.unwrap_or(0.0);
-        for b in get(Role::Bound) {
-            let bv = b.value.unwrap_or(f64::INFINITY);
-            if gt(e, bv) {
-                remarks.push(format!(
-                    "{name}: the upper bound {} on the exact ε exceeds the bound {} ({}); not a \
-                     violation, since it only bounds the exact value from above",
-                    super::fmt::fmt_num(e),
-                    super::fmt::fmt_num(bv),
-                    b.label
-                ));
-            }
+        for (e, bv, label) in exceeded(up.value.unwrap_or(0.0)) {
+            remarks.push(format!(
+                "{name}: the upper bound {e} on the exact ε exceeds the bound {bv} ({label}); not \
+                 a violation, since it only bounds the exact value from above"
+            ));
         }
     }
     if let (Some(rb), Some(rx)) = (get(Role::RdpBound).next(), get(Role::RdpExact).next()) {

@@ -122,6 +122,9 @@ pub trait LocationModel: Send + Sync + fmt::Debug {
     }
 }
 
+/// Builds and validates a single law of a family, for `fisher`.
+pub type LocationBuilder = fn(ParamLookup<'_>) -> Result<Arc<dyn LocationModel>>;
+
 /// A family's entry in the registry: its vocabulary and its constructors.
 pub struct ModelFamily {
     /// The family name in `dpaudit eval` rows and in audit specs.
@@ -136,7 +139,7 @@ pub struct ModelFamily {
     /// Builds and validates a pair.
     pub pair: fn(ParamLookup<'_>) -> Result<Arc<dyn PairModel>>,
     /// Builds and validates a single law, for `fisher`.
-    pub location: Option<fn(ParamLookup<'_>) -> Result<Arc<dyn LocationModel>>>,
+    pub location: Option<LocationBuilder>,
     /// The published privacy guarantee for an audit: ε at `delta` and its source.
     pub claim: fn(&dyn PairModel, f64) -> Result<(f64, String)>,
 }

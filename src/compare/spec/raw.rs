@@ -52,6 +52,17 @@ pub(super) struct RawMechanism {
 
 impl RawMechanism {
     /// The `[mechanism]` fields by name, for the model families of [`crate::model`].
+    /// Which `[mechanism]` keys are given, in the order their errors are reported.
+    pub(super) fn present(&self) -> Vec<(&'static str, bool)> {
+        let mut v: Vec<(&'static str, bool)> = self
+            .fields()
+            .iter()
+            .map(|(k, n)| (*k, n.is_some()))
+            .collect();
+        v.insert(3, ("d", self.d.is_some()));
+        v
+    }
+
     pub(super) fn fields(&self) -> [(&'static str, Option<&Num>); 9] {
         [
             ("sigma", self.sigma.as_ref()),

@@ -147,25 +147,21 @@ fn shipped_specs_parse() {
     }
 }
 
-const LAPLACE: &str = r#"
-    [mechanism]
-    family = "laplace"
-    scale = "0.5"
-    [pair]
-    mu1 = "0"
-    mu2 = 1
-    [audit]
-    samples_per_side = 1000
-    delta = 1e-5
-    confidence = 0.95
-    seed = 7
-"#;
+/// The Gaussian spec with the mechanism swapped for a Laplace of scale 0.5.
+fn laplace() -> String {
+    GAUSS.replace(
+        "family = \"gaussian\"\n    sigma = 5",
+        "family = \"laplace\"\n    scale = \"0.5\"",
+    )
+}
 
 /// A model family parses through the registry: its `[mechanism]` keys come from the family's
 /// vocabulary, the pair is the model pair, and the sampler is the model's.
 #[test]
 fn parses_a_laplace_spec_through_the_registry() {
-    let s = parse(LAPLACE).unwrap();
+    let spec = laplace();
+    assert!(spec.contains("laplace"));
+    let s = parse(&spec).unwrap();
     assert_eq!(s.mechanism.family(), "laplace");
     let pair = s.divergence_pair().unwrap();
     assert_eq!(pair.to_string(), "laplace(mu1=0, mu2=1, scale=0.5)");
@@ -177,19 +173,19 @@ fn parses_a_laplace_spec_through_the_registry() {
 
 #[test]
 fn laplace_spec_errors_name_the_field() {
-    let no_scale = LAPLACE.replace("scale = \"0.5\"", "");
+    let no_scale = laplace().replace("scale = \"0.5\"", "");
     let e = err_of(&no_scale);
     assert!(e.contains("mechanism.scale"), "{e}");
-    let with_sigma = LAPLACE.replace("scale = \"0.5\"", "scale = \"0.5\"\n    sigma = 1");
+    let with_sigma = laplace().replace("scale = \"0.5\"", "scale = \"0.5\"\n    sigma = 1");
     let e = err_of(&with_sigma);
     assert!(
         e.contains("mechanism.sigma") && e.contains("does not take it"),
         "{e}"
     );
-    let bad_scale = LAPLACE.replace("scale = \"0.5\"", "scale = \"-1\"");
+    let bad_scale = laplace().replace("scale = \"0.5\"", "scale = \"-1\"");
     let e = err_of(&bad_scale);
     assert!(e.contains("scale = -1"), "{e}");
-    let unknown = LAPLACE.replace("\"laplace\"", "\"laplacian\"");
+    let unknown = laplace().replace("\"laplace\"", "\"laplacian\"");
     let e = err_of(&unknown);
     assert!(e.contains("laplace") && e.contains("laplacian"), "{e}");
 }

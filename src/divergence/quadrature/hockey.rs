@@ -9,7 +9,7 @@ use super::*;
 /// Hockey-stick divergence δ(ε) = ∫ (p1 − e^ε p2)_+ (+ atoms (P1 − e^ε P2)_+) by quadrature of
 /// p1·(1 − e^{ε − LLR}) over the region {LLR > ε}, whose ends are the analytic crossing points
 /// (docs/formulas.md §7), certified to `digits`. d-dimensional Gaussians with σ1 ≠ σ2 and d > 1:
-/// the semi-analytic χ² route of [`super::profile_dd`] (docs/formulas.md §7.4).
+/// the semi-analytic χ² route of [`crate::divergence::profile_dd`] (docs/formulas.md §7.4).
 pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     if let Pair::Model(m) = pair {
