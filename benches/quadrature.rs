@@ -3,7 +3,7 @@
 //! ≤ 0.6 / 1.4 / 3.7 ms) and a far-tail pair (μ = 10, 11: 9σ beyond b).
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use dpaudit::divergence::{quadrature, Pair};
+use dpaudit::divergence::{self, Method, Pair};
 use dpaudit::Scalar;
 use std::hint::black_box;
 
@@ -17,13 +17,29 @@ fn bench(c: &mut Criterion) {
     let alpha = sc("2");
     for digits in [30u32, 50, 100] {
         // Warm the node cache outside the measurement.
-        quadrature::renyi(&central, &alpha, digits).unwrap();
-        quadrature::renyi(&far, &alpha, digits).unwrap();
+        divergence::renyi(&central, &alpha, digits, Method::Quadrature).unwrap();
+        divergence::renyi(&far, &alpha, digits, Method::Quadrature).unwrap();
         c.bench_function(&format!("truncated_renyi_central_{digits}"), |b| {
-            b.iter(|| quadrature::renyi(black_box(&central), black_box(&alpha), digits).unwrap())
+            b.iter(|| {
+                divergence::renyi(
+                    black_box(&central),
+                    black_box(&alpha),
+                    digits,
+                    Method::Quadrature,
+                )
+                .unwrap()
+            })
         });
         c.bench_function(&format!("truncated_renyi_far9_{digits}"), |b| {
-            b.iter(|| quadrature::renyi(black_box(&far), black_box(&alpha), digits).unwrap())
+            b.iter(|| {
+                divergence::renyi(
+                    black_box(&far),
+                    black_box(&alpha),
+                    digits,
+                    Method::Quadrature,
+                )
+                .unwrap()
+            })
         });
     }
 }

@@ -100,7 +100,7 @@ pub mod dist;
 pub mod divergence;
 pub mod error;
 pub mod eval;
-pub mod fsio;
+pub(crate) mod fsio;
 pub mod model;
 pub mod numeric;
 #[cfg(feature = "cli")]

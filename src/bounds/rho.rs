@@ -6,10 +6,10 @@
 //! Two independent routes:
 //! * [`rho_bar`]: closed form through x f_{χ²_d}(x) = d f_{χ²_{d+2}}(x) (docs/formulas.md §6):
 //!   ρ̄ = P(d/2+1, R_c²/2) + (R_c²/d) Q(d/2, R_c²/2), with the cancellation-free incomplete gamma
-//!   functions of [`crate::numeric::chi2`] (Q taken directly, never 1 − P);
+//!   functions of `numeric::chi2` (Q taken directly, never 1 − P);
 //! * [`rho_bar_quadrature`]: the radial integral
 //!   ρ̄ = (1/d)[∫_0^{R_c} r² f(r) dr + R_c² ∫_{R_c}^∞ f(r) dr], f(r) = r^{d−1}e^{−r²/2}/(2^{d/2−1}Γ(d/2)),
-//!   by the crate's log-space quadrature on unit panels ([`crate::numeric::quad`]), the infinite
+//!   by the crate's log-space quadrature on unit panels (`numeric::quad`), the infinite
 //!   tail truncated with an explicit bound. It shares no formula with the closed form beyond f.
 
 use super::{dim, positive};

@@ -2,15 +2,15 @@
 //! neighbouring inputs: Rényi D_α, KL, the hockey-stick divergence δ(ε) (privacy profile) and its
 //! inverse ε(δ), and the Fisher information about the location.
 //!
-//! Two independent routes compute every quantity: [`closed`] evaluates the closed forms of
+//! Two independent routes compute every quantity: `closed` evaluates the closed forms of
 //! docs/formulas.md (HG Lemmas 4.1/4.4/4.7, HMB Lemma 2 eq. (13), Balle–Wang Thm 8) in log space on a
-//! precision ladder; [`quadrature`] integrates the defining integrals with arbitrary-precision
+//! precision ladder; `quadrature` integrates the defining integrals with arbitrary-precision
 //! tanh–sinh. Both return a [`Certified`] value. The pair and location types here are the common
 //! vocabulary of both routes and of `dpaudit eval`.
 
-pub mod closed;
-pub mod profile_dd;
-pub mod quadrature;
+pub(crate) mod closed;
+pub(crate) mod profile_dd;
+pub(crate) mod quadrature;
 
 use crate::error::{check_finite, check_positive, Error, Result};
 use crate::model::{describe, ModelLocation, ModelPair};

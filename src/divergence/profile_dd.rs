@@ -45,6 +45,7 @@ const LN_10: f64 = std::f64::consts::LN_10;
 ///
 /// `s1sq`, `s2sq` are the variances σ1², σ2² (taken as exact at their precision); certified to
 /// `digits` significant digits (an exact 0 when the region {L > ε} is empty).
+#[cfg(test)]
 pub fn hockey_stick_dd(
     s1sq: &Float,
     s2sq: &Float,

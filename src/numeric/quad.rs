@@ -60,6 +60,7 @@ static EXPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::ne
 
 /// Number of integrand exponentials taken so far in this process (all threads): the cost unit of
 /// the quadratures.
+#[cfg(test)]
 pub fn exp_count() -> usize {
     EXPS.load(std::sync::atomic::Ordering::Relaxed)
 }
@@ -173,11 +174,6 @@ impl QuadResult {
     /// log10 of the relative error bound (may be +∞ if the value is 0).
     pub fn log10_rel_err(&self) -> f64 {
         (self.log_abs_err - self.log_abs.to_f64()) / LN_10
-    }
-
-    /// The relative error bound as an f64 (underflows to 0 below 1e-308).
-    pub fn rel_err_bound(&self) -> f64 {
-        (self.log_abs_err - self.log_abs.to_f64()).exp()
     }
 
     /// An exactly-zero integral.

@@ -51,12 +51,6 @@ impl Quadratic {
         Quadratic { c, mag }
     }
 
-    /// Adds a constant to c0.
-    pub fn add_const(&mut self, k: &Float) {
-        self.c[0] += k;
-        self.mag[0] += k.to_f64().abs();
-    }
-
     /// Peak m = −c1/(2c2) and scale s = 1/√(−2c2) in f64 (c2 must be < 0).
     pub fn peak_scale(&self) -> (f64, f64) {
         let c1 = self.c[1].to_f64();
