@@ -91,6 +91,14 @@ enum Command {
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
     },
+    /// Check the quantitative claims of the five source documents: writes claims.md and
+    /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out.
+    /// Exit status 0, or 2 on an error. `report` writes the same files.
+    Claims {
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
     /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
     /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs).
     ///
@@ -214,6 +222,27 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
+        Command::Claims { out } => match report::claims::write_claims(&out, &command_line()) {
+            Ok((claims, files)) => {
+                let count = |v: dpaudit::compare::claims::Verdict| {
+                    claims.iter().filter(|c| c.verdict == v).count()
+                };
+                use dpaudit::compare::claims::Verdict;
+                eprintln!(
+                    "dpaudit: {} claims: {} hold, {} fail, {} misprints, {} not checkable here",
+                    claims.len(),
+                    count(Verdict::Holds),
+                    count(Verdict::Fails),
+                    count(Verdict::Misprint),
+                    count(Verdict::NotCheckable)
+                );
+                for f in files {
+                    eprintln!("dpaudit: wrote {}", f.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        },
         Command::Train { spec, out } => match dpaudit::train::experiment::run_file(&spec, &out) {
             Ok(md) => {
                 println!("{md}");

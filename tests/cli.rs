@@ -599,3 +599,28 @@ fn eval_rows_stop_at_their_time_limit() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `dpaudit claims` writes the seed-claims table as Markdown and CSV, byte-identical across runs,
+/// and states the verdict counts on the terminal.
+#[test]
+fn claims_writes_the_table_deterministically() {
+    let (a, b) = (tmp_dir("claims_a"), tmp_dir("claims_b"));
+    for d in [&a, &b] {
+        let o = run(bin().args(["claims", "--out"]).arg(d));
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(" claims: "), "{}", text(&o.stderr));
+    }
+    let csv_a = std::fs::read(a.join("claims.csv")).unwrap();
+    assert_eq!(csv_a, std::fs::read(b.join("claims.csv")).unwrap());
+    let csv = String::from_utf8(csv_a).unwrap();
+    assert!(csv.starts_with("id,source,statement,figure,verdict,reason,command\n"));
+    assert!(csv.lines().count() > 25, "{csv}");
+    let md = std::fs::read_to_string(a.join("claims.md")).unwrap();
+    assert!(
+        md.contains("hmb-cor1-example") && md.contains("**fails**"),
+        "{md}"
+    );
+    for d in [&a, &b] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -6,12 +6,14 @@
 //!
 //! * [`csv`]: atomic writes and deterministic tables; [`markdown`]: `summary.md`;
 //! * [`plots`]: the renderer (bundled font, SVG + PNG) of [`crate::compare::figure`] data;
-//! * [`progress`]: the terminal progress bar handed to the audit engine as an observer.
+//! * [`progress`]: the terminal progress bar handed to the audit engine as an observer;
+//! * [`claims`]: the seed-claims table (`claims.md`, `claims.csv`).
 //!
 //! Entry points: [`run_report`] (`dpaudit report`) and [`run_single`] (`dpaudit audit`).
 //! Two runs with the same specs (seeds) write byte-identical CSV files; wall times appear only in
 //! the Markdown.
 
+pub mod claims;
 pub mod csv;
 pub mod markdown;
 pub mod plots;
@@ -481,6 +483,11 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         g.table().write(&p)?;
         files.push(p);
     }
+    if opts.progress {
+        eprintln!("dpaudit: seed claims");
+    }
+    let (_, claim_files) = claims::write_claims(out, &opts.command)?;
+    files.extend(claim_files);
     let mut not_run = not_run_lines(&tws);
     if let Err(e) = &golden {
         not_run.push(format!("NOT RUN: golden verification: {e}"));

@@ -1,0 +1,87 @@
+//! The seed-claims table: every quantitative or checkable claim of the five source documents,
+//! with dpaudit's computed figure, a verdict and the command that reproduces it, written as
+//! `claims.md` and `claims.csv`. The rows are computed by [`crate::compare::claims`]; this module
+//! only formats them.
+
+use super::csv::{write_atomic, Table};
+use crate::compare::claims::{Claim, Verdict};
+use crate::error::Result;
+use std::path::{Path, PathBuf};
+
+/// The CSV table of the claims (deterministic: no timings).
+pub fn claims_table(claims: &[Claim]) -> Table {
+    let mut t = Table::new(&[
+        "id",
+        "source",
+        "statement",
+        "figure",
+        "verdict",
+        "reason",
+        "command",
+    ]);
+    for c in claims {
+        t.push(vec![
+            c.id.to_string(),
+            c.source.clone(),
+            c.statement.clone(),
+            c.figure.clone(),
+            c.verdict.to_string(),
+            c.reason.clone(),
+            c.command.clone(),
+        ]);
+    }
+    t
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// The Markdown page of the claims, with a count per verdict.
+pub fn claims_markdown(claims: &[Claim], command: &str) -> String {
+    let count = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
+    let mut s = String::new();
+    s.push_str("# The seed claims, checked\n\n");
+    s.push_str(&format!(
+        "Produced by `{command}`. One row per quantitative or checkable claim of the source \
+         documents (`../shared/seeds`): where it is stated, dpaudit's figure (computed when this \
+         page was written, never typed in), a verdict and the command that reproduces the \
+         figure.\n\n"
+    ));
+    s.push_str(&format!(
+        "{} claims: {} hold, {} fail, {} misprints, {} not checkable here.\n\n",
+        claims.len(),
+        count(Verdict::Holds),
+        count(Verdict::Fails),
+        count(Verdict::Misprint),
+        count(Verdict::NotCheckable)
+    ));
+    s.push_str("| id | where | claim | dpaudit's figure | verdict | why | reproduce |\n");
+    s.push_str("|---|---|---|---|---|---|---|\n");
+    for c in claims {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | **{}** | {} | `{}` |\n",
+            c.id,
+            md_cell(&c.source),
+            md_cell(&c.statement),
+            md_cell(&c.figure),
+            c.verdict,
+            md_cell(&c.reason),
+            md_cell(&c.command).replace('`', "'")
+        ));
+    }
+    s
+}
+
+/// Computes the claims and writes `claims.md` and `claims.csv` into `out`; returns the claims
+/// and the files written.
+pub fn write_claims(out: &Path, command: &str) -> Result<(Vec<Claim>, Vec<PathBuf>)> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| crate::error::Error::Io(format!("cannot create {}: {e}", out.display())))?;
+    let claims = crate::compare::claims::claims();
+    let csv = out.join("claims.csv");
+    claims_table(&claims).write(&csv)?;
+    let md = out.join("claims.md");
+    write_atomic(&md, claims_markdown(&claims, command).as_bytes())?;
+    Ok((claims, vec![md, csv]))
+}
