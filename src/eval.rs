@@ -15,6 +15,7 @@
 //! | `rectified`, `truncated` | mu1, mu2, sigma, a, b |
 //! | `stochastic_sign` | mu1, mu2, sigma |
 //! | `laplace` | mu1, mu2, scale (fisher: mu, scale) |
+//! | `subsampled_gaussian`, `subsampled_gaussian_add` | q, sigma (one DP-SGD step, remove / add order) |
 //!
 //! Quantities: `renyi` (+alpha), `kl`, `fisher` (a single `mu` instead of mu1/mu2),
 //! `hockey_stick_delta` (+eps), `eps_for_delta` (+delta), `rgm_theorem1_eps` (eta, gamma, d, alpha),

@@ -157,7 +157,11 @@ impl PartialEq for ModelFamily {
 }
 
 /// Every family described by a model. Adding a family is one line here.
-pub static FAMILIES: &[&ModelFamily] = &[&crate::dist::laplace::FAMILY];
+pub static FAMILIES: &[&ModelFamily] = &[
+    &crate::dist::laplace::FAMILY,
+    &crate::dist::subsampled::FAMILY,
+    &crate::dist::subsampled::FAMILY_ADD,
+];
 
 /// The registered family called `name`.
 pub fn family(name: &str) -> Option<&'static ModelFamily> {
