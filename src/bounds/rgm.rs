@@ -189,7 +189,7 @@ pub fn check_lemma1_setup(
     gamma: &Scalar,
     sigma2: &Scalar,
 ) -> Result<()> {
-    positive("sigma2", sigma2)?;
+    nonnegative("sigma2", sigma2)?;
     let min = lemma1_sigma2_min(eta, gamma, r_rel, 40)?;
     let s2 = sigma2.mp(min.value.prec());
     if ge_tol(&s2, &min.value) {
@@ -251,7 +251,7 @@ pub fn check_theorem1_setup(
     sigma2: &Scalar,
     alpha: &Scalar,
 ) -> Result<()> {
-    positive("sigma2", sigma2)?;
+    nonnegative("sigma2", sigma2)?;
     let min = theorem1_sigma2_min(eta, gamma, alpha, r_rel, 40)?;
     let s2 = sigma2.mp(min.value.prec());
     if !ge_tol(&s2, &min.value) {

@@ -384,7 +384,7 @@ impl AuditSpec {
                     None => return Err(ctx.missing("mechanism.d", fam)),
                 };
                 let gamma = ctx.positive("mechanism.gamma", &m.gamma, fam)?;
-                let sigma2 = ctx.positive("mechanism.sigma2", &m.sigma2, fam)?;
+                let sigma2 = ctx.nonneg("mechanism.sigma2", &m.sigma2, fam)?;
                 let eta = ctx.positive("mechanism.eta", &m.eta, fam)?;
                 let r = ctx.nonneg("mechanism.R", &m.r, fam)?;
                 let alpha = match &m.alpha {

@@ -2,7 +2,7 @@
 //! a query value r ∈ ℝ^d released with noise whose variance grows with ‖r‖².
 
 use super::{mpf, IsotropicGaussian};
-use crate::error::{check_nonnegative, check_positive, Error, Result};
+use crate::error::{check_nonnegative, Error, Result};
 use crate::numeric::f64s;
 use rand::distr::Distribution;
 use rand::Rng;
@@ -41,11 +41,18 @@ pub struct Rgm {
 }
 
 impl Rgm {
-    /// RGM with relative scale `gamma` (γ ≥ 0, finite), baseline variance `sigma2` (σ² > 0,
-    /// finite) and dimension `d` ≥ 1.
+    /// RGM with relative scale `gamma` (γ ≥ 0, finite), baseline variance `sigma2` (σ² ≥ 0,
+    /// finite; not both zero) and dimension `d` ≥ 1. σ² = 0 is the pure relative-noise RGM.
     pub fn new(gamma: f64, sigma2: f64, d: usize) -> Result<Self> {
         check_nonnegative("gamma", gamma)?;
-        check_positive("sigma2", sigma2)?;
+        check_nonnegative("sigma2", sigma2)?;
+        if gamma == 0.0 && sigma2 == 0.0 {
+            return Err(Error::invalid(
+                "sigma2",
+                sigma2,
+                "> 0 when gamma = 0 (no noise at all)",
+            ));
+        }
         if d == 0 {
             return Err(Error::invalid("d", d, "a dimension >= 1"));
         }

@@ -160,7 +160,8 @@ impl Pair {
         })
     }
 
-    /// RGM pair, validated: γ ≥ 0, σ² > 0, norms ≥ 0, and the triangle inequalities
+    /// RGM pair, validated: γ ≥ 0, σ² ≥ 0 with both output variances γn_i² + σ² > 0 (σ² = 0 is
+    /// the pure relative-noise RGM), norms ≥ 0, and the triangle inequalities
     /// |n1 − n2| ≤ dist ≤ n1 + n2 that any two vectors satisfy.
     pub fn rgm(
         d: u32,
@@ -179,7 +180,27 @@ impl Pair {
                 return Err(Error::invalid(name, v, ">= 0"));
             }
         }
-        positive("sigma2", &sigma2)?;
+        // σ² = 0 is the pure relative-noise RGM: valid whenever both output variances
+        // γ n_i² + σ² are positive (a zero variance is a point mass, whose divergences from a
+        // different law are infinite or undefined).
+        finite("sigma2", &sigma2)?;
+        if sigma2.f64() < 0.0 {
+            return Err(Error::invalid("sigma2", &sigma2, ">= 0"));
+        }
+        for (name, n) in [("n1", &n1), ("n2", &n2)] {
+            let v = rug::Float::with_val(512, gamma.mp(512) * n.mp(512).square()) + sigma2.mp(512);
+            if v <= 0 {
+                return Err(Error::invalid(
+                    "sigma2",
+                    &sigma2,
+                    &format!(
+                        "> 0 when gamma {name}^2 = 0 (the output variance gamma {name}^2 + sigma2 \
+                         must be > 0; with gamma = {gamma}, {name} = {n} the output is a point \
+                         mass)"
+                    ),
+                ));
+            }
+        }
         let p = 512;
         let (a, b, c) = (n1.mp(p), n2.mp(p), dist.mp(p));
         let lo = rug::Float::with_val(p, &a - &b).abs();

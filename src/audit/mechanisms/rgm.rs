@@ -37,7 +37,8 @@ pub(super) fn norm(v: &[f64]) -> f64 {
 
 impl RgmMechanism {
     /// From the query outputs r1 = R(x), r2 = R(x′) (same dimension d ≥ 1, finite), the relative
-    /// noise scale γ ≥ 0 and the baseline variance σ² > 0 (HMB eq. 4).
+    /// noise scale γ ≥ 0 and the baseline variance σ² ≥ 0 (HMB eq. 4; σ² = 0 is the pure
+    /// relative-noise RGM, valid when both γ‖r_i‖² + σ² > 0).
     pub fn new(r1: Vec<f64>, r2: Vec<f64>, gamma: f64, sigma2: f64) -> Result<Self> {
         if r1.is_empty() {
             return Err(Error::invalid(
@@ -59,7 +60,16 @@ impl RgmMechanism {
             }
         }
         check_nonnegative("gamma", gamma)?;
-        check_positive("sigma2", sigma2)?;
+        check_nonnegative("sigma2", sigma2)?;
+        for (name, r) in [("r1", &r1), ("r2", &r2)] {
+            if gamma * norm(r).powi(2) + sigma2 <= 0.0 {
+                return Err(Error::invalid(
+                    "sigma2",
+                    sigma2,
+                    &format!("> 0 when gamma ||{name}||^2 = 0 (the output would be a point mass)"),
+                ));
+            }
+        }
         let diff: Vec<f64> = r2.iter().zip(&r1).map(|(b, a)| b - a).collect();
         let dist = norm(&diff);
         let mut e = vec![0.0; r1.len()];
