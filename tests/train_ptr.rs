@@ -122,7 +122,7 @@ fn laplace_draw_has_the_laplace_moments() {
     let b = 0.7;
     let mut rng = chunk_rng(11, 0);
     let n = 200_000;
-    let xs: Vec<f64> = (0..n).map(|_| laplace_draw(&mut rng, b)).collect();
+    let xs: Vec<f64> = (0..n).map(|_| laplace_draw(&mut rng, b).unwrap()).collect();
     let mean = xs.iter().sum::<f64>() / n as f64;
     let mabs = xs.iter().map(|x| x.abs()).sum::<f64>() / n as f64;
     assert!(
@@ -130,6 +130,7 @@ fn laplace_draw_has_the_laplace_moments() {
         "{mean}"
     );
     assert!((mabs - b).abs() < 5.0 * b / (n as f64).sqrt(), "{mabs}");
+    assert!(laplace_draw(&mut rng, 0.0).is_err());
 }
 
 #[test]

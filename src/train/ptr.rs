@@ -11,9 +11,9 @@
 //! * [`prop3`]: μ_reg = 4‖Σ‖R_c²√(log(2d/ν)/n), ρ = ρ̄/2 (eq. (12), [`crate::bounds::rho`]) and
 //!   η² = 6κ_Σ R_c⁴/(ρ²n²).
 //!
-//! The Laplace draw is a private inverse-cdf sampler (x = −b·sgn(u)·log(1 − 2|u|),
-//! u ~ U(−½, ½), `ln_1p` for accuracy near u = 0), to be replaced by the crate's Laplace model
-//! once that lands. See `docs/training.md#ptr`.
+//! The Laplace draw is the crate's Laplace model ([`crate::dist::laplace::Laplace`]: a fair sign
+//! bit times an Exp(1) ziggurat draw, exact in the tails), the same law whose divergences and
+//! audits dpaudit certifies. See `docs/training.md#ptr`.
 
 use super::data::Dataset;
 use crate::bounds::rho;
@@ -21,7 +21,6 @@ use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
-use rand::RngExt;
 
 fn rows_scaled(data: &Dataset, scale: impl Fn(&DVector<f64>) -> f64) -> Result<Dataset> {
     let mut x = Vec::with_capacity(data.x.len());
@@ -118,10 +117,11 @@ pub fn delta_plus(data: &Dataset, mu_reg: f64, rho: f64, c: &DMatrix<f64>) -> Re
     Ok(data.n)
 }
 
-/// One Lap(0, b) draw by inverse cdf (module docs).
-pub fn laplace_draw(rng: &mut impl rand::Rng, b: f64) -> f64 {
-    let u: f64 = rng.random::<f64>() - 0.5;
-    -b * u.signum() * (-2.0 * u.abs()).ln_1p()
+/// One Lap(0, b) draw from the crate's Laplace model; `b` must be finite and > 0.
+pub fn laplace_draw(rng: &mut impl rand::Rng, b: f64) -> Result<f64> {
+    let mut x = [0.0];
+    crate::dist::laplace::Laplace::new(0.0, b)?.sample_many(rng, &mut x);
+    Ok(x[0])
 }
 
 /// PTR's test (HMB Prop. 2 (ii)–(iii)): Δ̂ = Δ₊ + Lap(1/ε) from `chunk_rng(seed, stream)`;
@@ -138,7 +138,7 @@ pub fn ptr_test(
     }
     crate::error::check_open_unit("delta", delta)?;
     let mut rng = chunk_rng(seed, stream);
-    let hat = delta_plus as f64 + laplace_draw(&mut rng, 1.0 / eps);
+    let hat = delta_plus as f64 + laplace_draw(&mut rng, 1.0 / eps)?;
     Ok((hat, hat > -delta.ln() / eps))
 }
 
