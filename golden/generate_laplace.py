@@ -62,6 +62,9 @@ DPS_B = 80
 CAP = 60
 MIN_AGREE = 62
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+# The value format and the digit count are the other tables' (same DPS_A and CAP).
+from generate import agree_digits, fmt  # noqa: E402
 REF = 'docs/formulas.md §10'
 
 # ---------------------------------------------------------------------------------------------
@@ -292,20 +295,6 @@ def raw_digits(A, B):
             return mpf(DPS_A)
         return -mpmath.log10(abs(A - B) / abs(A))
 
-
-def agree_digits(A, B):
-    with mp.workdps(DPS_A + 20):
-        if A == B:
-            return CAP
-        return max(0, min(CAP, int(mpmath.floor(-mpmath.log10(abs(A - B) / abs(A))))))
-
-
-def fmt(v):
-    with mp.workdps(DPS_A):
-        s = mpmath.nstr(v, 60, min_fixed=1, max_fixed=0, strip_zeros=False)
-    if 'e' not in s:
-        s += 'e+0'
-    return s
 
 # ---------------------------------------------------------------------------------------------
 # sanity checks of route A against independently quoted values

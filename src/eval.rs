@@ -197,8 +197,11 @@ impl Params {
 
 /// The parameter keys of a family (of a single law with `fisher`), or the error naming the
 /// families that take this quantity.
-fn family_keys(name: &str, fisher: bool) -> Result<&'static [&'static str]> {
-    let family = name.parse::<Family>().ok();
+fn family_keys(
+    family: Option<Family>,
+    name: &str,
+    fisher: bool,
+) -> Result<&'static [&'static str]> {
     Ok(match (family, fisher) {
         (Some(Family::Gaussian | Family::StochasticSign), false) => &["mu1", "mu2", "sigma"],
         (Some(Family::Gaussian | Family::StochasticSign), true) => &["mu", "sigma"],
@@ -360,15 +363,16 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
     let quantity = q.parse::<Quantity>()?;
     let context = format!("{q}/{fam}");
     let digits = opts.digits;
+    let parsed = fam.parse::<Family>().ok();
     let accepted = |extra: &[&'static str], fisher: bool| -> Result<Vec<&'static str>> {
-        let mut v = family_keys(fam, fisher)?.to_vec();
+        let mut v = family_keys(parsed, fam, fisher)?.to_vec();
         v.extend_from_slice(extra);
         Ok(v)
     };
-    // family_keys has accepted the name when this runs.
-    let family = || fam.parse::<Family>();
+    // family_keys has refused an unknown name before this runs.
+    let family = || parsed.ok_or_else(|| Error::Unsupported(format!("unknown family {fam:?}")));
     let rgm_only = || -> Result<()> {
-        if fam.parse::<Family>().ok() == Some(Family::Rgm) {
+        if parsed == Some(Family::Rgm) {
             Ok(())
         } else {
             Err(Error::Unsupported(format!(
@@ -437,7 +441,7 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             }
         }
         Quantity::RhoBar => {
-            if fam.parse::<Family>().ok() != Some(Family::Gaussian) {
+            if parsed != Some(Family::Gaussian) {
                 return Err(Error::Unsupported(format!(
                     "rho_bar takes family gaussian, not {fam:?}"
                 )));

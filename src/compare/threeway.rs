@@ -261,10 +261,10 @@ pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 _ => Err(crate::error::Error::Unsupported("not a model pair".into())),
             });
             out.push(match claim {
-                Ok((e, source)) => Figure {
+                Ok(e) => Figure {
                     role: Role::Bound,
                     short: "published".into(),
-                    label: source,
+                    label: family.claim_source.into(),
                     value: Some(e),
                     digits: None,
                     note: String::new(),

@@ -337,13 +337,9 @@ fn build_location(get: ParamLookup<'_>) -> Result<Arc<dyn LocationModel>> {
 
 /// The published guarantee: Lap(Δ/ε) is ε-DP with ε = |μ1 − μ2|/b (Dwork, McSherry, Nissim &
 /// Smith 2006, Prop. 1), at every δ ≥ 0.
-fn claim(pair: &dyn PairModel, delta: f64) -> Result<(f64, String)> {
+fn claim(pair: &dyn PairModel, delta: f64) -> Result<f64> {
     crate::error::check_open_unit("delta", delta)?;
-    let (_, t) = pair.llr_range();
-    Ok((
-        t,
-        "Laplace mechanism: eps = |mu1 - mu2|/b (DMNS 2006, pure DP)".into(),
-    ))
+    Ok(pair.llr_range().1)
 }
 
 /// The registry entry of the Laplace family.
@@ -355,4 +351,5 @@ pub static FAMILY: ModelFamily = ModelFamily {
     pair: build_pair,
     location: Some(build_location),
     claim,
+    claim_source: "Laplace mechanism: eps = |mu1 - mu2|/b (DMNS 2006, pure DP)",
 };

@@ -278,7 +278,7 @@ fn build_add(
 
 /// No per-step published claim: a DP-SGD guarantee is a composition over steps, computed by
 /// [`crate::accounting`] (`dpaudit` reports it there, not as a single-step bound).
-fn no_claim(_pair: &dyn crate::model::PairModel, _delta: f64) -> Result<(f64, String)> {
+fn no_claim(_pair: &dyn crate::model::PairModel, _delta: f64) -> Result<f64> {
     Err(Error::Unsupported(
         "the subsampled Gaussian has no single-step published claim; its guarantee is a \
          composition computed by the accountant"
@@ -295,6 +295,7 @@ pub static FAMILY: crate::model::ModelFamily = crate::model::ModelFamily {
     pair: build_remove,
     location: None,
     claim: no_claim,
+    claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
 };
 
 /// Registry entry: one DP-SGD step, add order D(Q ‖ P).
@@ -306,4 +307,5 @@ pub static FAMILY_ADD: crate::model::ModelFamily = crate::model::ModelFamily {
     pair: build_add,
     location: None,
     claim: no_claim,
+    claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
 };

@@ -140,8 +140,10 @@ pub struct ModelFamily {
     pub pair: fn(ParamLookup<'_>) -> Result<Arc<dyn PairModel>>,
     /// Builds and validates a single law, for `fisher`.
     pub location: Option<LocationBuilder>,
-    /// The published privacy guarantee for an audit: ε at `delta` and its source.
-    pub claim: fn(&dyn PairModel, f64) -> Result<(f64, String)>,
+    /// The published privacy guarantee for an audit: ε at `delta`.
+    pub claim: fn(&dyn PairModel, f64) -> Result<f64>,
+    /// Where that guarantee comes from (for reports).
+    pub claim_source: &'static str,
 }
 
 impl fmt::Debug for ModelFamily {

@@ -61,15 +61,6 @@ impl RgmMechanism {
         }
         check_nonnegative("gamma", gamma)?;
         check_nonnegative("sigma2", sigma2)?;
-        for (name, r) in [("r1", &r1), ("r2", &r2)] {
-            if gamma * norm(r).powi(2) + sigma2 <= 0.0 {
-                return Err(Error::invalid(
-                    "sigma2",
-                    sigma2,
-                    &format!("> 0 when gamma ||{name}||^2 = 0 (the output would be a point mass)"),
-                ));
-            }
-        }
         let diff: Vec<f64> = r2.iter().zip(&r1).map(|(b, a)| b - a).collect();
         let dist = norm(&diff);
         let mut e = vec![0.0; r1.len()];
@@ -85,8 +76,20 @@ impl RgmMechanism {
             (gamma * n1 * n1 + sigma2).sqrt(),
             (gamma * n2 * n2 + sigma2).sqrt(),
         ];
-        for (name, v) in [("s1", s[0]), ("s2", s[1])] {
-            check_positive(name, v)?;
+        // The output standard deviations must be positive and finite: σ² = 0 (pure relative
+        // noise) is fine unless a query value is 0, whose output would be a point mass.
+        for (name, v) in [("r1", s[0]), ("r2", s[1])] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(Error::invalid(
+                    "sigma2",
+                    sigma2,
+                    &format!(
+                        "such that the output variance gamma ||{name}||^2 + sigma2 is finite and > 0 \
+                         (it is {}; zero is a point mass)",
+                        v * v
+                    ),
+                ));
+            }
         }
         let sampler = Rgm::new(gamma, sigma2, r1.len())?;
         Ok(RgmMechanism {

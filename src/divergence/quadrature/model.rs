@@ -82,13 +82,13 @@ where
                     o.log_ref = Some(total_ln);
                     o.digits += 1.0;
                 }
-                let r = tanh_sinh(&mut f, &u, &v, p, &o)?;
+                let r = tanh_sinh(&mut f, &u, &v, &o)?;
                 total_ln = quad::ln_add(total_ln, r.log_abs.to_f64());
                 total = add(&total, &val_of(&r), p);
             }
             return Ok(total);
         }
-        return Ok(val_of(&tanh_sinh(&mut f, a, b, p, &ctx.opts())?));
+        return Ok(val_of(&tanh_sinh(&mut f, a, b, &ctx.opts())?));
     }
     // x = x0 + dir·s·u/(1 − u), u ∈ [0, 1).
     let (x0, dir) = match piece {
@@ -139,7 +139,7 @@ where
 }
 
 /// tanh–sinh on the finite [a, b].
-fn tanh_sinh<F>(f: &mut F, a: &Float, b: &Float, _p: u32, o: &QuadOptions) -> Result<QuadResult>
+fn tanh_sinh<F>(f: &mut F, a: &Float, b: &Float, o: &QuadOptions) -> Result<QuadResult>
 where
     F: FnMut(&Float) -> (Float, Option<Float>, f64),
 {
@@ -238,7 +238,6 @@ where
     F: Fn(&Float, &Float) -> (Float, Float),
 {
     let p = ctx.prec;
-    let kl_like = every;
     let mut cuts = model.breakpoints(p);
     cuts.extend(model.llr_level(level));
     let mut total = Val::exact(Float::new(p));
@@ -248,10 +247,9 @@ where
             &model.ln_pdf_mp(Which::P1, &x),
             &model.ln_pdf_mp(Which::P2, &x),
         );
-        if !kl_like && test <= 0 {
-            continue;
-        }
-        if kl_like && test.is_zero() {
+        // A piece with a vanishing test contributes nothing; without `every`, neither does one
+        // below the level.
+        if test.is_zero() || (!every && test < 0) {
             continue;
         }
         let r = integrate_piece(ctx, &piece, model.tail_scale(), |x| {
