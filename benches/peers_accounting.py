@@ -1,9 +1,11 @@
 """Peer figures for the DP-SGD accounting cases of issue 7, with wall times and package versions.
 
-Runs dp_accounting (RDP; PLD pessimistic at value_discretization_interval 1e-4) and PRV
-(eps_error 0.01) on the issue's cases at delta = 1e-5 and writes
+Runs dp_accounting (RDP; PLD pessimistic and optimistic at value_discretization_interval 1e-4),
+PRV (eps_error 0.01) and dpaudit's certified bracket (`dpaudit account`, the release binary,
+timed as a subprocess in the same run) on the issue's cases at delta = 1e-5, and writes
 benches/peers_accounting.csv. PRV at T = 1e5 (34 s, 2.7 GB) is skipped unless --big is given.
-Run: /work/venv/bin/python benches/peers_accounting.py [--big]
+Build first (cargo build --release), then run:
+/work/venv/bin/python benches/peers_accounting.py [--big]
 """
 import csv
 import sys
@@ -22,7 +24,32 @@ CASES = [
     ("full_batch", 1.0, 10.0, 1000),
     ("opacus_test", 0.04, 1.5, 2250),
     ("q0.01_s1_T1e5", 0.01, 1.0, 100_000),
+    # Cases where PRV / Opacus fail with "discrete mean differs" (prv_accountant#36, #42).
+    ("prv36_q0.125_s0.8_T1000", 0.125, 0.8, 1000),
+    ("prv42_q0.2_s1_T1000", 0.2, 1.0, 1000),
 ]
+
+
+def dpaudit_bracket(q, s, T):
+    """Runs `dpaudit account` on a one-release schedule; returns (lo, hi)."""
+    import os
+    import re
+    import subprocess
+    import tempfile
+
+    kind = "gaussian" if q == 1.0 else "subsampled_gaussian"
+    qline = "" if q == 1.0 else f'q = "{q!r}"\n'
+    text = (f'delta = "{DELTA!r}"\ndigits = 12\n[[release]]\nkind = "{kind}"\n{qline}'
+            f'sigma = "{s!r}"\ncount = {T}\n')
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as fh:
+        fh.write(text)
+    try:
+        out = subprocess.run(["target/release/dpaudit", "account", fh.name],
+                             capture_output=True, text=True, check=True).stdout
+    finally:
+        os.unlink(fh.name)
+    m = re.search(r"^eps\(delta = [^)]*\): \[([^,]+), ([^\]]+)\]", out, re.M)
+    return float(m.group(1)), float(m.group(2))
 
 
 def timed(f):
@@ -54,6 +81,21 @@ def main():
         rows.append((name, q, s, T, DELTA, "dp_accounting RDP", v, "", "", t))
         v, t = timed(pld)
         rows.append((name, q, s, T, DELTA, "dp_accounting PLD pessimistic 1e-4", v, "", "", t))
+
+        def pld_opt():
+            from dp_accounting.pld import privacy_loss_distribution as pldlib
+            p1 = pldlib.from_gaussian_mechanism(
+                s, sampling_prob=q, value_discretization_interval=1e-4,
+                pessimistic_estimate=False, use_connect_dots=False)
+            return p1.self_compose(T).get_epsilon_for_delta(DELTA)
+
+        try:
+            v, t = timed(pld_opt)
+            rows.append((name, q, s, T, DELTA, "dp_accounting PLD optimistic 1e-4", v, "", "", t))
+        except Exception as e:
+            rows.append((name, q, s, T, DELTA, "dp_accounting PLD optimistic 1e-4", f"error: {e}", "", "", ""))
+        (lo, hi), t = timed(lambda: dpaudit_bracket(q, s, T))
+        rows.append((name, q, s, T, DELTA, "dpaudit certified bracket", 0.5 * (lo + hi), lo, hi, t))
         if T <= 20_000 or big:
             def prv():
                 m = PoissonSubsampledGaussianMechanism(noise_multiplier=s, sampling_probability=q)

@@ -301,11 +301,13 @@ pub enum Quantity {
     RgmOptimizedDpEps,
     /// `rho_bar`: ρ̄(d, R_c), HMB eq. (74).
     RhoBar,
+    /// `rdp_eps_for_delta`: the RDP route's ε(δ) of a composition (+delta), optimised over α.
+    RdpEpsForDelta,
 }
 
 impl Quantity {
     /// Every quantity, in vocabulary order.
-    pub const ALL: [Quantity; 9] = [
+    pub const ALL: [Quantity; 10] = [
         Quantity::Renyi,
         Quantity::Kl,
         Quantity::Fisher,
@@ -315,6 +317,7 @@ impl Quantity {
         Quantity::RgmCorollary1Eps,
         Quantity::RgmOptimizedDpEps,
         Quantity::RhoBar,
+        Quantity::RdpEpsForDelta,
     ];
 
     /// The row name.
@@ -329,6 +332,7 @@ impl Quantity {
             Quantity::RgmCorollary1Eps => "rgm_corollary1_eps",
             Quantity::RgmOptimizedDpEps => "rgm_optimized_dp_eps",
             Quantity::RhoBar => "rho_bar",
+            Quantity::RdpEpsForDelta => "rdp_eps_for_delta",
         }
     }
 }
@@ -345,6 +349,142 @@ impl std::str::FromStr for Quantity {
                 names.join(", ")
             ))
         })
+    }
+}
+
+/// The DP-SGD mechanism (family `subsampled_gaussian` with `steps` or `neighbours`): both
+/// neighbour directions, composed `steps` times (`crate::accounting`). Rényi and KL add up
+/// exactly over steps; δ(ε) and ε(δ) come from the certified composition bracket, printed as its
+/// midpoint with the digits its width certifies; `rdp_eps_for_delta` is the RDP route.
+fn evaluate_composed(
+    quantity: Quantity,
+    map: BTreeMap<String, String>,
+    context: String,
+    digits: u32,
+    method: Method,
+) -> Result<Certified> {
+    use crate::accounting::{self as acc, ComposeOptions, Schedule, SubsampledGaussian};
+    let extra = match quantity {
+        Quantity::Renyi => "alpha",
+        Quantity::Kl => "",
+        Quantity::HockeyStickDelta => "eps",
+        Quantity::EpsForDelta | Quantity::RdpEpsForDelta => "delta",
+        other => {
+            return Err(Error::Unsupported(format!(
+                "{other} is not defined for a composition (subsampled_gaussian with steps)"
+            )))
+        }
+    };
+    let mut keys = vec!["q", "sigma", "steps", "neighbours"];
+    if !extra.is_empty() {
+        keys.push(extra);
+    }
+    let p = Params::new(map, context, &keys)?;
+    match p.map.get("neighbours").map(String::as_str) {
+        None | Some("add_remove") => {}
+        Some("substitution") => {
+            return Err(Error::Unsupported(
+                "neighbours=substitution is not implemented yet (add_remove only)".into(),
+            ))
+        }
+        Some(other) => {
+            return Err(Error::invalid(
+                "neighbours",
+                format!("{other:?}"),
+                "add_remove or substitution",
+            ))
+        }
+    }
+    let steps = match p.map.get("steps") {
+        None => 1,
+        Some(t) => match t.parse::<u64>() {
+            Ok(v) if (1..=1_000_000_000_000).contains(&v) => v,
+            _ => {
+                return Err(Error::invalid(
+                    "steps",
+                    format!("{t:?}"),
+                    "an integer in [1, 1e12]",
+                ))
+            }
+        },
+    };
+    let m = SubsampledGaussian::new(p.scalar("q")?, p.scalar("sigma")?)?;
+    let times = |c: Certified| -> Certified {
+        // Rényi and KL divergences of a product add up: exact.
+        let v = rug::Float::with_val(c.value.prec(), &c.value * steps);
+        Certified {
+            value: v,
+            digits: c.digits,
+        }
+    };
+    // One step of the mechanism: the larger of the two directions, through the model layer.
+    let one_step = |f: &dyn Fn(&Pair) -> Result<Certified>| -> Result<Certified> {
+        let mut best: Option<Certified> = None;
+        for name in ["subsampled_gaussian", "subsampled_gaussian_add"] {
+            let fam: Family = name.parse()?;
+            let pair = build_pair(fam, &p)?;
+            let c = f(&pair)?;
+            if best.as_ref().is_none_or(|b| c.value > b.value) {
+                best = Some(c);
+            }
+        }
+        Ok(best.expect("two directions"))
+    };
+    let bracket = |b: &acc::Bracket| -> Result<Certified> {
+        let got = b.digits().min(digits);
+        if got == 0 {
+            return Err(Error::Precision {
+                requested: digits,
+                certified: 0,
+                what: "composition bracket".into(),
+            });
+        }
+        Ok(Certified {
+            value: b.mid(),
+            digits: got,
+        })
+    };
+    let opts = ComposeOptions {
+        digits: digits.min(60),
+        force_inversion: false,
+    };
+    match quantity {
+        Quantity::Renyi => {
+            let alpha = p.scalar("alpha")?;
+            let s = Schedule::homogeneous(&m, steps)?;
+            bracket(&acc::composed_rdp(&s, &alpha, digits)?)
+        }
+        Quantity::Kl => Ok(times(one_step(&|pair| {
+            divergence::kl(pair, digits, method)
+        })?)),
+        Quantity::HockeyStickDelta => {
+            let eps = p.scalar("eps")?;
+            if steps == 1 {
+                return one_step(&|pair| divergence::hockey_stick(pair, &eps, digits, method));
+            }
+            let s = Schedule::homogeneous(&m, steps)?;
+            bracket(&acc::delta_for_eps(&s, &eps, &opts)?.value)
+        }
+        Quantity::EpsForDelta => {
+            let delta = p.scalar("delta")?;
+            if steps == 1 {
+                return one_step(&|pair| divergence::eps_for_delta(pair, &delta, digits, method));
+            }
+            let s = Schedule::homogeneous(&m, steps)?;
+            bracket(&acc::eps_for_delta(&s, &delta, &opts)?.value)
+        }
+        _ => {
+            let delta = p.scalar("delta")?;
+            let s = Schedule::homogeneous(&m, steps)?;
+            let r = acc::rdp_route(
+                &s,
+                &delta,
+                None,
+                crate::bounds::conversion::Conversion::CanonneKamathSteinke,
+                digits,
+            )?;
+            Ok(r.eps)
+        }
     }
 }
 
@@ -380,7 +520,16 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             )))
         }
     };
+    if let Some(Family::Model(f)) = parsed {
+        let composed = map.contains_key("steps") || map.contains_key("neighbours");
+        if f.name == "subsampled_gaussian" && (composed || quantity == Quantity::RdpEpsForDelta) {
+            return evaluate_composed(quantity, map, context, digits, opts.method);
+        }
+    }
     match quantity {
+        Quantity::RdpEpsForDelta => Err(Error::Unsupported(format!(
+            "{q} is a composition quantity: family must be subsampled_gaussian, not {fam:?}"
+        ))),
         Quantity::Renyi | Quantity::Kl | Quantity::HockeyStickDelta | Quantity::EpsForDelta => {
             // The divergences of a pair, each with its one extra parameter (none for KL).
             let extra: &[&str] = match quantity {

@@ -99,6 +99,16 @@ enum Command {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
+    /// Certified accounting of a composition written in TOML (see examples/account/*.toml):
+    /// prints the two-sided bracket on ε(δ) and/or δ(ε), the RDP route with its optimal order,
+    /// and each neighbour direction. Exit status 0, or 2 on an error.
+    Account {
+        /// The schedule file.
+        schedule: PathBuf,
+        /// Time limit in seconds (a computation past it fails with "could not certify").
+        #[arg(long, default_value_t = 300.0)]
+        max_seconds: f64,
+    },
     /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
     /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs).
     ///
@@ -342,6 +352,22 @@ fn main() -> ExitCode {
             }
             finish(report::run_single(&spec, &opts), &out)
         }
+        Command::Account {
+            schedule,
+            max_seconds,
+        } => {
+            let spec = match dpaudit::accounting::file::AccountSpec::from_file(&schedule) {
+                Ok(s) => s,
+                Err(e) => return fail(e),
+            };
+            match dpaudit::accounting::file::account(&spec, Some(max_seconds)) {
+                Ok(a) => {
+                    print!("{}", render_account(&spec, &a));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
         Command::Merge { dirs, out } => {
             let merged = match report::shards::merge(&dirs) {
                 Ok(m) => m,
@@ -361,4 +387,67 @@ fn main() -> ExitCode {
             finish(report::run_merged(&merged, &opts), &out)
         }
     }
+}
+
+/// The text `dpaudit account` prints.
+fn render_account(
+    spec: &dpaudit::accounting::file::AccountSpec,
+    a: &dpaudit::accounting::file::Accounted,
+) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let parts: Vec<String> = spec
+        .schedule
+        .parts()
+        .iter()
+        .map(|(r, n)| format!("{n} x {r}"))
+        .collect();
+    let _ = writeln!(
+        o,
+        "schedule: {} ({} releases, add/remove neighbours)",
+        parts.join(" + "),
+        spec.schedule.steps()
+    );
+    let show = |b: &dpaudit::accounting::Bracket| {
+        format!(
+            "[{}, {}] (midpoint {}, {} digits, relative width {:.1e})",
+            b.lo.to_string_radix(10, Some(spec.digits as usize + 3)),
+            b.hi.to_string_radix(10, Some(spec.digits as usize + 3)),
+            b.mid()
+                .to_string_radix(10, Some(b.digits().max(1) as usize)),
+            b.digits(),
+            b.rel_width()
+        )
+    };
+    if let (Some(d), Some(c)) = (&spec.delta, &a.eps) {
+        let _ = writeln!(o, "eps(delta = {d}): {}", show(&c.value));
+        let _ = writeln!(o, "  remove direction: {}", show(&c.remove));
+        let _ = writeln!(o, "  add direction:    {}", show(&c.add));
+        let _ = writeln!(o, "  route: {}", c.route);
+    }
+    if let (Some(e), Some(c)) = (&spec.eps, &a.delta) {
+        let _ = writeln!(o, "delta(eps = {e}): {}", show(&c.value));
+        let _ = writeln!(o, "  route: {}", c.route);
+    }
+    let grid = if spec.orders.is_some() {
+        "on the given orders"
+    } else {
+        "optimised over alpha"
+    };
+    for (name, r) in [
+        ("Canonne-Kamath-Steinke", &a.rdp_cks),
+        ("Mironov Prop. 3", &a.rdp_mironov),
+    ] {
+        if let Some(r) = r {
+            let _ = writeln!(
+                o,
+                "RDP route ({name}, {grid}): eps = {} at alpha = {} ({} digits)",
+                r.eps.value.to_string_radix(10, Some(12)),
+                r.alpha,
+                r.eps.digits
+            );
+        }
+    }
+    let _ = writeln!(o, "bracket time: {:.2} s", a.bracket_seconds);
+    o
 }

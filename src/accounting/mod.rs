@@ -22,6 +22,16 @@
 //!   converted with Mironov 2017 Prop. 3 or Canonne–Kamath–Steinke 2020 Prop. 12
 //!   ([`crate::bounds::conversion`]), on a user grid of α or optimised over continuous α.
 
+pub mod calibrate;
+pub mod compose;
+#[cfg(feature = "cli")]
+pub mod file;
+pub use calibrate::{calibrate_sigma, calibrate_steps, SigmaCalibration};
+pub use compose::{
+    composed_rdp, delta_for_eps, eps_for_delta, rdp_route, Bracket, ComposeOptions, Composed,
+    RdpRoute, Release, Schedule,
+};
+
 use crate::bounds::conversion::{convert_mp, optimize_over_alpha, Conversion};
 use crate::bounds::gaussian::dp_eps_mp;
 use crate::error::{Error, Result};

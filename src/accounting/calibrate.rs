@@ -1,0 +1,201 @@
+//! Calibration on the certified composition bracket: the smallest noise multiplier σ, and the
+//! largest number of steps T, that meet a target (ε, δ) for the Poisson-subsampled Gaussian.
+//!
+//! Both searches use only the bracket's certified ends, so the answer is safe whatever the
+//! search path: σ is returned only once ε_hi(σ) ≤ target has been certified, and the search
+//! stops when a σ' ≥ σ·(1 − rel_tol) with ε_lo(σ') > target has also been certified (so no
+//! σ below σ·(1 − rel_tol) can meet the target). `docs/accounting.md#calibration`.
+
+use super::compose::{eps_for_delta, Bracket, ComposeOptions, Schedule};
+use super::SubsampledGaussian;
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+
+/// Result of a σ calibration.
+#[derive(Clone, Debug)]
+pub struct SigmaCalibration {
+    /// The noise multiplier found: its certified ε_hi is ≤ the target.
+    pub sigma: f64,
+    /// The ε bracket at `sigma`.
+    pub eps: Bracket,
+    /// The largest σ seen whose certified ε_lo exceeds the target (σ_below < sigma).
+    pub sigma_below: f64,
+    /// The ε bracket at `sigma_below`.
+    pub eps_below: Bracket,
+    /// Composition evaluations used.
+    pub evaluations: usize,
+}
+
+fn eps_at(
+    q: &Scalar,
+    sigma: f64,
+    steps: u64,
+    delta: &Scalar,
+    opts: &ComposeOptions,
+) -> Result<Bracket> {
+    let m = SubsampledGaussian::new(q.clone(), Scalar::from(sigma))?;
+    Ok(eps_for_delta(&Schedule::homogeneous(&m, steps)?, delta, opts)?.value)
+}
+
+fn check_target(target_eps: f64) -> Result<()> {
+    if !(target_eps.is_finite() && target_eps > 0.0 && target_eps <= 1000.0) {
+        return Err(Error::invalid("target eps", target_eps, "in (0, 1000]"));
+    }
+    Ok(())
+}
+
+/// The smallest σ (to relative tolerance `rel_tol` ∈ [1e-12, 0.5]) for which T steps of the
+/// subsampled Gaussian with rate q are (target_eps, δ)-DP, by bisection on log σ over the
+/// certified bracket.
+pub fn calibrate_sigma(
+    q: &Scalar,
+    steps: u64,
+    target_eps: f64,
+    delta: &Scalar,
+    rel_tol: f64,
+) -> Result<SigmaCalibration> {
+    check_target(target_eps)?;
+    if !(1e-12..=0.5).contains(&rel_tol) {
+        return Err(Error::invalid("rel_tol", rel_tol, "in [1e-12, 0.5]"));
+    }
+    let opts = ComposeOptions {
+        digits: 12,
+        force_inversion: false,
+    };
+    let mut n = 0;
+    let mut eval = |s: f64| -> Result<Bracket> {
+        n += 1;
+        eps_at(q, s, steps, delta, &opts)
+    };
+    let t = rug::Float::with_val(64, target_eps);
+    // Bracket σ: hi meets the target (ε_hi ≤ t), lo does not (ε_lo > t).
+    let (mut lo, mut hi) = (0.5f64, 1.0f64);
+    let (mut b_lo, mut b_hi);
+    loop {
+        b_hi = eval(hi)?;
+        if b_hi.hi <= t {
+            break;
+        }
+        lo = hi;
+        hi *= 2.0;
+        if hi > 1e6 {
+            return Err(Error::invalid(
+                "target eps",
+                target_eps,
+                "attainable with sigma <= 1e6",
+            ));
+        }
+    }
+    loop {
+        b_lo = eval(lo)?;
+        if b_lo.lo > t {
+            break;
+        }
+        if b_lo.hi <= t {
+            hi = lo;
+            b_hi = b_lo.clone();
+        }
+        lo /= 2.0;
+        if lo < 1e-3 {
+            return Err(Error::invalid(
+                "target eps",
+                target_eps,
+                "reached only with sigma < 1e-3",
+            ));
+        }
+    }
+    while hi / lo - 1.0 > rel_tol {
+        let mid = (lo * hi).sqrt();
+        let b = eval(mid)?;
+        if b.hi <= t {
+            hi = mid;
+            b_hi = b;
+        } else if b.lo > t {
+            lo = mid;
+            b_lo = b;
+        } else {
+            // The bracket straddles the target: σ is known to the bracket's width only.
+            return Err(Error::Precision {
+                requested: 12,
+                certified: b.digits(),
+                what: format!("calibration: eps bracket at sigma = {mid} contains the target"),
+            });
+        }
+    }
+    Ok(SigmaCalibration {
+        sigma: hi,
+        eps: b_hi,
+        sigma_below: lo,
+        eps_below: b_lo,
+        evaluations: n,
+    })
+}
+
+/// The largest T ≤ `max_steps` for which T steps are (target_eps, δ)-DP (certified ε_hi ≤ target),
+/// with the ε bracket at T and at T + 1 (whose ε_lo exceeds the target), or an error when even
+/// one step exceeds it.
+pub fn calibrate_steps(
+    q: &Scalar,
+    sigma: &Scalar,
+    target_eps: f64,
+    delta: &Scalar,
+    max_steps: u64,
+) -> Result<(u64, Bracket, Bracket)> {
+    check_target(target_eps)?;
+    let opts = ComposeOptions {
+        digits: 12,
+        force_inversion: false,
+    };
+    let t = rug::Float::with_val(64, target_eps);
+    let sf = sigma.f64();
+    let meets = |b: &Bracket| b.hi <= t;
+    let fails = |b: &Bracket| b.lo > t;
+    let mut lo = 1u64;
+    let b1 = eps_at(q, sf, lo, delta, &opts)?;
+    if !meets(&b1) {
+        return Err(Error::invalid(
+            "target eps",
+            target_eps,
+            "met by at least one step",
+        ));
+    }
+    let mut b_lo = b1;
+    let mut hi = 2u64;
+    let mut b_hi = loop {
+        let b = eps_at(q, sf, hi, delta, &opts)?;
+        if fails(&b) {
+            break b;
+        }
+        if !meets(&b) {
+            return Err(Error::Precision {
+                requested: 12,
+                certified: b.digits(),
+                what: format!("calibration: eps bracket at T = {hi} contains the target"),
+            });
+        }
+        lo = hi;
+        b_lo = b;
+        if hi >= max_steps {
+            return Ok((lo, b_lo.clone(), b_lo));
+        }
+        hi = (hi * 2).min(max_steps);
+    };
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        let b = eps_at(q, sf, mid, delta, &opts)?;
+        if meets(&b) {
+            lo = mid;
+            b_lo = b;
+        } else if fails(&b) {
+            hi = mid;
+            b_hi = b;
+        } else {
+            return Err(Error::Precision {
+                requested: 12,
+                certified: b.digits(),
+                what: format!("calibration: eps bracket at T = {mid} contains the target"),
+            });
+        }
+    }
+    Ok((lo, b_lo, b_hi))
+}

@@ -1,0 +1,569 @@
+//! Certified composition of Gaussian-family releases: a two-sided bracket on δ(ε) and ε(δ) of a
+//! T-fold (or heterogeneous) composition, through the moment generating function of the privacy
+//! loss. Derivation, error terms and why they are rigorous: `docs/accounting.md#composition`.
+//!
+//! For one neighbour direction with dominating pair (P, Q) and privacy loss L = log(dP/dQ), the
+//! hockey-stick divergence is a call-option price, δ(ε) = E_Q[(e^L − e^ε)_+], and its Laplace
+//! inversion along Re s = a > 1 gives
+//!
+//! δ(ε) = (1/2π) ∫_ℝ M(a+iu) e^{−(a−1+iu)ε} / ((a+iu)(a−1+iu)) du,  M(s) = E_Q[(dP/dQ)^s],
+//!
+//! where a composition multiplies the M of its parts. M is evaluated at complex s in `rug`
+//! (closed form for the Gaussian, a trapezoid rule on ℝ for the subsampled Gaussian), the
+//! u-integral by the trapezoid rule on ℝ. Every error term is bounded a priori and added:
+//! the discretisation of both trapezoids by the strip theorem of Trefethen & Weideman (SIAM Rev.
+//! 56 (2014), Thm 5.1) with closed-form bounds on the integrand in the strip, truncated x-ranges by
+//! closed-form Gaussian tails, the u-tail by a Lipschitz bound on |M| between probes and an
+//! integration-by-parts decay bound beyond them, rounding by running error bounds. There is no
+//! convolution and no discretised loss, so nothing grows with T except the exponent.
+
+use super::SubsampledGaussian;
+use crate::bounds::gaussian::{dp_eps_mp, log_dp_delta_mp};
+use crate::error::{Error, Result};
+use crate::numeric::f64s;
+use crate::numeric::mp::bits_for_digits;
+use crate::scalar::Scalar;
+use rug::float::Constant;
+use rug::{Complex, Float};
+use std::f64::consts::{LN_10, LN_2, PI};
+
+mod invert;
+mod moment;
+mod rdp;
+use invert::*;
+use moment::*;
+pub use rdp::{composed_rdp, rdp_route, RdpRoute};
+
+/// Cap on the nodes of one x-quadrature grid.
+const MAX_GRID: f64 = 2.0e5;
+/// Cap on the probes of the u-tail bound.
+const MAX_PROBES: usize = 20_000;
+/// Cap on the nodes of the u-trapezoid.
+const MAX_NODES: u64 = 4096;
+/// Largest x-grid the u-trapezoid's nodes may use before the tail bound must take over.
+const NODE_GRID: f64 = 3.0e4;
+/// Cap on the x-nodes summed over all probes of one tail bound.
+const PROBE_WORK: f64 = 5.0e6;
+
+/// One kind of release in a schedule (sensitivity 1, add/remove neighbours).
+#[derive(Clone, Debug)]
+pub enum Release {
+    /// The Gaussian mechanism N(0, σ²) against N(1, σ²): noise multiplier σ.
+    Gaussian {
+        /// Noise multiplier σ > 0.
+        sigma: Scalar,
+    },
+    /// The Poisson-subsampled Gaussian (see [`SubsampledGaussian`]).
+    Subsampled(SubsampledGaussian),
+}
+
+impl std::fmt::Display for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Release::Gaussian { sigma } => write!(f, "gaussian(sigma={sigma})"),
+            Release::Subsampled(m) => {
+                write!(f, "subsampled_gaussian(q={}, sigma={})", m.q(), m.sigma())
+            }
+        }
+    }
+}
+
+/// A composition: each release applied `count` times, in any order (composition commutes).
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    parts: Vec<(Release, u64)>,
+}
+
+impl Schedule {
+    /// Validates the parts: at least one, every count ≥ 1, total steps ≤ 10¹².
+    pub fn new(parts: Vec<(Release, u64)>) -> Result<Self> {
+        if parts.is_empty() {
+            return Err(Error::invalid("schedule", "[]", "at least one release"));
+        }
+        let mut total: u64 = 0;
+        for (r, n) in &parts {
+            if *n == 0 {
+                return Err(Error::invalid(&format!("count of {r}"), n, ">= 1"));
+            }
+            if let Release::Gaussian { sigma } = r {
+                let s = sigma.f64();
+                if !(s.is_finite() && s > 0.0) {
+                    return Err(Error::invalid("sigma", sigma, "finite and > 0"));
+                }
+            }
+            total = total.saturating_add(*n);
+        }
+        if total > 1_000_000_000_000 {
+            return Err(Error::invalid("steps", total, "at most 1e12 in all"));
+        }
+        Ok(Schedule { parts })
+    }
+
+    /// T steps of one subsampled Gaussian.
+    pub fn homogeneous(m: &SubsampledGaussian, steps: u64) -> Result<Self> {
+        Schedule::new(vec![(Release::Subsampled(m.clone()), steps)])
+    }
+
+    /// The parts.
+    pub fn parts(&self) -> &[(Release, u64)] {
+        &self.parts
+    }
+
+    /// Total number of releases.
+    pub fn steps(&self) -> u64 {
+        self.parts.iter().map(|(_, n)| n).sum()
+    }
+
+    /// The factors of one neighbour direction; Gaussian parts (and q = 1) are merged into one
+    /// Gaussian factor with 1/σ² = Σ T_j/σ_j².
+    fn factors(&self, order: Dir, prec: u32) -> Vec<Factor> {
+        let mut inv_s2 = Float::new(prec);
+        let mut out = Vec::new();
+        for (r, n) in &self.parts {
+            match r {
+                Release::Gaussian { sigma } => {
+                    let s = sigma.mp(prec);
+                    inv_s2 += Float::with_val(prec, *n) / Float::with_val(prec, s.square_ref());
+                }
+                Release::Subsampled(m) if m.q().mp(prec) == 1 => {
+                    let s = m.sigma().mp(prec);
+                    inv_s2 += Float::with_val(prec, *n) / Float::with_val(prec, s.square_ref());
+                }
+                Release::Subsampled(m) => out.push(Factor::Mix(Mix::new(m, *n, order, prec))),
+            }
+        }
+        if !inv_s2.is_zero() {
+            out.push(Factor::Gauss { inv_s2 });
+        }
+        out
+    }
+
+    fn mu_if_gaussian(&self, prec: u32) -> Option<Float> {
+        let f = self.factors(Dir::Remove, prec);
+        match f.as_slice() {
+            [Factor::Gauss { inv_s2 }] => Some(Float::with_val(prec, inv_s2.sqrt_ref())),
+            _ => None,
+        }
+    }
+}
+
+/// A certified two-sided bracket [lo, hi] ∋ the exact value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bracket {
+    /// Lower end.
+    pub lo: Float,
+    /// Upper end.
+    pub hi: Float,
+}
+
+impl Bracket {
+    /// Midpoint.
+    pub fn mid(&self) -> Float {
+        let p = self.lo.prec().max(self.hi.prec());
+        Float::with_val(p, &self.lo + &self.hi) / 2u32
+    }
+
+    /// Width relative to the midpoint (0 for a point, ∞ when the midpoint is 0).
+    pub fn rel_width(&self) -> f64 {
+        let p = self.lo.prec().max(self.hi.prec());
+        let w = Float::with_val(p, &self.hi - &self.lo).to_f64();
+        let m = self.mid().to_f64().abs();
+        if w == 0.0 {
+            0.0
+        } else if m == 0.0 {
+            f64::INFINITY
+        } else {
+            w / m
+        }
+    }
+
+    /// Significant digits of the midpoint that the width certifies: ⌊−log₁₀(width/2/|mid|)⌋.
+    pub fn digits(&self) -> u32 {
+        let r = self.rel_width() / 2.0;
+        if r == 0.0 {
+            return 60;
+        }
+        (-r.log10()).floor().clamp(0.0, 60.0) as u32
+    }
+
+    fn point(x: Float) -> Bracket {
+        Bracket {
+            lo: x.clone(),
+            hi: x,
+        }
+    }
+
+    /// The bracket of a value certified to `c.digits` significant digits: |x − v| < 10^−d·|v|.
+    fn from_certified(c: &crate::numeric::mp::Certified) -> Bracket {
+        let p = c.value.prec();
+        let ten = Float::with_val(p, 10u32);
+        let r = Float::with_val(p, -Float::with_val(p, c.digits)) * ten.ln();
+        let w = Float::with_val(p, r.exp() * Float::with_val(p, c.value.abs_ref()));
+        Bracket {
+            lo: Float::with_val(p, &c.value - &w),
+            hi: Float::with_val(p, &c.value + &w),
+        }
+    }
+
+    fn max(a: &Bracket, b: &Bracket) -> Bracket {
+        Bracket {
+            lo: a.lo.clone().max(&b.lo),
+            hi: a.hi.clone().max(&b.hi),
+        }
+    }
+}
+
+/// Result of a composition query: the mechanism's bracket (worst case over the two neighbour
+/// directions) and each direction's.
+#[derive(Clone, Debug)]
+pub struct Composed {
+    /// The mechanism: remove and add directions combined (max).
+    pub value: Bracket,
+    /// Remove direction, D(P^T‖Q^T).
+    pub remove: Bracket,
+    /// Add direction, D(Q^T‖P^T).
+    pub add: Bracket,
+    /// How it was computed ("gaussian closed form" or "mgf inversion").
+    pub route: &'static str,
+    /// Damping (saddle) a of the remove direction's inversion (NaN for the closed form).
+    pub saddle: f64,
+    /// Evaluations of a single-step moment M(s) at complex s (a cost measure).
+    pub moment_evals: usize,
+}
+
+/// Options for [`delta_for_eps`] / [`eps_for_delta`].
+#[derive(Clone, Debug)]
+pub struct ComposeOptions {
+    /// Target significant digits of δ (the ε bracket follows; 20 by default).
+    pub digits: u32,
+    /// Use the MGF inversion even when the schedule is exactly Gaussian (tests the general route
+    /// against the closed form).
+    pub force_inversion: bool,
+}
+
+impl Default for ComposeOptions {
+    fn default() -> Self {
+        ComposeOptions {
+            digits: 20,
+            force_inversion: false,
+        }
+    }
+}
+
+/// Which neighbour direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Dir {
+    Remove,
+    Add,
+}
+
+/// One subsampled-Gaussian factor M(s)^count of one direction: remove uses β = s, add β = 1 − s
+/// in E_Q[r^β] (docs/accounting.md#single-step).
+#[derive(Clone, Debug)]
+struct Mix {
+    q: Float,
+    sigma: Float,
+    qf: f64,
+    sf: f64,
+    count: u64,
+    flip: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Factor {
+    /// exp(s(s−1)/(2σ²)) with 1/σ² = inv_s2 (count already folded in).
+    Gauss {
+        inv_s2: Float,
+    },
+    Mix(Mix),
+}
+
+impl Mix {
+    fn new(m: &SubsampledGaussian, count: u64, dir: Dir, prec: u32) -> Mix {
+        Mix {
+            q: m.q().mp(prec),
+            sigma: m.sigma().mp(prec),
+            qf: m.q().f64(),
+            sf: m.sigma().f64(),
+            count,
+            flip: dir == Dir::Add,
+        }
+    }
+
+    fn describe(&self) -> String {
+        let dir = if self.flip { "add" } else { "remove" };
+        format!(
+            "subsampled_gaussian(q={}, sigma={}, {dir})",
+            self.qf, self.sf
+        )
+    }
+
+    /// Real part b of β for s = a + iu.
+    fn b(&self, a: f64) -> f64 {
+        if self.flip {
+            1.0 - a
+        } else {
+            a
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public entry points.
+// ---------------------------------------------------------------------------------------------
+
+fn check_eps(eps: &Scalar) -> Result<f64> {
+    let e = eps.f64();
+    if !(e.is_finite() && (0.0..=1000.0).contains(&e)) {
+        return Err(Error::invalid("eps", eps, "finite, in [0, 1000]"));
+    }
+    Ok(e)
+}
+
+fn check_delta(delta: &Scalar) -> Result<f64> {
+    let d = delta.f64();
+    if !(d.is_finite() && d > 0.0 && d < 1.0) {
+        return Err(Error::invalid("delta", delta, "in (0, 1)"));
+    }
+    if d < 1e-300 && delta.mp(64).is_zero() {
+        return Err(Error::invalid("delta", delta, "in (0, 1)"));
+    }
+    Ok(d)
+}
+
+fn working_prec(digits: u32, sched: &Schedule) -> u32 {
+    bits_for_digits(digits + 12) + 32 + (sched.steps() as f64).log2().ceil() as u32
+}
+
+fn ln_rel_for(digits: u32) -> f64 {
+    -(f64::from(digits) + 6.0) * LN_10
+}
+
+fn precision_error(digits: u32, got: u32, what: &str) -> Error {
+    Error::Precision {
+        requested: digits,
+        certified: got,
+        what: what.to_string(),
+    }
+}
+
+/// δ(ε) of one direction as a bracket.
+fn delta_dir(
+    factors: &[Factor],
+    eps: &Float,
+    digits: u32,
+    prec: u32,
+) -> Result<(Bracket, usize, f64)> {
+    let inv = Inversion::build(factors, eps.to_f64(), ln_rel_for(digits), prec)?;
+    let (v, ln_err, _) = inv.delta(eps);
+    let lo = shift(&v, ln_err, false, prec).max(&Float::new(prec));
+    let hi = shift(&v, ln_err, true, prec);
+    Ok((Bracket { lo, hi }, inv.moment_evals, inv.a))
+}
+
+/// Certified δ(ε) of the composition, both directions, to `digits` significant digits where δ is
+/// not negligible.
+pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
+    let ef = check_eps(eps)?;
+    let digits = opts.digits.clamp(1, 60);
+    let prec = working_prec(digits, sched);
+    if !opts.force_inversion {
+        if let Some(mu) = sched.mu_if_gaussian(prec + 64) {
+            let c = crate::numeric::mp::certify(digits, "Gaussian composition delta", |p| {
+                let mu = Float::with_val(p, &mu);
+                Ok(Float::with_val(p, log_dp_delta_mp(&mu, &eps.mp(p)).exp()))
+            })?;
+            let b = Bracket::from_certified(&c);
+            return Ok(Composed {
+                value: b.clone(),
+                remove: b.clone(),
+                add: b,
+                route: "gaussian closed form",
+                saddle: f64::NAN,
+                moment_evals: 0,
+            });
+        }
+    }
+    let e = Float::with_val(prec, eps.mp(prec));
+    let _ = ef;
+    let (rm, n1, a) = delta_dir(&sched.factors(Dir::Remove, prec), &e, digits, prec)?;
+    let (ad, n2, _) = delta_dir(&sched.factors(Dir::Add, prec), &e, digits, prec)?;
+    let value = Bracket::max(&rm, &ad);
+    Ok(Composed {
+        value,
+        remove: rm,
+        add: ad,
+        route: "mgf inversion",
+        saddle: a,
+        moment_evals: n1 + n2,
+    })
+}
+
+/// ε(δ) of one direction: [ε_lo, ε_hi] with δ_lower(ε_lo) ≥ δ ≥ δ_upper(ε_hi).
+fn eps_dir(
+    factors: &[Factor],
+    delta: &Float,
+    digits: u32,
+    prec: u32,
+) -> Result<(Bracket, usize, f64)> {
+    let ln_delta = delta.to_f64().ln();
+    // Start: the Chernoff/saddle estimate ε₀ = min_a [ln Π M(a)^T − ln(a(a−1)) − ln δ]/(a − 1).
+    let mut eps0 = {
+        let mut best = f64::INFINITY;
+        let mut worse = 0;
+        for k in 0..400 {
+            let a = 1.0 + (f64::from(k) / 20.0 - 10.0).exp();
+            let v = (ln_saddle_objective(factors, a, 0.0) - ln_delta) / (a - 1.0);
+            if v < best {
+                best = v;
+                worse = 0;
+            } else {
+                worse += 1;
+                if worse > 20 {
+                    break;
+                }
+            }
+        }
+        best.max(0.0)
+    };
+    let mut evals = 0;
+    let zero = Float::new(prec);
+    for pass in 0..4 {
+        let inv = Inversion::build(factors, eps0.max(1e-6), ln_rel_for(digits), prec)?;
+        evals += inv.moment_evals;
+        let e = solve_eps(&inv, delta, eps0, prec)?;
+        let ef = e.to_f64();
+        let a_here = saddle(factors, ef.max(1e-6));
+        if (a_here - inv.a).abs() > 0.25 * (inv.a - 1.0) && pass < 3 {
+            eps0 = ef;
+            continue;
+        }
+        if e == zero {
+            // δ̂(0) ≤ δ: certify δ_upper(0) ≤ δ, then ε(δ) = 0 exactly.
+            let (v0, e0, _) = inv.delta(&zero);
+            if shift(&v0, e0, true, prec) <= *delta {
+                return Ok((Bracket::point(zero), evals, inv.a));
+            }
+        }
+        // Certify the two ends: δ_upper(ε_hi) ≤ δ ≤ δ_lower(ε_lo).
+        let (_, ln_err, dv) = inv.delta(&e);
+        let ln_slope = ln_float(&Float::with_val(prec, dv.abs_ref()));
+        // η = 2·err/|δ′|, at least a few ulps of ε.
+        let ulp = (ef.abs().max(1e-300)).ln() - f64::from(prec - 8) * LN_2;
+        let mut eta = Float::with_val(prec, (LN_2 + ln_err - ln_slope).max(ulp)).exp();
+        for _ in 0..60 {
+            let hi = Float::with_val(prec, &e + &eta);
+            let lo = Float::with_val(prec, &e - &eta).max(&zero);
+            let (vh, eh, _) = inv.delta(&hi);
+            let (vl, el, _) = inv.delta(&lo);
+            let hi_ok = shift(&vh, eh, true, prec) <= *delta;
+            let lo_ok = lo == zero || shift(&vl, el, false, prec) >= *delta;
+            if hi_ok && lo_ok {
+                return Ok((Bracket { lo, hi }, evals, inv.a));
+            }
+            eta *= 4u32;
+        }
+        return Err(precision_error(
+            digits,
+            0,
+            "composition: could not certify the eps bracket",
+        ));
+    }
+    Err(precision_error(
+        digits,
+        0,
+        "composition: damping did not settle",
+    ))
+}
+
+/// Root of δ̂(ε) = δ (decreasing in ε) by Newton steps on ln δ̂, safeguarded by bisection inside a
+/// bracket [lo, hi] with δ̂(lo) > δ ≥ δ̂(hi); 0 when δ̂(0) ≤ δ.
+fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Float> {
+    let zero = Float::new(prec);
+    let above = |e: &Float| -> bool { inv.delta(e).0 > *delta };
+    if !above(&zero) {
+        return Ok(zero);
+    }
+    let mut lo = zero.clone();
+    let mut hi = Float::with_val(prec, eps0.max(1e-3));
+    let mut grow = 0;
+    while above(&hi) {
+        lo = hi.clone();
+        hi *= 2u32;
+        grow += 1;
+        if grow > 30 {
+            return Err(Error::invalid(
+                "delta",
+                delta.to_f64(),
+                "attainable: eps(delta) > 1e9",
+            ));
+        }
+    }
+    let target = Float::with_val(prec, delta.ln_ref());
+    let mut e = Float::with_val(prec, &lo + &hi) / 2u32;
+    let tol = Float::with_val(prec, 1u32) >> (prec - 8);
+    for _ in 0..400 {
+        let (v, _, dv) = inv.delta(&e);
+        if v > *delta {
+            lo = e.clone();
+        } else {
+            hi = e.clone();
+        }
+        let width = Float::with_val(prec, &hi - &lo);
+        if width <= Float::with_val(prec, &tol * Float::with_val(prec, 1u32 + hi.clone().abs())) {
+            break;
+        }
+        let mut next = if v > 0 && dv < 0 {
+            let lv = Float::with_val(prec, v.ln_ref());
+            let r = Float::with_val(prec, &lv - &target);
+            let step = Float::with_val(prec, &r * &v) / &dv;
+            Float::with_val(prec, &e - &step)
+        } else {
+            Float::with_val(prec, &lo + &hi) / 2u32
+        };
+        if next <= lo || next >= hi {
+            next = Float::with_val(prec, &lo + &hi) / 2u32;
+        }
+        let moved = Float::with_val(prec, &next - &e).abs();
+        e = next;
+        if moved <= Float::with_val(prec, &tol * Float::with_val(prec, 1u32 + e.clone().abs())) {
+            break;
+        }
+    }
+    Ok(e)
+}
+
+/// Certified ε(δ) of the composition: [ε_lo, ε_hi] ∋ ε(δ) for the mechanism (worst direction).
+pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
+    check_delta(delta)?;
+    let digits = opts.digits.clamp(1, 60);
+    let prec = working_prec(digits, sched);
+    if !opts.force_inversion {
+        if let Some(mu) = sched.mu_if_gaussian(prec + 64) {
+            let c = crate::numeric::mp::certify(digits, "Gaussian composition eps", |p| {
+                let mu = Float::with_val(p, &mu);
+                Ok(Float::with_val(p, dp_eps_mp(&mu, &delta.mp(p))?))
+            })?;
+            let b = Bracket::from_certified(&c);
+            return Ok(Composed {
+                value: b.clone(),
+                remove: b.clone(),
+                add: b,
+                route: "gaussian closed form",
+                saddle: f64::NAN,
+                moment_evals: 0,
+            });
+        }
+    }
+    let d = delta.mp(prec);
+    let (rm, n1, a) = eps_dir(&sched.factors(Dir::Remove, prec), &d, digits, prec)?;
+    let (ad, n2, _) = eps_dir(&sched.factors(Dir::Add, prec), &d, digits, prec)?;
+    Ok(Composed {
+        value: Bracket::max(&rm, &ad),
+        remove: rm,
+        add: ad,
+        route: "mgf inversion",
+        saddle: a,
+        moment_evals: n1 + n2,
+    })
+}

@@ -1,0 +1,433 @@
+//! One neighbour direction's inversion: the damping (saddle), the u-trapezoid of the composed
+//! moment, and the bound on its tail (docs/accounting.md#composition).
+
+use super::*;
+
+// ---------------------------------------------------------------------------------------------
+// One direction: the u-trapezoid.
+// ---------------------------------------------------------------------------------------------
+
+/// The composed moment Π M_j(s)^{T_j} of one direction at s = a + iu, as ln (complex), with a
+/// relative (to Π M_j(a)^{T_j}) error bound.
+pub(super) struct Direction {
+    pub(super) factors: Vec<Factor>,
+    pub(super) evals: Vec<Option<MixEval>>,
+    pub(super) a: Float,
+    pub(super) prec: u32,
+    pub(super) moment_evals: usize,
+}
+
+impl Direction {
+    pub(super) fn new(factors: Vec<Factor>, a: f64, ln_rel: f64, prec: u32) -> Result<Direction> {
+        let af = Float::with_val(prec, a);
+        let evals = factors
+            .iter()
+            .map(|f| match f {
+                Factor::Mix(m) => MixEval::new(m, &af, ln_rel, prec).map(Some),
+                Factor::Gauss { .. } => Ok(None),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Direction {
+            factors,
+            evals,
+            a: af,
+            prec,
+            moment_evals: 0,
+        })
+    }
+
+    /// (ln Π M^T at a + iu, bound on |Π M̂^T − Π M^T| / Π M(a)^T).
+    pub(super) fn ln_moment(&mut self, u: &Float) -> Result<(Complex, f64)> {
+        let prec = self.prec;
+        let s = Complex::with_val(prec, (&self.a, u));
+        let mut acc = Complex::new(prec);
+        let mut rel: f64 = 0.0;
+        for (f, ev) in self.factors.iter().zip(self.evals.iter_mut()) {
+            match (f, ev) {
+                (Factor::Gauss { inv_s2 }, _) => {
+                    let mut t = Complex::with_val(prec, &s - 1u32);
+                    t *= &s;
+                    t *= inv_s2;
+                    t /= 2u32;
+                    acc += t;
+                }
+                (Factor::Mix(m), Some(ev)) => {
+                    self.moment_evals += 1;
+                    let mo = ev.moment(u)?;
+                    let ln = Complex::with_val(prec, mo.value.ln_ref());
+                    acc += ln * Float::with_val(prec, m.count);
+                    // (1 + ρ)^T − 1 with ρ = err / E(b).
+                    let rho = (mo.ln_err - ev.ln_env).exp();
+                    let tr = (m.count as f64) * rho.ln_1p();
+                    rel = (1.0 + rel) * tr.exp_m1() + rel;
+                }
+                _ => unreachable!("every Mix factor has an evaluator"),
+            }
+        }
+        Ok((acc, rel))
+    }
+
+    /// Certified upper bound on ln Π M_j(c)^{T_j} at real c > 1 (a rug quadrature with its error
+    /// bound for each subsampled factor, the closed form for the Gaussian one).
+    pub(super) fn ln_moment_real_upper(&self, c: f64) -> Result<f64> {
+        let cf = Float::with_val(self.prec, c);
+        let mut acc = 0.0;
+        for f in &self.factors {
+            match f {
+                Factor::Gauss { inv_s2 } => {
+                    acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0 * (1.0 + 1e-15)
+                }
+                Factor::Mix(m) => {
+                    let ev = MixEval::new(m, &cf, -40.0, 64)?;
+                    acc += (m.count as f64) * ev.ln_env;
+                }
+            }
+        }
+        Ok(acc + 1e-12 * acc.abs())
+    }
+
+    /// ln Π M_j(c)^{T_j} at real c in double precision (for choosing parameters only).
+    pub(super) fn ln_moment_real_f64(&self, c: f64) -> f64 {
+        let mut acc = 0.0;
+        for f in &self.factors {
+            match f {
+                Factor::Gauss { inv_s2 } => acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0,
+                Factor::Mix(m) => acc += (m.count as f64) * ln_moment_f64(m, m.b(c)),
+            }
+        }
+        acc
+    }
+}
+
+/// ln of F(a) = Π M_j(a)^{T_j} e^{−(a−1)ε} / (a(a−1)), the integrand's size at u = 0.
+pub(super) fn ln_saddle_objective(factors: &[Factor], a: f64, eps: f64) -> f64 {
+    let mut acc = 0.0;
+    for f in factors {
+        match f {
+            Factor::Gauss { inv_s2 } => acc += a * (a - 1.0) * inv_s2.to_f64() / 2.0,
+            Factor::Mix(m) => acc += (m.count as f64) * ln_moment_f64(m, m.b(a)),
+        }
+    }
+    acc - (a - 1.0) * eps - (a * (a - 1.0)).ln()
+}
+
+/// The damping a > 1 minimising F (convex in a): golden section on a log scale of a − 1.
+pub(super) fn saddle(factors: &[Factor], eps: f64) -> f64 {
+    let g = |z: f64| ln_saddle_objective(factors, 1.0 + z.exp(), eps);
+    let (mut lo, mut hi) = (-12.0f64, 0.0f64);
+    while g(hi + 1.0) < g(hi) && hi < 8.0 {
+        hi += 1.0;
+    }
+    hi += 1.0;
+    let r = 0.5 * (5f64.sqrt() - 1.0);
+    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
+    let (mut f1, mut f2) = (g(x1), g(x2));
+    for _ in 0..80 {
+        if f1 < f2 {
+            hi = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = hi - r * (hi - lo);
+            f1 = g(x1);
+        } else {
+            lo = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = lo + r * (hi - lo);
+            f2 = g(x2);
+        }
+    }
+    // A dyadic-friendly value (exact in every precision).
+    let a = 1.0 + (0.5 * (lo + hi)).exp();
+    ((a * 1024.0).round() / 1024.0).max(1.0 + 1.0 / 1024.0)
+}
+
+/// One direction's inversion at a fixed damping: cached node values of ln Π M^T and the error
+/// terms that do not depend on ε.
+pub(super) struct Inversion {
+    pub(super) a: f64,
+    pub(super) h: f64,
+    /// ln Π M^T(a + i j h), j = 0..=J.
+    pub(super) nodes: Vec<Complex>,
+    /// Σ over nodes of the inner relative error, as a bound factor on Π M(a)^T (see `delta`).
+    pub(super) inner_rel: f64,
+    /// ln Π M(a)^T (f64, upper estimate).
+    pub(super) ln_m_a: f64,
+    /// ln of the two strip-edge moments Π M(a ∓ d)^T and d.
+    pub(super) ln_m_edges: (f64, f64),
+    pub(super) d: f64,
+    /// ln of Σ_{j > J} |Π M^T(a + i j h)| / |s(s−1)| (bound).
+    pub(super) ln_tail: f64,
+    pub(super) prec: u32,
+    pub(super) moment_evals: usize,
+}
+
+impl Inversion {
+    /// Builds the inversion for ε near `eps0`, with errors below ~e^{ln_rel} of F(a).
+    pub(super) fn build(
+        factors: &[Factor],
+        eps0: f64,
+        ln_rel: f64,
+        prec: u32,
+    ) -> Result<Inversion> {
+        let a = saddle(factors, eps0);
+        let ln_inner_rel = ln_rel - 8.0;
+        let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec)?;
+        let ln_m_a = dir.ln_moment_real_f64(a);
+        let ln_f_a = ln_m_a - (a - 1.0) * eps0 - (a * (a - 1.0)).ln();
+        // Strip half-width d and step h: the largest h over d ∈ (0, a − 1) whose aliasing bound
+        // is below e^{ln_rel}·F(a).
+        let mut best: Option<(f64, f64)> = None;
+        for k in 1..=19 {
+            let d = (a - 1.0) * f64::from(k) / 20.0;
+            let lo = dir.ln_moment_real_f64(a - d);
+            let hi = dir.ln_moment_real_f64(a + d);
+            let e_lo = lo - (a - d - 1.0) * eps0 - (a - d - 1.0).ln();
+            let e_hi = hi - (a + d - 1.0) * eps0 - (a + d - 1.0).ln();
+            let need = e_lo.max(e_hi) - (ln_f_a + ln_rel);
+            let h = 2.0 * PI * d / need.max(1.0);
+            if best.is_none_or(|(bh, _)| h > bh) {
+                best = Some((h, d));
+            }
+        }
+        let (h, d) = best.expect("nineteen candidates");
+        let h = (h * 4096.0).floor().max(1.0) / 4096.0;
+        // The certified moments that enter the error bounds.
+        let ln_m_a = dir.ln_moment_real_upper(a)?;
+        let edges = (
+            dir.ln_moment_real_upper(a - d)?,
+            dir.ln_moment_real_upper(a + d)?,
+        );
+        let ln_allow = ln_m_a + ln_rel - 1.0;
+        // Nodes until the tail bound takes over.
+        let mut nodes = Vec::new();
+        let mut inner_rel: f64 = 0.0;
+        let mut j: u64 = 0;
+        let ln_tail;
+        loop {
+            if let Some(limit) = crate::numeric::deadline::expired() {
+                return Err(precision_error(
+                    0,
+                    0,
+                    &format!("composition (time limit of {limit} s reached)"),
+                ));
+            }
+            let u = Float::with_val(prec, h) * j;
+            let (ln_m, rel) = dir.ln_moment(&u)?;
+            inner_rel += if j == 0 { rel } else { 2.0 * rel };
+            nodes.push(ln_m);
+            j += 1;
+            let last = nodes.last().expect("pushed").real().to_f64();
+            let small = last - ln_m_a < ln_rel - 2.0;
+            let next_u = h * (j as f64);
+            let too_fine = dir
+                .evals
+                .iter()
+                .flatten()
+                .any(|ev| ev.grid_size(next_u) > NODE_GRID);
+            if j >= MAX_NODES || too_fine {
+                // Give up on the target: bound the tail whatever its size (a wider bracket).
+                ln_tail = tail_bound(&dir, a, h, j, f64::INFINITY)?
+                    .expect("an infinite allowance is never exceeded");
+                break;
+            }
+            if small && j % 8 == 0 {
+                if let Some(t) = tail_bound(&dir, a, h, j, ln_allow)? {
+                    ln_tail = t;
+                    break;
+                }
+            }
+        }
+        Ok(Inversion {
+            a,
+            h,
+            nodes,
+            inner_rel,
+            ln_m_a,
+            ln_m_edges: edges,
+            d,
+            ln_tail,
+            prec,
+            moment_evals: dir.moment_evals,
+        })
+    }
+
+    /// (δ̂(ε), absolute error bound, δ̂′(ε)) of this direction.
+    pub(super) fn delta(&self, eps: &Float) -> (Float, f64, Float) {
+        let prec = self.prec;
+        let a = Float::with_val(prec, self.a);
+        let mut sum = Float::new(prec);
+        let mut dsum = Float::new(prec);
+        let mut ln_abs: Vec<f64> = Vec::with_capacity(self.nodes.len());
+        let mut max_arg: f64 = 0.0;
+        for (j, ln_m) in self.nodes.iter().enumerate() {
+            let u = Float::with_val(prec, self.h) * (j as u64);
+            let sm1 = Complex::with_val(prec, (Float::with_val(prec, &a - 1u32), &u));
+            let s = Complex::with_val(prec, (&a, &u));
+            let mut arg = Complex::with_val(prec, &sm1 * eps);
+            arg = Complex::with_val(prec, ln_m - &arg);
+            max_arg = max_arg.max(arg.real().to_f64().abs() + arg.imag().to_f64().abs());
+            let e = Complex::with_val(prec, arg.exp_ref());
+            let den = Complex::with_val(prec, &s * &sm1);
+            let g = Complex::with_val(prec, &e / &den);
+            let gd = Complex::with_val(prec, &e / &s);
+            let w = if j == 0 { 1u32 } else { 2u32 };
+            sum += Float::with_val(prec, g.real() * w);
+            dsum += Float::with_val(prec, gd.real() * w);
+            let ln_den = Float::with_val(64, den.abs_ref()).ln().to_f64();
+            ln_abs.push(f64::from(w).ln() + arg.real().to_f64() - ln_den);
+        }
+        let scale = Float::with_val(prec, self.h) / (Float::with_val(prec, Constant::Pi) * 2u32);
+        let value = Float::with_val(prec, &sum * &scale);
+        let deriv = -Float::with_val(prec, &dsum * &scale);
+        let ef = eps.to_f64();
+        let (a, h, d) = (self.a, self.h, self.d);
+        let ln_scale = (h / (2.0 * PI)).ln();
+        // Strip (aliasing) term: (1/π)·max_± M(a∓d)^T e^{−(a∓d−1)ε}·π/(a∓d−1) / (e^{2πd/h} − 1).
+        let e_lo = self.ln_m_edges.0 - (a - d - 1.0) * ef - (a - d - 1.0).ln();
+        let e_hi = self.ln_m_edges.1 - (a + d - 1.0) * ef - (a + d - 1.0).ln();
+        let alias = e_lo.max(e_hi) - ln_expm1(2.0 * PI * d / h);
+        // Tail of the node sum, both signs: (h/π)·e^{−(a−1)ε}·Σ_{j>J}.
+        let tail = (h / PI).ln() + self.ln_tail - (a - 1.0) * ef;
+        // Inner-moment errors: (h/2π)·Σ_j w_j·rel_j·M(a)^T e^{−(a−1)ε}/(a(a−1)).
+        let inner =
+            ln_scale + self.inner_rel.ln() + self.ln_m_a - (a - 1.0) * ef - (a * (a - 1.0)).ln();
+        let round =
+            ln_scale + f64s::log_sum_exp(&ln_abs) + (max_arg + 16.0 + self.nodes.len() as f64).ln()
+                - f64::from(prec) * LN_2
+                + 8f64.ln();
+        let ln_err = f64s::log_sum_exp(&[alias, tail, inner, round]);
+        (value, ln_err, deriv)
+    }
+}
+
+/// x ± e^{ln_err} at precision `prec`.
+pub(super) fn shift(x: &Float, ln_err: f64, up: bool, prec: u32) -> Float {
+    let e = Float::with_val(prec, ln_err).exp();
+    if up {
+        Float::with_val(prec, x + &e)
+    } else {
+        Float::with_val(prec, x - &e)
+    }
+}
+
+/// Bound on ln Σ_{j ≥ j0} |Π M^T(a + i j h)| / |s(s−1)| by probes (Lipschitz bound on each
+/// subsampled factor between probes, exact modulus for the Gaussian factor) and, beyond the
+/// probes, the integration-by-parts decay |M(a+iu)| ≤ V/u (docs/accounting.md#composition).
+/// Returns None when the bound does not drop below e^{ln_allow} (more nodes needed), an error
+/// when the probes cannot reach the decay region within their budget.
+pub(super) fn tail_bound(
+    dir: &Direction,
+    a: f64,
+    h: f64,
+    j0: u64,
+    ln_allow: f64,
+) -> Result<Option<f64>> {
+    let probe_prec = 64;
+    let af = Float::with_val(probe_prec, a);
+    struct P {
+        eval: MixEval,
+        count: f64,
+        /// Lipschitz constant of u ↦ |M(b+iu)|, relative to the envelope bound.
+        lip: f64,
+        /// ln of the IBP constant relative to the envelope bound.
+        ln_v: f64,
+        /// ln of the envelope bound E(b).
+        ln_env: f64,
+    }
+    let mut probes: Vec<P> = Vec::new();
+    let mut gauss_inv_s2 = 0.0;
+    for f in &dir.factors {
+        match f {
+            Factor::Gauss { inv_s2 } => gauss_inv_s2 += inv_s2.to_f64(),
+            Factor::Mix(m) => {
+                let ev = MixEval::new(m, &af, -30.0, probe_prec)?;
+                let b = m.b(a);
+                let ln_env = ev.ln_env;
+                probes.push(P {
+                    eval: ev,
+                    count: m.count as f64,
+                    lip: lipschitz_rel(m, b),
+                    ln_v: ln_ibp_constant(m, b) - ln_env,
+                    ln_env,
+                });
+            }
+        }
+    }
+    let n_mix: f64 = probes.iter().map(|p| p.count).sum();
+    let ln_env_all: f64 = probes.iter().map(|p| p.count * p.ln_env).sum();
+    let ln_gauss = |u: f64| (a * (a - 1.0) - u * u) * gauss_inv_s2 / 2.0;
+    let mut u = h * j0 as f64;
+    if n_mix == 0.0 {
+        // Gaussian only: |M| = e^{(a(a−1) − u²)/(2σ²)} decreases, and the node sum from u on is
+        // at most a geometric series with ratio e^{−u·h/σ²}.
+        let ratio = -(u * h * gauss_inv_s2);
+        let ln_sum = ln_gauss(u) - (-ratio.exp_m1()).ln() - ((a - 1.0).powi(2) + u * u).ln();
+        return Ok((ln_sum < ln_allow).then_some(ln_sum));
+    }
+    let mut acc = f64::NEG_INFINITY;
+    let mut work = 0.0;
+    for _ in 0..MAX_PROBES {
+        if let Some(limit) = crate::numeric::deadline::expired() {
+            return Err(Error::Precision {
+                requested: 0,
+                certified: 0,
+                what: format!("composition tail bound (time limit of {limit} s reached)"),
+            });
+        }
+        // IBP remainder from u on: Π (V/x)^T over x ≥ u − h, node sum ≤ (1/h)∫.
+        if u > h && probes.iter().all(|p| p.ln_v < u.ln()) {
+            let x0 = u - h;
+            let ibp =
+                ln_gauss(u) + ln_env_all + probes.iter().map(|p| p.count * p.ln_v).sum::<f64>()
+                    - (n_mix + 1.0) * x0.ln()
+                    - (h * (n_mix + 1.0)).ln();
+            if ibp < ln_allow - 1.0 {
+                return Ok(Some(f64s::log_add_exp(acc, ibp)));
+            }
+        }
+        // One probe cell [u, u + step].
+        let uf = Float::with_val(probe_prec, u);
+        let mut ln_b = ln_gauss(u) + ln_env_all;
+        let mut step = f64::INFINITY;
+        let mut rel = Vec::with_capacity(probes.len());
+        for p in probes.iter_mut() {
+            work += p.eval.grid_size(u);
+            if work > PROBE_WORK {
+                break;
+            }
+            let mo = p.eval.moment(&uf)?;
+            let m_rel = (ln_float(&Float::with_val(probe_prec, mo.value.abs_ref())) - p.ln_env)
+                .exp()
+                + (mo.ln_err - p.ln_env).exp();
+            let margin = 1.0 - m_rel;
+            step = step.min(if margin > 0.0 {
+                margin / (2.0 * p.lip)
+            } else {
+                h
+            });
+            rel.push(m_rel);
+        }
+        if work > PROBE_WORK {
+            break;
+        }
+        let step = step.max(h);
+        for (p, m_rel) in probes.iter().zip(rel) {
+            ln_b += p.count * (m_rel + p.lip * step).min(1.0).ln();
+        }
+        let nodes_in_cell = (step / h).floor() + 1.0;
+        let ln_cell = ln_b + nodes_in_cell.ln() - ((a - 1.0).powi(2) + u * u).ln();
+        acc = f64s::log_add_exp(acc, ln_cell);
+        if acc > ln_allow {
+            return Ok(None);
+        }
+        u += step;
+    }
+    Err(Error::Precision {
+        requested: 0,
+        certified: 0,
+        what: format!(
+            "composition: the characteristic function decays too slowly to bound the inversion's tail (u = {u:.4e} reached within the probe budget)"
+        ),
+    })
+}

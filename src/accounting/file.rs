@@ -1,0 +1,212 @@
+//! Schedule files for `dpaudit account`: a heterogeneous composition written in TOML, and the
+//! computation the command prints (certified bracket, RDP route, optimal order) as plain data.
+//!
+//! ```toml
+//! delta = "1e-5"            # ε(δ) is computed; or eps = "2" for δ(ε); both may be given
+//! digits = 12               # optional, significant digits of the bracket (default 12)
+//! orders = [2, 4, 8, 16]    # optional α grid for the RDP route (default: continuous α)
+//!
+//! [[release]]
+//! kind = "subsampled_gaussian"   # or "gaussian"
+//! q = "0.01"
+//! sigma = "1.0"
+//! count = 10000
+//! ```
+//!
+//! Numbers may be TOML numbers or decimal strings; strings are read exactly (`"1e-5"` is 10⁻⁵,
+//! while the TOML float 1e-5 is the nearest double).
+
+use super::compose::{self, ComposeOptions, Composed, RdpRoute, Release, Schedule};
+use super::SubsampledGaussian;
+use crate::bounds::conversion::Conversion;
+use crate::error::{Error, Result};
+use crate::scalar::Scalar;
+use serde::Deserialize;
+use std::path::Path;
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Num {
+    Text(String),
+    Int(i64),
+    Float(f64),
+}
+
+impl Num {
+    fn scalar(&self, key: &str) -> Result<Scalar> {
+        match self {
+            Num::Text(t) => t
+                .parse::<Scalar>()
+                .map_err(|_| Error::invalid(key, format!("{t:?}"), "a finite decimal number")),
+            Num::Int(i) => Ok(Scalar::from(*i as f64)),
+            Num::Float(f) => Ok(Scalar::from(*f)),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReleaseSpec {
+    kind: String,
+    q: Option<Num>,
+    sigma: Num,
+    count: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSpec {
+    delta: Option<Num>,
+    eps: Option<Num>,
+    digits: Option<u32>,
+    orders: Option<Vec<Num>>,
+    release: Vec<ReleaseSpec>,
+}
+
+/// A parsed schedule file.
+#[derive(Clone, Debug)]
+pub struct AccountSpec {
+    /// The composition.
+    pub schedule: Schedule,
+    /// δ at which ε(δ) is wanted.
+    pub delta: Option<Scalar>,
+    /// ε at which δ(ε) is wanted.
+    pub eps: Option<Scalar>,
+    /// Significant digits of the bracket.
+    pub digits: u32,
+    /// α grid of the RDP route (None: continuous α).
+    pub orders: Option<Vec<Scalar>>,
+}
+
+impl AccountSpec {
+    /// Parses TOML text (`what` names the source in errors).
+    pub fn parse(text: &str, what: &str) -> Result<AccountSpec> {
+        let f: FileSpec = toml::from_str(text).map_err(|e| Error::Parse {
+            what: "schedule file".into(),
+            text: what.to_string(),
+            reason: e.to_string().trim_end().replace('\n', " | "),
+        })?;
+        let mut parts = Vec::new();
+        for (i, r) in f.release.iter().enumerate() {
+            let sigma = r.sigma.scalar("sigma")?;
+            let rel = match r.kind.as_str() {
+                "gaussian" => {
+                    if r.q.is_some() {
+                        return Err(Error::invalid(
+                            &format!("release[{i}].q"),
+                            "given",
+                            "absent for kind = \"gaussian\"",
+                        ));
+                    }
+                    Release::Gaussian { sigma }
+                }
+                "subsampled_gaussian" => {
+                    let q =
+                        r.q.as_ref()
+                            .ok_or_else(|| Error::MissingParameter {
+                                name: "q".into(),
+                                needed_by: format!("release[{i}] (subsampled_gaussian)"),
+                            })?
+                            .scalar("q")?;
+                    Release::Subsampled(SubsampledGaussian::new(q, sigma)?)
+                }
+                other => {
+                    return Err(Error::invalid(
+                        &format!("release[{i}].kind"),
+                        format!("{other:?}"),
+                        "\"gaussian\" or \"subsampled_gaussian\"",
+                    ))
+                }
+            };
+            parts.push((rel, r.count));
+        }
+        let delta = f.delta.as_ref().map(|d| d.scalar("delta")).transpose()?;
+        let eps = f.eps.as_ref().map(|e| e.scalar("eps")).transpose()?;
+        if delta.is_none() && eps.is_none() {
+            return Err(Error::MissingParameter {
+                name: "delta (or eps)".into(),
+                needed_by: what.to_string(),
+            });
+        }
+        let orders = f
+            .orders
+            .as_ref()
+            .map(|o| {
+                o.iter()
+                    .map(|a| a.scalar("orders"))
+                    .collect::<Result<Vec<_>>>()
+            })
+            .transpose()?;
+        let digits = f.digits.unwrap_or(12);
+        if !(1..=50).contains(&digits) {
+            return Err(Error::invalid("digits", digits, "in [1, 50]"));
+        }
+        Ok(AccountSpec {
+            schedule: Schedule::new(parts)?,
+            delta,
+            eps,
+            digits,
+            orders,
+        })
+    }
+
+    /// Reads and parses a file.
+    pub fn from_file(path: &Path) -> Result<AccountSpec> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+        AccountSpec::parse(&text, &path.display().to_string())
+    }
+}
+
+/// What `dpaudit account` computed.
+#[derive(Clone, Debug)]
+pub struct Accounted {
+    /// ε(δ) bracket, when δ was given.
+    pub eps: Option<Composed>,
+    /// δ(ε) bracket, when ε was given.
+    pub delta: Option<Composed>,
+    /// RDP route (Canonne–Kamath–Steinke conversion) at δ.
+    pub rdp_cks: Option<RdpRoute>,
+    /// RDP route (Mironov 2017 Prop. 3) at δ.
+    pub rdp_mironov: Option<RdpRoute>,
+    /// Wall time of the bracket, seconds.
+    pub bracket_seconds: f64,
+}
+
+/// Runs the computations of a schedule file, within `max_seconds` when given (past it, a
+/// computation fails with [`Error::Precision`] instead of running on).
+pub fn account(spec: &AccountSpec, max_seconds: Option<f64>) -> Result<Accounted> {
+    crate::numeric::deadline::with_limit(max_seconds, || account_inner(spec))
+}
+
+fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
+    let opts = ComposeOptions {
+        digits: spec.digits,
+        force_inversion: false,
+    };
+    let t0 = std::time::Instant::now();
+    let eps = spec
+        .delta
+        .as_ref()
+        .map(|d| compose::eps_for_delta(&spec.schedule, d, &opts))
+        .transpose()?;
+    let delta = spec
+        .eps
+        .as_ref()
+        .map(|e| compose::delta_for_eps(&spec.schedule, e, &opts))
+        .transpose()?;
+    let bracket_seconds = t0.elapsed().as_secs_f64();
+    let route = |c: Conversion| -> Result<Option<RdpRoute>> {
+        spec.delta
+            .as_ref()
+            .map(|d| compose::rdp_route(&spec.schedule, d, spec.orders.as_deref(), c, spec.digits))
+            .transpose()
+    };
+    Ok(Accounted {
+        eps,
+        delta,
+        rdp_cks: route(Conversion::CanonneKamathSteinke)?,
+        rdp_mironov: route(Conversion::Mironov)?,
+        bracket_seconds,
+    })
+}

@@ -1,0 +1,327 @@
+//! The certified composition bracket (`accounting::compose`, docs/accounting.md#composition):
+//! exact cases, independent routes, the peers' figures, calibration and bad input.
+
+use dpaudit::accounting::{
+    self, calibrate_sigma, composed_rdp, delta_for_eps, eps_for_delta, full_batch_eps, rdp_route,
+    ComposeOptions, Order, Release, Schedule, SubsampledGaussian,
+};
+use dpaudit::bounds::conversion::Conversion;
+use dpaudit::Scalar;
+use rug::Float;
+
+fn s(x: &str) -> Scalar {
+    x.parse().unwrap()
+}
+
+fn sg(q: &str, sigma: &str) -> SubsampledGaussian {
+    SubsampledGaussian::new(s(q), s(sigma)).unwrap()
+}
+
+fn opts(digits: u32, force: bool) -> ComposeOptions {
+    ComposeOptions {
+        digits,
+        force_inversion: force,
+    }
+}
+
+fn contains(b: &accounting::Bracket, x: &Float) -> bool {
+    b.lo <= *x && *x <= b.hi
+}
+
+/// q = 1 is exactly the Gaussian mechanism with mu = sqrt(T)/sigma: the general inversion route,
+/// forced, must bracket the closed form (Balle & Wang 2018, Thm 8) with >= 30 digits.
+#[test]
+fn full_batch_inversion_agrees_with_the_closed_form_to_30_digits() {
+    let exact = full_batch_eps(&s("10"), 1000, &s("1e-5"), 40).unwrap();
+    let sched = Schedule::new(vec![(Release::Gaussian { sigma: s("10") }, 1000)]).unwrap();
+    let b = eps_for_delta(&sched, &s("1e-5"), &opts(32, true)).unwrap();
+    assert_eq!(b.route, "mgf inversion");
+    assert!(
+        contains(&b.value, &exact.value),
+        "{:?} vs {}",
+        b.value,
+        exact.value
+    );
+    assert!(b.value.digits() >= 30, "only {} digits", b.value.digits());
+    // The same through the subsampled release with q = 1 (merged into the Gaussian factor).
+    let c = eps_for_delta(
+        &Schedule::homogeneous(&sg("1", "10"), 1000).unwrap(),
+        &s("1e-5"),
+        &opts(32, false),
+    )
+    .unwrap();
+    assert!(contains(&c.value, &exact.value));
+}
+
+/// Heterogeneous Gaussian releases compose to one Gaussian with 1/sigma^2 = sum T_j/sigma_j^2.
+#[test]
+fn heterogeneous_gaussians_match_the_merged_gaussian() {
+    let parts = vec![
+        (Release::Gaussian { sigma: s("2") }, 3),
+        (Release::Gaussian { sigma: s("5") }, 7),
+    ];
+    let sched = Schedule::new(parts).unwrap();
+    let forced = delta_for_eps(&sched, &s("1.5"), &opts(25, true)).unwrap();
+    let closed = delta_for_eps(&sched, &s("1.5"), &opts(25, false)).unwrap();
+    assert_eq!(closed.route, "gaussian closed form");
+    assert!(
+        contains(&forced.value, &closed.value.mid()),
+        "{:?} vs {:?}",
+        forced.value,
+        closed.value
+    );
+    assert!(forced.value.digits() >= 22);
+}
+
+/// The peers' committed figures (benches/peers_accounting.csv): the certified bracket lies inside
+/// PRV's bracket, below dp_accounting's pessimistic PLD and above its optimistic PLD, and below
+/// the RDP route. Also the width target at T = 1e5 (relative width <= 1e-5).
+#[test]
+fn brackets_agree_with_the_peers_figures() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/peers_accounting.csv"
+    ))
+    .unwrap();
+    let mut checked = 0;
+    for (case, q, sigma, steps) in [
+        ("q0.01_s1_T1e4", "0.01", "1.0", 10_000u64),
+        ("abadi_mnist", "0.004266666666666667", "1.1", 14_063),
+        ("opacus_test", "0.04", "1.5", 2250),
+        ("q0.01_s1_T1e5", "0.01", "1.0", 100_000),
+        ("prv36_q0.125_s0.8_T1000", "0.125", "0.8", 1000),
+        ("prv42_q0.2_s1_T1000", "0.2", "1", 1000),
+    ] {
+        let b = eps_for_delta(
+            &Schedule::homogeneous(&sg(q, sigma), steps).unwrap(),
+            &s("1e-5"),
+            &opts(12, false),
+        )
+        .unwrap()
+        .value;
+        assert!(b.rel_width() <= 1e-10, "{case}: width {}", b.rel_width());
+        for line in text.lines().filter(|l| l.starts_with(&format!("{case},"))) {
+            let f: Vec<&str> = line.split(',').collect();
+            let (method, eps) = (f[5], f[6].parse::<f64>());
+            let Ok(eps) = eps else { continue };
+            let (lo, hi) = (b.lo.to_f64(), b.hi.to_f64());
+            if method.starts_with("PRV") {
+                let (plo, phi): (f64, f64) = (f[7].parse().unwrap(), f[8].parse().unwrap());
+                assert!(
+                    plo <= lo && hi <= phi,
+                    "{case}: [{lo}, {hi}] not inside PRV [{plo}, {phi}]"
+                );
+                checked += 1;
+            } else if method.contains("pessimistic") || method.contains("RDP") {
+                assert!(hi <= eps, "{case}: {hi} above {method} {eps}");
+                checked += 1;
+            } else if method.contains("optimistic") {
+                assert!(
+                    eps <= lo,
+                    "{case}: {method} {eps} above the certified lower end {lo}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 18, "only {checked} peer figures checked");
+}
+
+/// Single-step RDP from the inversion's moments against the golden mpmath values
+/// (golden/accounting/subsampled_rdp.csv, 40 digits), at integer and fractional alpha.
+#[test]
+fn composed_rdp_matches_the_mpmath_goldens() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/golden/accounting/subsampled_rdp.csv"
+    ))
+    .unwrap();
+    let mut n = 0;
+    for line in text.lines().skip(1).filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split(',').collect();
+        let (q, sigma, alpha, order, value) = (f[0], f[1], f[2], f[3], f[4]);
+        let m = sg(q, sigma);
+        let sched = Schedule::homogeneous(&m, 1).unwrap();
+        let b = composed_rdp(&sched, &s(alpha), 22).unwrap();
+        let golden = Float::with_val(200, Float::parse(value).unwrap());
+        // composed_rdp is the mechanism's RDP (max over both orders): it equals the golden of
+        // the larger order and is >= the other.
+        let other = accounting::renyi(
+            &m,
+            &s(alpha),
+            if order == "remove" {
+                Order::Add
+            } else {
+                Order::Remove
+            },
+            20,
+        )
+        .unwrap();
+        if golden >= other.value {
+            assert!(contains(&b, &golden), "{line}: {:?}", b);
+            assert!(b.digits() >= 20, "{line}: {} digits", b.digits());
+            n += 1;
+        } else {
+            assert!(b.lo >= golden);
+        }
+    }
+    assert!(n >= 5, "only {n} rows compared");
+}
+
+/// eps(delta) and delta(eps) are inverse: delta(eps_mid) brackets delta.
+#[test]
+fn eps_and_delta_round_trip() {
+    let sched = Schedule::homogeneous(&sg("0.02", "0.9"), 3000).unwrap();
+    let e = eps_for_delta(&sched, &s("1e-6"), &opts(15, false))
+        .unwrap()
+        .value;
+    let mid = Scalar::from_float(&e.mid());
+    let d = delta_for_eps(&sched, &mid, &opts(15, false)).unwrap().value;
+    let target = Float::with_val(64, Float::parse("1e-6").unwrap());
+    let rel = ((d.mid().to_f64() - 1e-6) / 1e-6).abs();
+    assert!(rel < 1e-9, "delta(eps(1e-6)) = {:?}", d);
+    assert!(d.lo.to_f64() <= target.to_f64() * (1.0 + 1e-9));
+}
+
+/// The RDP route reproduces Opacus' test value on Opacus' default orders (7.32911117143), and
+/// the continuous optimum is no larger.
+#[test]
+fn rdp_route_reproduces_opacus_on_its_orders() {
+    let sched = Schedule::homogeneous(&sg("0.04", "1.5"), 2250).unwrap();
+    let orders = accounting::opacus_default_orders();
+    let grid = rdp_route(
+        &sched,
+        &s("1e-5"),
+        Some(&orders),
+        Conversion::CanonneKamathSteinke,
+        14,
+    )
+    .unwrap();
+    // Opacus quotes 12 significant digits of a float64 computation.
+    assert!(
+        (grid.eps.to_f64() - 7.32911117143).abs() < 1e-10,
+        "{}",
+        grid.eps.value
+    );
+    // The independent single-step route (binomial closed form) agrees on the integer orders.
+    let m = sg("0.04", "1.5");
+    let ints: Vec<Scalar> = (2..64).map(|a| Scalar::from(f64::from(a))).collect();
+    let old = accounting::rdp_eps_for_delta(
+        &m,
+        2250,
+        &s("1e-5"),
+        &ints,
+        Conversion::CanonneKamathSteinke,
+        14,
+    )
+    .unwrap();
+    let grid = rdp_route(
+        &sched,
+        &s("1e-5"),
+        Some(&ints),
+        Conversion::CanonneKamathSteinke,
+        14,
+    )
+    .unwrap();
+    let diff = Float::with_val(128, &grid.eps.value - &old.eps.value)
+        .abs()
+        .to_f64();
+    assert!(
+        diff < 1e-13 * 7.33,
+        "{} vs {}",
+        grid.eps.value,
+        old.eps.value
+    );
+    let cont = rdp_route(
+        &sched,
+        &s("1e-5"),
+        None,
+        Conversion::CanonneKamathSteinke,
+        14,
+    )
+    .unwrap();
+    assert!(cont.eps.value <= grid.eps.value);
+    let b = eps_for_delta(&sched, &s("1e-5"), &opts(12, false))
+        .unwrap()
+        .value;
+    assert!(
+        b.hi < cont.eps.value,
+        "the exact bracket is below every RDP conversion"
+    );
+}
+
+/// Calibration round trip: sigma meets the target (eps_hi <= target) and sigma*(1 - 1e-4) does
+/// not (eps_lo > target).
+#[test]
+fn calibration_round_trip() {
+    let (q, steps, target) = (s("0.01"), 2000u64, 1.0);
+    let c = calibrate_sigma(&q, steps, target, &s("1e-5"), 5e-5).unwrap();
+    assert!(c.eps.hi.to_f64() <= target);
+    let below = SubsampledGaussian::new(q.clone(), Scalar::from(c.sigma * (1.0 - 1e-4))).unwrap();
+    let b = eps_for_delta(
+        &Schedule::homogeneous(&below, steps).unwrap(),
+        &s("1e-5"),
+        &opts(12, false),
+    )
+    .unwrap();
+    assert!(
+        b.value.lo.to_f64() > target,
+        "sigma {} - 1e-4 still meets the target: {:?}",
+        c.sigma,
+        b.value
+    );
+}
+
+/// The peers' failure cases (PRV/Opacus "discrete mean differs", prv_accountant#36/#42) give a
+/// certified bracket below the RDP route; delta as small as 1e-300 works.
+#[test]
+fn peer_failure_cases_and_tiny_delta() {
+    for (q, sigma, steps, delta) in [
+        ("0.125", "0.8", 1000u64, "1e-5"),
+        ("0.2", "1", 1000, "1e-5"),
+        ("0.01", "1", 10_000, "1e-300"),
+    ] {
+        let sched = Schedule::homogeneous(&sg(q, sigma), steps).unwrap();
+        let b = eps_for_delta(&sched, &s(delta), &opts(12, false))
+            .unwrap()
+            .value;
+        assert!(b.digits() >= 12, "{q} {sigma} {steps} {delta}: {:?}", b);
+        let r = rdp_route(
+            &sched,
+            &s(delta),
+            None,
+            Conversion::CanonneKamathSteinke,
+            10,
+        )
+        .unwrap();
+        assert!(
+            b.hi < r.eps.value,
+            "{q} {sigma}: bracket {:?} above RDP {}",
+            b,
+            r.eps.value
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_an_error_not_a_panic() {
+    let sched = Schedule::homogeneous(&sg("0.01", "1"), 100).unwrap();
+    for d in ["0", "1", "-1e-5", "2"] {
+        assert!(
+            eps_for_delta(&sched, &s(d), &opts(10, false)).is_err(),
+            "delta {d}"
+        );
+    }
+    for e in ["-1", "1e9"] {
+        assert!(
+            delta_for_eps(&sched, &s(e), &opts(10, false)).is_err(),
+            "eps {e}"
+        );
+    }
+    assert!(Schedule::new(vec![]).is_err());
+    assert!(Schedule::homogeneous(&sg("0.01", "1"), 0).is_err());
+    assert!(Schedule::new(vec![(Release::Gaussian { sigma: s("-1") }, 3)]).is_err());
+    assert!(SubsampledGaussian::new(s("0"), s("1")).is_err());
+    assert!(calibrate_sigma(&s("0.01"), 100, -1.0, &s("1e-5"), 1e-3).is_err());
+    assert!(composed_rdp(&sched, &s("1"), 10).is_err());
+}
