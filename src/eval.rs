@@ -16,11 +16,14 @@
 //! | `stochastic_sign` | mu1, mu2, sigma |
 //! | `laplace` | mu1, mu2, scale (fisher: mu, scale) |
 //! | `subsampled_gaussian`, `subsampled_gaussian_add` | q, sigma (one DP-SGD step, remove / add order) |
+//! | `subsampled_gaussian` with `steps` (and/or `neighbours=add_remove`) | q, sigma, steps: the DP-SGD mechanism (both directions) composed `steps` times (`crate::accounting`) |
 //!
 //! Quantities: `renyi` (+alpha), `kl`, `fisher` (a single `mu` instead of mu1/mu2),
 //! `hockey_stick_delta` (+eps), `eps_for_delta` (+delta), `rgm_theorem1_eps` (eta, gamma, d, alpha),
 //! `rgm_corollary1_eps` and `rgm_optimized_dp_eps` (eta, gamma, d, delta), `rho_bar`
-//! (family gaussian; d, Rc).
+//! (family gaussian; d, Rc), `rdp_eps_for_delta` (+delta; the RDP route of a composition,
+//! optimised over α). For a composition, `eps_for_delta` and `hockey_stick_delta` are the
+//! midpoint of the certified bracket with the digits its width certifies.
 
 use crate::bounds;
 use crate::divergence::{self, Location, Method, Pair};
