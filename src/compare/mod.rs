@@ -11,6 +11,7 @@
 //! Audit specs (`audits/*.toml`, [`spec`]) parse into the same models the rest of the crate
 //! uses.
 
+pub mod accounting;
 pub mod claims;
 pub mod curves;
 pub mod figure;

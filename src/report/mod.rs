@@ -13,6 +13,7 @@
 //! Two runs with the same specs (seeds) write byte-identical CSV files; wall times appear only in
 //! the Markdown.
 
+pub mod accounting;
 pub mod claims;
 pub mod csv;
 pub mod markdown;
@@ -486,9 +487,20 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
     if opts.progress {
         eprintln!("dpaudit: seed claims");
     }
+    let mut accounting_not_run: Option<String> = None;
     let (_, claim_files) = claims::write_claims(out, &opts.command)?;
     files.extend(claim_files);
+    if opts.progress {
+        eprintln!("dpaudit: accounting page");
+    }
+    let page =
+        crate::compare::accounting::accounting_page(Path::new("benches/peers_accounting.csv"));
+    match page {
+        Ok(p) => files.extend(accounting::write_accounting(out, &p, &opts.command)?),
+        Err(e) => accounting_not_run = Some(format!("NOT RUN: accounting page: {e}")),
+    }
     let mut not_run = not_run_lines(&tws);
+    not_run.extend(accounting_not_run.take());
     if let Err(e) = &golden {
         not_run.push(format!("NOT RUN: golden verification: {e}"));
     }
