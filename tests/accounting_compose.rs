@@ -325,3 +325,52 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!(calibrate_sigma(&s("0.01"), 100, -1.0, &s("1e-5"), 1e-3).is_err());
     assert!(composed_rdp(&sched, &s("1"), 10).is_err());
 }
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 8, failure_persistence: None, .. ProptestConfig::default() })]
+
+        /// Across the grid (q from 1e-6 to 1, sigma from 0.3 to 100, T up to 1e6, delta
+        /// from 1e-300 to 0.5, eps up to 100): either an honest bracket (lo <= hi, lo >= 0, and
+        /// for q = 1 containing the closed form) or a clear typed error, within a time limit.
+        #[test]
+        fn a_bracket_or_a_clear_error(
+            lq in -6.0f64..0.0,
+            ls in (0.3f64).log10()..2.0,
+            lt in 0.0f64..6.0,
+            ld in -300.0f64..(0.5f64).log10(),
+            e in 0.0f64..100.0,
+            full in proptest::bool::weighted(0.2),
+        ) {
+            let q = if full { 1.0 } else { 10f64.powf(lq) };
+            let sigma = 10f64.powf(ls);
+            let steps = 10f64.powf(lt).round().max(1.0) as u64;
+            let m = SubsampledGaussian::new(Scalar::from(q), Scalar::from(sigma)).unwrap();
+            let sched = Schedule::homogeneous(&m, steps).unwrap();
+            let delta = Scalar::from(10f64.powf(ld));
+            let r = accounting::with_time_limit(Some(3.0), || eps_for_delta(&sched, &delta, &opts(10, false)));
+            match r {
+                Ok(c) => {
+                    prop_assert!(c.value.lo <= c.value.hi);
+                    prop_assert!(c.value.lo >= 0);
+                    if full {
+                        let exact = full_batch_eps(&Scalar::from(sigma), steps, &delta, 20).unwrap();
+                        prop_assert!(contains(&c.value, &exact.value), "{:?} vs {}", c.value, exact.value);
+                    }
+                }
+                Err(err) => {
+                    let msg = err.to_string();
+                    prop_assert!(matches!(err, dpaudit::Error::Precision { .. } | dpaudit::Error::InvalidParameter { .. }), "{msg}");
+                }
+            }
+            let d = accounting::with_time_limit(Some(3.0), || delta_for_eps(&sched, &Scalar::from(e), &opts(10, false)));
+            if let Ok(c) = d {
+                prop_assert!(c.value.lo <= c.value.hi && c.value.lo >= 0);
+                prop_assert!(c.value.hi <= 1.0000001);
+            }
+        }
+    }
+}

@@ -23,6 +23,12 @@
 //!   ([`crate::bounds::conversion`]), on a user grid of α or optimised over continuous α.
 
 pub mod calibrate;
+
+/// Runs `f` with a time limit of `seconds` on this thread: a certified computation past it stops
+/// with [`Error::Precision`] ("time limit reached") instead of running on.
+pub fn with_time_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
+    crate::numeric::deadline::with_limit(seconds, f)
+}
 pub mod compose;
 #[cfg(feature = "cli")]
 pub mod file;
