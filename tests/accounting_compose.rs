@@ -381,3 +381,12 @@ mod robustness {
         }
     }
 }
+
+/// Calibrating a very small target (dp_accounting ran out of memory calibrating eps = 0.01,
+/// google/dpsynth#71): the bracket's cost does not grow with sigma.
+#[test]
+fn calibrates_a_tiny_epsilon() {
+    let c = calibrate_sigma(&s("0.01"), 1000, 0.01, &s("1e-5"), 1e-2).unwrap();
+    assert!(c.eps.hi.to_f64() <= 0.01 && c.eps_below.lo.to_f64() > 0.01);
+    assert!(c.sigma > 50.0 && c.sigma < 120.0, "sigma {}", c.sigma);
+}
