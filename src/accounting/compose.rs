@@ -231,6 +231,21 @@ pub struct Composed {
     pub moment_evals: usize,
 }
 
+impl Composed {
+    /// An exactly Gaussian schedule: both directions are the same closed-form value.
+    fn closed_form(c: &crate::numeric::mp::Certified) -> Composed {
+        let b = Bracket::from_certified(c);
+        Composed {
+            value: b.clone(),
+            remove: b.clone(),
+            add: b,
+            route: "gaussian closed form",
+            saddle: f64::NAN,
+            moment_evals: 0,
+        }
+    }
+}
+
 /// Options for [`delta_for_eps`] / [`eps_for_delta`].
 #[derive(Clone, Debug)]
 pub struct ComposeOptions {
@@ -373,15 +388,7 @@ pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> R
                 let mu = Float::with_val(p, &mu);
                 Ok(Float::with_val(p, log_dp_delta_mp(&mu, &eps.mp(p)).exp()))
             })?;
-            let b = Bracket::from_certified(&c);
-            return Ok(Composed {
-                value: b.clone(),
-                remove: b.clone(),
-                add: b,
-                route: "gaussian closed form",
-                saddle: f64::NAN,
-                moment_evals: 0,
-            });
+            return Ok(Composed::closed_form(&c));
         }
     }
     let e = Float::with_val(prec, eps.mp(prec));
@@ -544,15 +551,7 @@ pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) ->
                 let mu = Float::with_val(p, &mu);
                 Ok(Float::with_val(p, dp_eps_mp(&mu, &delta.mp(p))?))
             })?;
-            let b = Bracket::from_certified(&c);
-            return Ok(Composed {
-                value: b.clone(),
-                remove: b.clone(),
-                add: b,
-                route: "gaussian closed form",
-                saddle: f64::NAN,
-                moment_evals: 0,
-            });
+            return Ok(Composed::closed_form(&c));
         }
     }
     let d = delta.mp(prec);

@@ -159,8 +159,6 @@ pub fn convert_f64(which: Conversion, eps_alpha: f64, alpha: f64, delta: f64) ->
 
 /// Number of grid points in log(α−1) before the golden-section refinement.
 const GRID: usize = 64;
-/// 1/φ for the golden-section search.
-const INV_PHI: f64 = 0.618_033_988_749_894_8;
 
 fn check_range(lo: f64, hi: f64) -> Result<()> {
     if !(lo.is_finite() && lo > 1.0) {
@@ -324,27 +322,8 @@ where
     if !vals[ibest].is_finite() {
         return Err(first_err.unwrap_or_else(|| Error::Undefined("no alpha evaluated".into())));
     }
-    let (mut a, mut b) = (us[ibest.saturating_sub(1)], us[(ibest + 1).min(GRID - 1)]);
-    let mut c = b - INV_PHI * (b - a);
-    let mut d = a + INV_PHI * (b - a);
-    let (mut fc, mut fd) = (eval(c), eval(d));
-    let mut iter = 0;
-    while b - a > 1e-10 && iter < 200 {
-        if fc < fd {
-            b = d;
-            d = c;
-            fd = fc;
-            c = b - INV_PHI * (b - a);
-            fc = eval(c);
-        } else {
-            a = c;
-            c = d;
-            fc = fd;
-            d = a + INV_PHI * (b - a);
-            fd = eval(d);
-        }
-        iter += 1;
-    }
+    let (a, b) = (us[ibest.saturating_sub(1)], us[(ibest + 1).min(GRID - 1)]);
+    crate::numeric::f64s::golden_section(&mut eval, a, b, 1e-10, 200);
     best.ok_or_else(|| first_err.unwrap_or_else(|| Error::Undefined("no alpha evaluated".into())))
 }
 

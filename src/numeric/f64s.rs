@@ -332,3 +332,35 @@ pub fn gaussian_eps_for_delta(mu: f64, delta: f64) -> f64 {
 
 #[cfg(test)]
 mod tests;
+
+/// Golden-section search for the minimum of a unimodal `f` on [lo, hi]: narrows the interval
+/// until it is shorter than `tol` or after `max_iter` steps, and returns the final interval.
+pub fn golden_section(
+    mut f: impl FnMut(f64) -> f64,
+    mut lo: f64,
+    mut hi: f64,
+    tol: f64,
+    max_iter: usize,
+) -> (f64, f64) {
+    let r = 0.5 * (5f64.sqrt() - 1.0);
+    let (mut c, mut d) = (hi - r * (hi - lo), lo + r * (hi - lo));
+    let (mut fc, mut fd) = (f(c), f(d));
+    let mut iter = 0;
+    while hi - lo > tol && iter < max_iter {
+        if fc < fd {
+            hi = d;
+            d = c;
+            fd = fc;
+            c = hi - r * (hi - lo);
+            fc = f(c);
+        } else {
+            lo = c;
+            c = d;
+            fc = fd;
+            d = lo + r * (hi - lo);
+            fd = f(d);
+        }
+        iter += 1;
+    }
+    (lo, hi)
+}

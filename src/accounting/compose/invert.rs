@@ -114,29 +114,12 @@ pub(super) fn ln_saddle_objective(factors: &[Factor], a: f64, eps: f64) -> f64 {
 /// The damping a > 1 minimising F (convex in a): golden section on a log scale of a − 1.
 pub(super) fn saddle(factors: &[Factor], eps: f64) -> f64 {
     let g = |z: f64| ln_saddle_objective(factors, 1.0 + z.exp(), eps);
-    let (mut lo, mut hi) = (-12.0f64, 0.0f64);
+    let (lo, mut hi) = (-12.0f64, 0.0f64);
     while g(hi + 1.0) < g(hi) && hi < 8.0 {
         hi += 1.0;
     }
     hi += 1.0;
-    let r = 0.5 * (5f64.sqrt() - 1.0);
-    let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
-    let (mut f1, mut f2) = (g(x1), g(x2));
-    for _ in 0..80 {
-        if f1 < f2 {
-            hi = x2;
-            x2 = x1;
-            f2 = f1;
-            x1 = hi - r * (hi - lo);
-            f1 = g(x1);
-        } else {
-            lo = x1;
-            x1 = x2;
-            f1 = f2;
-            x2 = lo + r * (hi - lo);
-            f2 = g(x2);
-        }
-    }
+    let (lo, hi) = f64s::golden_section(g, lo, hi, 0.0, 80);
     // A dyadic-friendly value (exact in every precision).
     let a = 1.0 + (0.5 * (lo + hi)).exp();
     ((a * 1024.0).round() / 1024.0).max(1.0 + 1.0 / 1024.0)

@@ -132,25 +132,7 @@ pub fn rdp_route(
                     _ => worst + ((a - 1.0) / a).ln() - (lnd + a.ln()) / (a - 1.0),
                 }
             };
-            let (mut lo, mut hi) = (-12.0f64, 9.2f64);
-            let r = 0.5 * (5f64.sqrt() - 1.0);
-            let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
-            let (mut f1, mut f2) = (objective(x1), objective(x2));
-            for _ in 0..90 {
-                if f1 < f2 {
-                    hi = x2;
-                    x2 = x1;
-                    f2 = f1;
-                    x1 = hi - r * (hi - lo);
-                    f1 = objective(x1);
-                } else {
-                    lo = x1;
-                    x1 = x2;
-                    f1 = f2;
-                    x2 = lo + r * (hi - lo);
-                    f2 = objective(x2);
-                }
-            }
+            let (lo, hi) = f64s::golden_section(objective, -12.0, 9.2, 0.0, 90);
             let a = 1.0 + (0.5 * (lo + hi)).exp();
             vec![Scalar::from(((a * 1e6).round() / 1e6).max(1.000001))]
         }
