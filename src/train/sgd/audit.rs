@@ -22,6 +22,10 @@
 //!   C_{t+1} must equal C_t exp(ρ_c sign(g̃_tᵀq̃_{t−1})) recomputed from the releases; each
 //!   mismatch adds [`MISMATCH_WEIGHT`] (it cannot happen in a correct run).
 //!
+//! The noise scales s_t that weight the channels are those the run applied
+//! ([`StepView::noise_std`]): the auditor reads the code as well as the releases. The weights
+//! change only the statistic's power, never the validity of the bound.
+//!
 //! The black-box adversary sees θ_T only and uses −⟨θ_T − θ_0, u⟩.
 //!
 //! Whatever the statistic, the bound is valid: the region is chosen on separate pilot runs and
@@ -51,8 +55,11 @@ pub const RUN_CHUNK: u64 = 1 << 12;
 /// Score added per step whose C_{t+1} disagrees with the value recomputed from the releases.
 pub const MISMATCH_WEIGHT: f64 = 1000.0;
 
-/// Largest number of candidate thresholds taken from the pilot runs.
+/// Number of evenly spaced candidate thresholds taken from the pilot runs.
 const MAX_CANDIDATES: usize = 4096;
+
+/// Number of extreme pilot values (each end) that are candidate thresholds too.
+const TAIL_CANDIDATES: usize = 2048;
 
 /// The small problem an audit trains on: logistic regression with two features and a bias
 /// (θ ∈ ℝ³), n identical records (x, +1), and the Dirac canary M·e₀.
@@ -168,7 +175,6 @@ pub struct TrainingAuditResult {
 struct Adversary<'a> {
     problem: &'a CanaryProblem,
     cfg: &'a SgdConfig,
-    nu_g: f64,
     view: View,
     grad: Vec<f64>,
     score: f64,
@@ -183,10 +189,10 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 impl<'a> Adversary<'a> {
     fn new(problem: &'a CanaryProblem, cfg: &'a SgdConfig, view: View) -> Result<Self> {
+        cfg.nu_g()?;
         Ok(Adversary {
             problem,
             cfg,
-            nu_g: cfg.nu_g()?,
             view,
             grad: vec![0.0; 3],
             score: 0.0,
@@ -207,7 +213,7 @@ impl<'a> Adversary<'a> {
         let n = pb.data.n as f64;
         // The others' gradient at θ_t, clipped, and their OSO direction vector.
         pb.model
-            .loss_grad(v.theta, pb.data.row(0), pb.data.y[0], &mut self.grad, &mut []);
+            .grad(v.theta, pb.data.row(0), pb.data.y[0], &mut self.grad, &mut []);
         let norm = dot(&self.grad, &self.grad).sqrt();
         let f = if norm > v.clip { v.clip / norm } else { 1.0 };
         let c: [f64; 3] = [f * self.grad[0], f * self.grad[1], f * self.grad[2]];
@@ -222,7 +228,9 @@ impl<'a> Adversary<'a> {
         };
         let m_canary = pb.canary[0].abs().min(v.clip);
         let q_canary = if pb.canary[0].abs() > v.clip { 1.0 } else { 0.0 };
-        let s_g = self.nu_g * v.clip;
+        // The noise scales the run actually applied (the auditor is white-box to the code as
+        // well; a statistic's weights only affect its power, never the validity of ε_lb).
+        let s_g = v.noise_std;
         let u = &pb.u;
         // (projection z, shift m) per channel, inclusion probability p.
         let (zg, mg, zq, mq, p) = match self.cfg.sampling {
@@ -261,7 +269,7 @@ impl<'a> Adversary<'a> {
         };
         let mut a = (2.0 * mg * zg - mg * mg) / (2.0 * s_g * s_g);
         if let (Some(o), Some(qs)) = (self.cfg.oso, v.noisy_qsum) {
-            let s_q = o.nu_q;
+            let s_q = v.q_noise_std;
             a += (2.0 * mq * zq - mq * mq) / (2.0 * s_q * s_q);
             // Consistency of C_{t+1} with the released values.
             let mut h_c = 0.0;
@@ -429,8 +437,14 @@ pub fn run_training_audit(
         // Candidate thresholds: evenly spaced order statistics of the merged pilot.
         let mut merged: Vec<f64> = pp.iter().chain(&pq).copied().collect();
         merged.sort_by(f64::total_cmp);
+        // Evenly spaced order statistics, plus every value among the TAIL_CANDIDATES smallest
+        // and largest (where the best regions of a tight audit lie).
         let step = merged.len().div_ceil(MAX_CANDIDATES).max(1);
         let mut cands: Vec<f64> = merged.iter().step_by(step).copied().collect();
+        let k = TAIL_CANDIDATES.min(merged.len());
+        cands.extend_from_slice(&merged[..k]);
+        cands.extend_from_slice(&merged[merged.len() - k..]);
+        cands.sort_by(f64::total_cmp);
         cands.dedup();
         let table = ThresholdTable::from_sorted(&pp, &pq, &cands)?;
         let (i, tail, dir) = select(&table, acfg.runs_per_side, acfg.delta, beta);

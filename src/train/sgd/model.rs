@@ -25,6 +25,10 @@ pub trait Model: Send + Sync {
     /// Writes ∇_θ ℓ(θ; x, y) into `grad` (length [`Model::n_params`]) and returns ℓ(θ; x, y).
     fn loss_grad(&self, theta: &[f64], x: &[f64], y: f64, grad: &mut [f64], scratch: &mut [f64])
         -> f64;
+    /// ∇_θ ℓ(θ; x, y) only (the training loop's hot path; models may skip computing ℓ).
+    fn grad(&self, theta: &[f64], x: &[f64], y: f64, grad: &mut [f64], scratch: &mut [f64]) {
+        self.loss_grad(theta, x, y, grad, scratch);
+    }
     /// ℓ(θ; x, y) only.
     fn loss(&self, theta: &[f64], x: &[f64], y: f64, scratch: &mut [f64]) -> f64;
     /// The predicted label (same convention as the labels).
@@ -128,6 +132,14 @@ impl Model for Logistic {
         }
         grad[self.d] = c;
         softplus(-m)
+    }
+    #[inline]
+    fn grad(&self, theta: &[f64], x: &[f64], y: f64, grad: &mut [f64], _: &mut [f64]) {
+        let c = -y * sigmoid(-y * self.margin(theta, x));
+        for (g, xi) in grad[..self.d].iter_mut().zip(x) {
+            *g = c * xi;
+        }
+        grad[self.d] = c;
     }
     fn loss(&self, theta: &[f64], x: &[f64], y: f64, _: &mut [f64]) -> f64 {
         softplus(-y * self.margin(theta, x))
@@ -406,6 +418,9 @@ mod tests {
         let mut g = vec![0.0; p];
         let mut s = vec![0.0; m.scratch_len()];
         let l = m.loss_grad(&theta, &x, y, &mut g, &mut s);
+        let mut g2 = vec![0.0; p];
+        m.grad(&theta, &x, y, &mut g2, &mut s);
+        assert_eq!(g, g2);
         assert!((l - m.loss(&theta, &x, y, &mut s)).abs() <= 1e-15 * l.abs().max(1.0));
         let h = 1e-6;
         for i in 0..p {

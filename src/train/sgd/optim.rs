@@ -168,6 +168,10 @@ pub struct SgdConfig {
     pub oso: Option<OsoParams>,
     /// A deliberate bug (positive control), [`Defect::None`] otherwise.
     pub defect: Defect,
+    /// The public normaliser B̄ of g̃ = S/B̄. `None`: qN for Poisson (N = the number of records
+    /// trained on), b otherwise. Under add/remove neighbours N is private, and θ then depends
+    /// on N beyond the noisy sums: set a fixed B̄ when N must not leak (`docs/dpsgd.md#normaliser`).
+    pub batch_norm: Option<f64>,
 }
 
 impl SgdConfig {
@@ -181,6 +185,7 @@ impl SgdConfig {
             lr,
             oso: None,
             defect: Defect::None,
+            batch_norm: None,
         }
     }
 
@@ -193,6 +198,9 @@ impl SgdConfig {
             return Err(Error::invalid("steps", 0, ">= 1"));
         }
         crate::error::check_nonnegative("lr", self.lr)?;
+        if let Some(b) = self.batch_norm {
+            crate::error::check_positive("batch_norm", b)?;
+        }
         if let Some(o) = &self.oso {
             crate::error::check_positive("nu_q", o.nu_q)?;
             crate::error::check_nonnegative("rho_c", o.rho_c)?;
@@ -239,6 +247,10 @@ pub struct StepView<'a> {
     pub next_clip: f64,
     /// The normaliser B̄ (g̃ = S/B̄).
     pub batch_norm: f64,
+    /// The standard deviation of the noise actually added to each coordinate of S_t.
+    pub noise_std: f64,
+    /// The standard deviation of the noise actually added to each coordinate of Q_t (OSO).
+    pub q_noise_std: f64,
     /// The number of records in the batch (private; for tests and diagnostics, never read by
     /// the audit's adversary).
     pub batch_len: usize,
@@ -435,10 +447,10 @@ impl<'a> Trainer<'a> {
         let oso = cfg.oso;
         let mut clip = cfg.clip;
         let mut lr = cfg.lr;
-        let batch_norm = match cfg.sampling {
+        let batch_norm = cfg.batch_norm.unwrap_or(match cfg.sampling {
             Sampling::Poisson { q } => q * n as f64,
             Sampling::FixedSize { batch } | Sampling::Shuffle { batch } => batch as f64,
-        };
+        });
         ws.qtilde_prev.fill(0.0);
         ws.gtilde_prev.fill(0.0);
         ws.qclean_prev.fill(0.0);
@@ -449,7 +461,7 @@ impl<'a> Trainer<'a> {
             for bi in 0..ws.batch.len() {
                 let r = ws.batch[bi];
                 if r < self.data.n {
-                    self.model.loss_grad(
+                    self.model.grad(
                         &ws.theta,
                         self.data.row(r),
                         self.data.y[r],
@@ -480,6 +492,7 @@ impl<'a> Trainer<'a> {
             }
             let mut next_clip = clip;
             let mut next_lr = lr;
+            let mut q_noise_std = 0.0;
             if let Some(o) = oso {
                 // Keep the un-noised Q_t (used only by the UnnoisedHypergradient defect).
                 let qclean: Vec<f64> = if cfg.defect == Defect::UnnoisedHypergradient {
@@ -491,6 +504,7 @@ impl<'a> Trainer<'a> {
                     Defect::LiteralLine13 => self.nu_g,
                     _ => o.nu_q,
                 };
+                q_noise_std = qstd;
                 for s in ws.qsum.iter_mut() {
                     let z: f64 = StandardNormal.sample(rng);
                     *s += qstd * z;
@@ -529,6 +543,8 @@ impl<'a> Trainer<'a> {
                 noisy_qsum: oso.map(|_| &ws.qsum[..]),
                 next_clip,
                 batch_norm,
+                noise_std: std,
+                q_noise_std,
                 batch_len: ws.batch.len(),
             });
             for (t, s) in ws.theta.iter_mut().zip(&ws.sum) {

@@ -51,10 +51,13 @@ pub struct OsoAccounting {
     pub heterogeneous: (f64, f64),
 }
 
+/// The integer Rényi orders of the heterogeneous route.
+pub const ORDERS: &[u32] = &[2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64];
+
 /// Accounts T steps of OSO at sampling rate q with total multiplier ν and query multiplier ν_q.
 ///
 /// Heterogeneous route for q < 1: the RDP of the two subsampled Gaussians (ν_g and ν_q) added
-/// per order and converted (Canonne–Kamath–Steinke), minimised over the orders 2, 3, …, 64.
+/// per order and converted (Canonne–Kamath–Steinke), minimised over the orders [`ORDERS`].
 // TODO(bracket): rewire to the certified two-sided heterogeneous composition of
 // `src/accounting/` when it lands.
 pub fn account(q: f64, nu: f64, nu_q: f64, steps: u64, delta: f64) -> Result<OsoAccounting> {
@@ -76,7 +79,7 @@ pub fn account(q: f64, nu: f64, nu_q: f64, steps: u64, delta: f64) -> Result<Oso
     let mg = SubsampledGaussian::new(Scalar::from(q), Scalar::from(ng))?;
     let mq = SubsampledGaussian::new(Scalar::from(q), Scalar::from(nu_q))?;
     let mut best = f64::INFINITY;
-    for a in 2u32..=64 {
+    for &a in ORDERS {
         let alpha = Scalar::from(f64::from(a));
         let r = Float::with_val(128, &rdp(&mg, &alpha, 8)?.value + &rdp(&mq, &alpha, 8)?.value);
         let comp = Float::with_val(128, r * steps);
