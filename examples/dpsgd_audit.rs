@@ -68,6 +68,13 @@ fn main() -> dpaudit::error::Result<()> {
     let dpsgd = fixed(SgdConfig::dpsgd(0.1, 1.0, sigma_q, T, 0.5), 1.0);
     let oso_full = fixed(oso_full, 4.0);
     let oso_q = fixed(oso_q, 1.0);
+    let sigma_one = full_batch_sigma_for(1.0, T, DELTA)?;
+    let full_one = certified_eps(1.0, sigma_one, T, DELTA)?;
+    let oso_one = SgdConfig {
+        noise_multiplier: sigma_one,
+        oso: Some(OsoParams::paper(sigma_one)?),
+        ..oso_full.clone()
+    };
     let with = |c: &SgdConfig, d: Defect| SgdConfig {
         defect: d,
         ..c.clone()
@@ -107,7 +114,8 @@ fn main() -> dpaudit::error::Result<()> {
                 small,
                 true,
             ),
-            row("control: OSO literal line 13 (Q noised with nu_g)", &pb4, with(&oso_full, Defect::LiteralLine13), View::WhiteBox, exact(acc_full.single_query), small, true),
+            row("OSO-DPSGD, q = 1 (Prop. 1), claimed ε = 1", &pb4, oso_one.clone(), View::WhiteBox, exact(full_one), small, false),
+            row("control: OSO literal line 13 (Q noised with nu_g), claimed ε = 1", &pb4, with(&oso_one, Defect::LiteralLine13), View::WhiteBox, exact(full_one), small, true),
             row("control: OSO C_t from the un-noised hypergradient", &pb4, with(&oso_full, Defect::UnnoisedHypergradient), View::WhiteBox, exact(acc_full.single_query), small, true),
             row(
                 "finding: DP-GD with the default normaliser B̄ = qN (N private), black box",

@@ -20,3 +20,6 @@ pub mod model;
 pub mod optim;
 pub mod oso;
 pub mod privacy;
+
+#[cfg(test)]
+mod tests;
