@@ -5,9 +5,7 @@
 
 use dpaudit::numeric::f64s::ndtr;
 use dpaudit::train::data::Dataset;
-use dpaudit::train::sgd::audit::{
-    run_training_audit, CanaryProblem, TrainingAuditConfig, View,
-};
+use dpaudit::train::sgd::audit::{run_training_audit, CanaryProblem, TrainingAuditConfig, View};
 use dpaudit::train::sgd::model::{Logistic, Mlp, Model, Softmax};
 use dpaudit::train::sgd::optim::{
     accuracy, Coverage, Defect, OsoParams, Sampling, SgdConfig, StepView, Trainer,
@@ -54,8 +52,8 @@ fn released_noise(cfg: &SgdConfig, runs: u64) -> Vec<f64> {
                 .loss_grad(v.theta, pb.data.row(0), 1.0, &mut g, &mut []);
             let nrm = g.iter().map(|x| x * x).sum::<f64>().sqrt();
             let f = if nrm > v.clip { v.clip / nrm } else { 1.0 };
-            for i in 0..3 {
-                let e = v.noisy_sum[i] - 5.0 * f * g[i];
+            for (s, gi) in v.noisy_sum.iter().zip(&g) {
+                let e = s - 5.0 * f * gi;
                 out.push(e / (cfg.noise_multiplier * v.clip));
             }
         });
@@ -68,7 +66,11 @@ fn released_noise_has_scale_sigma_c_ks() {
     let cfg = SgdConfig::dpsgd(1.0, 4.0, 1.3, 10, 0.1);
     let z = released_noise(&cfg, 1000);
     let d = ks_normal(z.clone());
-    assert!(d < ks_critical(z.len()), "KS {d} vs {}", ks_critical(z.len()));
+    assert!(
+        d < ks_critical(z.len()),
+        "KS {d} vs {}",
+        ks_critical(z.len())
+    );
     // The same test catches noise not multiplied by C (std σ instead of 4σ).
     let bad = SgdConfig {
         defect: Defect::NoiseNotScaledByC,
@@ -138,7 +140,10 @@ fn bad_configurations_are_typed_errors() {
         (SgdConfig::dpsgd(0.0, 1.0, 1.0, 5, 0.1), "q"),
         (SgdConfig::dpsgd(1.5, 1.0, 1.0, 5, 0.1), "q"),
         (SgdConfig::dpsgd(0.5, -1.0, 1.0, 5, 0.1), "clip"),
-        (SgdConfig::dpsgd(0.5, 1.0, f64::NAN, 5, 0.1), "noise_multiplier"),
+        (
+            SgdConfig::dpsgd(0.5, 1.0, f64::NAN, 5, 0.1),
+            "noise_multiplier",
+        ),
         (SgdConfig::dpsgd(0.5, 1.0, 1.0, 0, 0.1), "steps"),
         (
             SgdConfig {
@@ -241,7 +246,10 @@ fn digits_table_trains_to_high_accuracy() {
     for &y in &data.y {
         per_class[y as usize] += 1;
     }
-    assert_eq!(per_class, [178, 182, 177, 183, 181, 182, 181, 179, 174, 180]);
+    assert_eq!(
+        per_class,
+        [178, 182, 177, 183, 181, 182, 181, 179, 174, 180]
+    );
     let (train, test) = digits::split_every(&data, 5).unwrap();
     // Non-private reference (huge C, negligible noise) and DP-SGD at q = 0.05, σ = 1, C = 1.
     let model = Mlp::new(64, 32, 10).unwrap();
@@ -286,7 +294,11 @@ fn scaled_down_audit_tight_and_controls_caught() {
         ..SgdConfig::dpsgd(1.0, 1.0, sigma, t, 0.5)
     };
     let r = run_training_audit(&pb, &ok, View::WhiteBox, &acfg(200_000)).unwrap();
-    eprintln!("DP-GD white box, 2e5 runs: eps_lb = {} = {} x {eps}", r.eps_lb, r.eps_lb / eps);
+    eprintln!(
+        "DP-GD white box, 2e5 runs: eps_lb = {} = {} x {eps}",
+        r.eps_lb,
+        r.eps_lb / eps
+    );
     assert!(r.eps_lb <= eps && r.eps_lb_strict <= eps, "{r:?}");
     assert!(r.eps_lb >= 0.65 * eps, "eps_lb {} of {eps}", r.eps_lb);
 
@@ -343,9 +355,15 @@ fn scaled_down_audit_tight_and_controls_caught() {
         ..oso_cfg.clone()
     };
     let r = run_training_audit(&pb, &line13, View::WhiteBox, &acfg(300_000)).unwrap();
-    assert!(r.eps_lb > eps, "OSO literal line 13 not caught at 95 %: {r:?}");
+    assert!(
+        r.eps_lb > eps,
+        "OSO literal line 13 not caught at 95 %: {r:?}"
+    );
     let r = run_training_audit(&pb, &ok, View::BlackBox, &acfg(100_000)).unwrap();
-    assert!(r.eps_lb_strict <= eps, "black box with a fixed normaliser flagged: {r:?}");
+    assert!(
+        r.eps_lb_strict <= eps,
+        "black box with a fixed normaliser flagged: {r:?}"
+    );
     // Fixed-size batch of 1 out of 10 accounted as Poisson at q = 0.1.
     let (_, claim) = certified_eps(0.1, 1.2, t, 1e-5).unwrap();
     let poisson = SgdConfig {
@@ -358,8 +376,14 @@ fn scaled_down_audit_tight_and_controls_caught() {
     };
     let pbo = CanaryProblem::opposed(9).unwrap();
     let r = run_training_audit(&pbo, &fixed, View::WhiteBox, &acfg(100_000)).unwrap();
-    assert!(r.eps_lb_strict > claim, "fixed-size control not caught: {r:?} vs {claim}");
+    assert!(
+        r.eps_lb_strict > claim,
+        "fixed-size control not caught: {r:?} vs {claim}"
+    );
     let pb9 = CanaryProblem::orthogonal(9).unwrap();
     let r = run_training_audit(&pb9, &poisson, View::WhiteBox, &acfg(100_000)).unwrap();
-    assert!(r.eps_lb_strict <= claim, "correct Poisson flagged: {r:?} vs {claim}");
+    assert!(
+        r.eps_lb_strict <= claim,
+        "correct Poisson flagged: {r:?} vs {claim}"
+    );
 }

@@ -212,8 +212,13 @@ impl<'a> Adversary<'a> {
         let pb = self.problem;
         let n = pb.data.n as f64;
         // The others' gradient at θ_t, clipped, and their OSO direction vector.
-        pb.model
-            .grad(v.theta, pb.data.row(0), pb.data.y[0], &mut self.grad, &mut []);
+        pb.model.grad(
+            v.theta,
+            pb.data.row(0),
+            pb.data.y[0],
+            &mut self.grad,
+            &mut [],
+        );
         let norm = dot(&self.grad, &self.grad).sqrt();
         let f = if norm > v.clip { v.clip / norm } else { 1.0 };
         let c: [f64; 3] = [f * self.grad[0], f * self.grad[1], f * self.grad[2]];
@@ -227,7 +232,11 @@ impl<'a> Adversary<'a> {
             [0.0; 3]
         };
         let m_canary = pb.canary[0].abs().min(v.clip);
-        let q_canary = if pb.canary[0].abs() > v.clip { 1.0 } else { 0.0 };
+        let q_canary = if pb.canary[0].abs() > v.clip {
+            1.0
+        } else {
+            0.0
+        };
         // The noise scales the run actually applied (the auditor is white-box to the code as
         // well; a statistic's weights only affect its power, never the validity of ε_lb).
         let s_g = v.noise_std;
@@ -287,9 +296,14 @@ impl<'a> Adversary<'a> {
             if (expect - v.next_clip).abs() > 1e-9 * expect {
                 self.score += MISMATCH_WEIGHT;
             }
-            for i in 0..3 {
-                self.qtilde_prev[i] = qs[i] / v.batch_norm;
-                self.gtilde_prev[i] = v.noisy_sum[i] / v.batch_norm;
+            for ((qp, gp), (q, s)) in self
+                .qtilde_prev
+                .iter_mut()
+                .zip(self.gtilde_prev.iter_mut())
+                .zip(qs.iter().zip(v.noisy_sum))
+            {
+                *qp = q / v.batch_norm;
+                *gp = s / v.batch_norm;
             }
         }
         self.score += if p >= 1.0 {
@@ -301,11 +315,7 @@ impl<'a> Adversary<'a> {
 }
 
 /// One side's trainer inputs.
-fn trainer<'a>(
-    problem: &'a CanaryProblem,
-    cfg: &'a SgdConfig,
-    side: Side,
-) -> Result<Trainer<'a>> {
+fn trainer<'a>(problem: &'a CanaryProblem, cfg: &'a SgdConfig, side: Side) -> Result<Trainer<'a>> {
     let canary = match side {
         Side::P => Some(&problem.canary[..]),
         Side::Q => None,
@@ -451,11 +461,12 @@ pub fn run_training_audit(
         let t = cands[i];
         let n = acfg.runs_per_side;
         let count = |side: Side| -> Result<u64> {
-            let above: u64 = map_scores(problem, cfg, view, acfg.seed, Phase::Main, side, n, |s| {
-                s.iter().filter(|&&x| x > t).count() as u64
-            })?
-            .into_iter()
-            .sum();
+            let above: u64 =
+                map_scores(problem, cfg, view, acfg.seed, Phase::Main, side, n, |s| {
+                    s.iter().filter(|&&x| x > t).count() as u64
+                })?
+                .into_iter()
+                .sum();
             Ok(match tail {
                 Tail::Above => above,
                 Tail::Below => n - above,

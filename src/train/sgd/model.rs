@@ -23,8 +23,14 @@ pub trait Model: Send + Sync {
     /// Checks that `y` is a label of this model.
     fn check_label(&self, y: f64) -> Result<()>;
     /// Writes ∇_θ ℓ(θ; x, y) into `grad` (length [`Model::n_params`]) and returns ℓ(θ; x, y).
-    fn loss_grad(&self, theta: &[f64], x: &[f64], y: f64, grad: &mut [f64], scratch: &mut [f64])
-        -> f64;
+    fn loss_grad(
+        &self,
+        theta: &[f64],
+        x: &[f64],
+        y: f64,
+        grad: &mut [f64],
+        scratch: &mut [f64],
+    ) -> f64;
     /// ∇_θ ℓ(θ; x, y) only (the training loop's hot path; models may skip computing ℓ).
     fn grad(&self, theta: &[f64], x: &[f64], y: f64, grad: &mut [f64], scratch: &mut [f64]) {
         self.loss_grad(theta, x, y, grad, scratch);

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 pub fn nu_g(nu: f64, nu_q: f64) -> Result<f64> {
     crate::error::check_positive("nu", nu)?;
     crate::error::check_positive("nu_q", nu_q)?;
-    if !(nu_q > nu) {
+    if nu_q <= nu || nu_q.is_nan() {
         return Err(Error::invalid(
             "nu_q",
             nu_q,
@@ -81,7 +81,10 @@ pub fn account(q: f64, nu: f64, nu_q: f64, steps: u64, delta: f64) -> Result<Oso
     let mut best = f64::INFINITY;
     for &a in ORDERS {
         let alpha = Scalar::from(f64::from(a));
-        let r = Float::with_val(128, &rdp(&mg, &alpha, 8)?.value + &rdp(&mq, &alpha, 8)?.value);
+        let r = Float::with_val(
+            128,
+            &rdp(&mg, &alpha, 8)?.value + &rdp(&mq, &alpha, 8)?.value,
+        );
         let comp = Float::with_val(128, r * steps);
         let e = convert_mp(
             Conversion::CanonneKamathSteinke,

@@ -25,11 +25,11 @@ fn poisson_batch_sizes_are_binomial_chi2() {
     let total = out.batch_sizes.len() as f64;
     let mut pmf = vec![0f64; n + 1];
     let mut c = 1.0f64;
-    for k in 0..=n {
+    for (k, pk) in pmf.iter_mut().enumerate() {
         if k > 0 {
             c = c * (n - k + 1) as f64 / k as f64;
         }
-        pmf[k] = c * q.powi(k as i32) * (1.0 - q).powi((n - k) as i32);
+        *pk = c * q.powi(k as i32) * (1.0 - q).powi((n - k) as i32);
     }
     let (mut obs, mut exp) = (Vec::new(), Vec::new());
     let (mut o, mut e) = (0.0, 0.0);
@@ -72,6 +72,8 @@ fn poisson_batch_sizes_are_binomial_chi2() {
         .unwrap()
         .train(1)
         .unwrap();
-    assert_eq!(out.batch_sizes, vec![7, 7, 7, 7, 7, 7, 7, 1, 7, 7, 7, 7, 7, 7, 7, 1]);
+    assert_eq!(
+        out.batch_sizes,
+        vec![7, 7, 7, 7, 7, 7, 7, 1, 7, 7, 7, 7, 7, 7, 7, 1]
+    );
 }
-
