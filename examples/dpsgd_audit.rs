@@ -1,12 +1,11 @@
 //! The training-loop audits of issue 9, measured: full-batch DP-GD tightness at 10⁷ runs per
 //! side, DP-SGD at q = 0.1, OSO-DPSGD, the positive controls and the black-box view.
 //!
-//! `cargo run --release --example dpsgd_audit -- [runs_per_side] [control_runs_per_side]`
-//! (defaults 10⁷ and 10⁶). Prints one Markdown table row per audit.
+//! `cargo run --release --example dpsgd_audit -- [runs_per_side] [control_runs_per_side]
+//! [all|first|rest] [sigma_q]` (defaults 10⁷, 10⁶, all, 1.2; `first`: the full-batch row only,
+//! `rest`: all but the two 10⁷ rows). Prints one Markdown table row per audit.
 
-use dpaudit::train::sgd::audit::{
-    run_training_audit, CanaryProblem, TrainingAuditConfig, View,
-};
+use dpaudit::train::sgd::audit::{run_training_audit, CanaryProblem, TrainingAuditConfig, View};
 use dpaudit::train::sgd::optim::{Defect, OsoParams, Sampling, SgdConfig};
 use dpaudit::train::sgd::oso;
 use dpaudit::train::sgd::privacy::{certified_eps, full_batch_sigma_for};
@@ -30,13 +29,18 @@ fn main() -> dpaudit::error::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let big: u64 = args.get(1).map_or(10_000_000, |s| s.parse().expect("runs"));
     let small: u64 = args.get(2).map_or(1_000_000, |s| s.parse().expect("runs"));
+    // "first": the full-batch tightness row only; "rest": every row but the two big ones.
     let only_first = args.get(3).is_some_and(|s| s == "first");
+    let skip_big = args.get(3).is_some_and(|s| s == "rest");
 
     let t_acc = Instant::now();
     let sigma = full_batch_sigma_for(2.0, T, DELTA)?;
     let sigma = (sigma * 1e4).round() / 1e4;
     let full = certified_eps(1.0, sigma, T, DELTA)?;
-    eprintln!("full batch: sigma = {sigma}, exact eps(1e-5) = {:.6}", full.1);
+    eprintln!(
+        "full batch: sigma = {sigma}, exact eps(1e-5) = {:.6}",
+        full.1
+    );
     let sigma_q: f64 = args.get(4).map_or(1.2, |s| s.parse().expect("sigma_q"));
     let sgd = certified_eps(0.1, sigma_q, T, DELTA)?;
     eprintln!("q = 0.1: sigma = {sigma_q}, RDP upper eps = {:.6}", sgd.1);
@@ -68,13 +72,6 @@ fn main() -> dpaudit::error::Result<()> {
     let dpsgd = fixed(SgdConfig::dpsgd(0.1, 1.0, sigma_q, T, 0.5), 1.0);
     let oso_full = fixed(oso_full, 4.0);
     let oso_q = fixed(oso_q, 1.0);
-    let sigma_one = full_batch_sigma_for(1.0, T, DELTA)?;
-    let full_one = certified_eps(1.0, sigma_one, T, DELTA)?;
-    let oso_one = SgdConfig {
-        noise_multiplier: sigma_one,
-        oso: Some(OsoParams::paper(sigma_one)?),
-        ..oso_full.clone()
-    };
     let with = |c: &SgdConfig, d: Defect| SgdConfig {
         defect: d,
         ..c.clone()
@@ -88,18 +85,74 @@ fn main() -> dpaudit::error::Result<()> {
         runs,
         should_flag: flag,
     };
-    let mut rows = vec![row("DP-GD, q = 1, white box", &pb4, dpgd.clone(), View::WhiteBox, exact(full), big, false)];
+    let mut rows = Vec::new();
+    if !skip_big {
+        rows.push(row(
+            "DP-GD, q = 1, white box",
+            &pb4,
+            dpgd.clone(),
+            View::WhiteBox,
+            exact(full),
+            big,
+            false,
+        ));
+    }
+    if !only_first && !skip_big {
+        rows.push(row(
+            "DP-SGD, q = 0.1, white box",
+            &pb9,
+            dpsgd.clone(),
+            View::WhiteBox,
+            rdp(sgd),
+            big,
+            false,
+        ));
+    }
     if !only_first {
         rows.extend([
-            row("DP-SGD, q = 0.1, white box", &pb9, dpsgd.clone(), View::WhiteBox, rdp(sgd), big, false),
-            row("DP-GD, q = 1, black box (final model)", &pb4, dpgd.clone(), View::BlackBox, exact(full), small, false),
-            row("DP-SGD, q = 0.1, black box (final model)", &pb9, dpsgd.clone(), View::BlackBox, rdp(sgd), small, false),
-            row("OSO-DPSGD, q = 1 (Prop. 1)", &pb4, oso_full.clone(), View::WhiteBox, exact(acc_full.single_query), small, false),
-            row("OSO-DPSGD, q = 0.1 (Prop. 1)", &pb9, oso_q.clone(), View::WhiteBox, rdp(acc_q.single_query), small, false),
+            row(
+                "DP-GD, q = 1, black box (final model)",
+                &pb4,
+                dpgd.clone(),
+                View::BlackBox,
+                exact(full),
+                small,
+                false,
+            ),
+            row(
+                "DP-SGD, q = 0.1, black box (final model)",
+                &pb9,
+                dpsgd.clone(),
+                View::BlackBox,
+                rdp(sgd),
+                small,
+                false,
+            ),
+            row(
+                "OSO-DPSGD, q = 1 (Prop. 1)",
+                &pb4,
+                oso_full.clone(),
+                View::WhiteBox,
+                exact(acc_full.single_query),
+                small,
+                false,
+            ),
+            row(
+                "OSO-DPSGD, q = 0.1 (Prop. 1)",
+                &pb9,
+                oso_q.clone(),
+                View::WhiteBox,
+                rdp(acc_q.single_query),
+                small,
+                false,
+            ),
             row(
                 "control: noise not multiplied by C (C = 4)",
                 &pb4,
-                SgdConfig { clip: 4.0, ..with(&dpgd, Defect::NoiseNotScaledByC) },
+                SgdConfig {
+                    clip: 4.0,
+                    ..with(&dpgd, Defect::NoiseNotScaledByC)
+                },
                 View::WhiteBox,
                 exact(full),
                 small,
@@ -108,19 +161,40 @@ fn main() -> dpaudit::error::Result<()> {
             row(
                 "control: fixed-size batch (b = 1 of 10) accounted as Poisson q = 0.1",
                 &CanaryProblem::opposed(9)?,
-                SgdConfig { sampling: Sampling::FixedSize { batch: 1 }, ..dpsgd.clone() },
+                SgdConfig {
+                    sampling: Sampling::FixedSize { batch: 1 },
+                    ..dpsgd.clone()
+                },
                 View::WhiteBox,
                 rdp(sgd),
                 small,
                 true,
             ),
-            row("OSO-DPSGD, q = 1 (Prop. 1), claimed ε = 1", &pb4, oso_one.clone(), View::WhiteBox, exact(full_one), small, false),
-            row("control: OSO literal line 13 (Q noised with nu_g), claimed ε = 1", &pb4, with(&oso_one, Defect::LiteralLine13), View::WhiteBox, exact(full_one), small, true),
-            row("control: OSO C_t from the un-noised hypergradient", &pb4, with(&oso_full, Defect::UnnoisedHypergradient), View::WhiteBox, exact(acc_full.single_query), small, true),
+            row(
+                "control: OSO literal line 13 (Q noised with nu_g)",
+                &pb4,
+                with(&oso_full, Defect::LiteralLine13),
+                View::WhiteBox,
+                exact(acc_full.single_query),
+                small,
+                true,
+            ),
+            row(
+                "control: OSO C_t from the un-noised hypergradient",
+                &pb4,
+                with(&oso_full, Defect::UnnoisedHypergradient),
+                View::WhiteBox,
+                exact(acc_full.single_query),
+                small,
+                true,
+            ),
             row(
                 "finding: DP-GD with the default normaliser B̄ = qN (N private), black box",
                 &pb4,
-                SgdConfig { batch_norm: None, ..dpgd.clone() },
+                SgdConfig {
+                    batch_norm: None,
+                    ..dpgd.clone()
+                },
                 View::BlackBox,
                 exact(full),
                 small,
