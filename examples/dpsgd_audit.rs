@@ -176,7 +176,8 @@ fn main() -> dpaudit::error::Result<()> {
                 with(&oso_full, Defect::LiteralLine13),
                 View::WhiteBox,
                 exact(acc_full.single_query),
-                small,
+                // its leak is a factor ≈ 1.4 in μ (true ε ≈ 3): 3× the runs for the strict bound
+                3 * small,
                 true,
             ),
             row(
