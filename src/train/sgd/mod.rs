@@ -10,6 +10,8 @@
 //! * [`privacy`]: the certified ε a run is compared against.
 //! * [`audit`]: the white-box (every update) and black-box (final model) membership-inference
 //!   audit of the training loop with a Dirac gradient canary.
+//! * [`suite`]: the issue-9 suite of audits (tightness, controls, findings) behind
+//!   `dpaudit train-audit`.
 //! * [`digits`]: the committed 8×8 handwritten-digits table (`data/digits.csv`).
 //!
 //! Derivations and choices: `docs/dpsgd.md`.
@@ -20,6 +22,7 @@ pub mod model;
 pub mod optim;
 pub mod oso;
 pub mod privacy;
+pub mod suite;
 
 #[cfg(test)]
 mod tests;
