@@ -387,3 +387,15 @@ fn scaled_down_audit_tight_and_controls_caught() {
         "correct Poisson flagged: {r:?} vs {claim}"
     );
 }
+
+#[test]
+fn cli_train_audit_rejects_a_bad_row_selection() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dpaudit"))
+        .args(["train-audit", "--rows", "bogus", "--out"])
+        .arg(std::env::temp_dir().join("dpaudit-train-audit-bogus"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("rows = bogus"), "{err}");
+}
