@@ -10,6 +10,9 @@ use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
 use rand::RngExt;
 
+/// The random stream of a seed that initial weights are drawn from.
+pub const INIT_STREAM: u64 = u64::MAX;
+
 /// A differentiable per-example loss ℓ(θ; x, y).
 pub trait Model: Send + Sync {
     /// A short description, e.g. `mlp(64-32-10)`.
@@ -391,11 +394,11 @@ impl Model for Mlp {
         argmax(z)
     }
     /// Weights uniform on ±√(6/(fan_in + fan_out)) (Glorot & Bengio 2010), biases 0, from
-    /// stream 0 of `seed`.
+    /// stream [`INIT_STREAM`] of `seed` (training draws from stream 0: the two never overlap).
     fn init(&self, seed: u64) -> Vec<f64> {
         let (d, h, k) = (self.d, self.h, self.k);
         let (b1, w2, b2) = self.offsets();
-        let mut rng = chunk_rng(seed, 0);
+        let mut rng = chunk_rng(seed, INIT_STREAM);
         let mut th = vec![0.0; self.n_params()];
         let a1 = (6.0 / (d + h) as f64).sqrt();
         for v in &mut th[..b1] {

@@ -381,7 +381,8 @@ impl<'a> Trainer<'a> {
         Workspace::new(self.model, self.n_records())
     }
 
-    /// One seeded run from θ_0 = `model.init(seed)`, randomness from `chunk_rng(seed, 0)`.
+    /// One seeded run from θ_0 = `model.init(seed)` (its own stream), randomness from
+    /// `chunk_rng(seed, 0)`.
     pub fn train(&self, seed: u64) -> Result<TrainOutput> {
         let mut ws = self.workspace();
         ws.theta = self.model.init(seed);
