@@ -10,6 +10,8 @@
 //! * [`privacy`]: the certified ε a run is compared against.
 //! * [`audit`]: the white-box (every update) and black-box (final model) membership-inference
 //!   audit of the training loop with a Dirac gradient canary.
+//! * [`seed002`]: seed 002's informal claims (σ calibration, replacement sensitivity, subsampling
+//!   shortcut, advanced composition), each with the exact figure and a verdict.
 //! * [`suite`]: the issue-9 suite of audits (tightness, controls, findings) behind
 //!   `dpaudit train-audit`.
 //! * [`digits`]: the committed 8×8 handwritten-digits table (`data/digits.csv`).
@@ -22,6 +24,7 @@ pub mod model;
 pub mod optim;
 pub mod oso;
 pub mod privacy;
+pub mod seed002;
 pub mod suite;
 
 #[cfg(test)]

@@ -376,7 +376,11 @@ pub fn write_report(
     for n in &notes {
         md.push_str(&format!("    {n}\n"));
     }
-    md.push_str(&format!("\n{MARKDOWN_HEADER}\n"));
+    md.push_str("\n## Seed 002's claims (ε = 2, δ = 1e-5, T = 10, n = 100)\n\n");
+    md.push_str(&super::seed002::markdown(&super::seed002::claims(
+        2.0, DELTA, T, 100,
+    )?));
+    md.push_str(&format!("\n## Audits\n\n{MARKDOWN_HEADER}\n"));
     let mut csv = format!("{CSV_HEADER}\n");
     let mut all_expected = true;
     for r in &rows {
