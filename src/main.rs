@@ -69,6 +69,23 @@ enum Command {
         #[arg(long, default_value = "reports")]
         out: PathBuf,
     },
+    /// Audit DP-SGD and OSO-DPSGD through the training loop (Dirac-canary white-box audits,
+    /// black-box view, positive controls): writes dpsgd_audit.md and dpsgd_audit.csv into --out.
+    /// Exit status 0 when every verdict is the expected one, 1 otherwise, 2 on an error.
+    TrainAudit {
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Runs per side of the two tightness rows.
+        #[arg(long, default_value_t = 10_000_000)]
+        runs: u64,
+        /// Runs per side of the other rows.
+        #[arg(long, default_value_t = 1_000_000)]
+        control_runs: u64,
+        /// Which rows: all, first (full-batch tightness only) or rest.
+        #[arg(long, default_value = "all")]
+        rows: String,
+    },
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
     /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
@@ -253,6 +270,34 @@ fn main() -> ExitCode {
             }
             Err(e) => fail(e),
         },
+        Command::TrainAudit {
+            out,
+            runs,
+            control_runs,
+            rows,
+        } => {
+            use dpaudit::train::sgd::suite::{write_report, SuiteOptions};
+            let opts = rows.parse().map(|rows| SuiteOptions {
+                big_runs: runs,
+                control_runs,
+                rows,
+                ..SuiteOptions::default()
+            });
+            match opts.and_then(|o| write_report(&out, &o, &command_line())) {
+                Ok((ok, files)) => {
+                    for f in files {
+                        eprintln!("dpaudit: wrote {}", f.display());
+                    }
+                    if ok {
+                        ExitCode::SUCCESS
+                    } else {
+                        eprintln!("dpaudit: a verdict differs from the expected one");
+                        ExitCode::from(1)
+                    }
+                }
+                Err(e) => fail(e),
+            }
+        }
         Command::Train { spec, out } => match dpaudit::train::experiment::run_file(&spec, &out) {
             Ok(md) => {
                 println!("{md}");

@@ -14,6 +14,9 @@
 //! * [`privacy`]: each run's guarantee three ways (paper's RDP at α = 2 summed over steps, RDP
 //!   optimised over α, exact composed (ε, δ) where one exists).
 //!
+//! * [`sgd`]: DP-SGD and OSO-DPSGD on real models and data, and the white-box audit of the
+//!   training loop (`docs/dpsgd.md`).
+//!
 //! Derivations and choices are written up in `docs/training.md`.
 
 pub mod data;
@@ -24,6 +27,7 @@ pub mod hg;
 pub mod privacy;
 pub mod ptr;
 pub mod ridge;
+pub mod sgd;
 
 /// Bisection on a log scale: narrows [lo, hi] by geometric midpoints (at most 200 times, or until
 /// hi/lo − 1 < `rel` when given), moving `lo` up where `up(mid)` holds and `hi` down elsewhere; returns `hi`.

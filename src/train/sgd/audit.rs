@@ -1,0 +1,501 @@
+//! White-box (and black-box) membership-inference audit of the DP-SGD / OSO-DPSGD training loop.
+//!
+//! Many seeded runs of the real [`Trainer`] on a small problem, half with a canary record and
+//! half without. The canary is a "Dirac" gradient canary (Nasr et al. 2023): its per-example
+//! gradient is M·u for a unit vector u = e₀ and M ≫ C, so its clipped gradient is exactly C_t·u
+//! and its OSO direction vector is exactly u. The other n records are identical copies of one
+//! logistic-regression example, so that everything about them is known to the adversary except,
+//! under subsampling, how many of them are in a batch.
+//!
+//! The white-box adversary sees every step's releases (S_t and, for OSO, Q_t) and the public
+//! state (θ_t, C_t, C_{t+1}), subtracts the known contribution of the other records, and sums
+//! the per-step log-likelihood ratios of "canary present" against "absent"
+//! (`docs/dpsgd.md#canary-statistic`):
+//!
+//! * full batch: LLR_t = (2 m z_t − m²)/(2 s_t²), z_t the projection on u of S_t minus the
+//!   others' clipped gradients, m = C_t, s_t = ν_g C_t — the sum of projections, optimal;
+//! * Poisson rate q: LLR_t = ln(1 − q + q·exp((2 m z_t − m²)/(2 s_t²))), the mixture ratio;
+//! * fixed-size / shuffled batches of b: the canary displaces one other record, so the shift is
+//!   Δ = C_t u − c_t (c_t the others' clipped gradient) and z_t is the projection on Δ/‖Δ‖ of
+//!   S_t − b c_t, with inclusion probability b/(n + 1);
+//! * OSO adds the Q_t channel (shift u, noise ν_q) to the same mixture, and a consistency check:
+//!   C_{t+1} must equal C_t exp(ρ_c sign(g̃_tᵀq̃_{t−1})) recomputed from the releases; each
+//!   mismatch adds [`MISMATCH_WEIGHT`] (it cannot happen in a correct run).
+//!
+//! The noise scales s_t that weight the channels are those the run applied
+//! ([`StepView::noise_std`]): the auditor reads the code as well as the releases. The weights
+//! change only the statistic's power, never the validity of the bound.
+//!
+//! The black-box adversary sees θ_T only and uses −⟨θ_T − θ_0, u⟩.
+//!
+//! Whatever the statistic, the bound is valid: the region is chosen on separate pilot runs and
+//! evaluated on the main runs with Clopper–Pearson bounds ([`stats::audit_region`]); ε_lb ≤ ε
+//! with probability ≥ the confidence. Runs are cut into chunks of [`RUN_CHUNK`]; chunk i of side
+//! s in phase f runs on its own stream `chunk_rng(seed, stream_id(f, s, i))`, so the result is
+//! bit-identical whatever the number of threads.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::model::{Logistic, Model};
+use super::optim::{Sampling, SgdConfig, StepView, Trainer};
+use crate::audit::engine::{stream_id, Phase, STRICT_BETA};
+use crate::audit::mechanisms::Side;
+use crate::audit::stats::{self, Direction, RegionAudit, Tail, ThresholdTable};
+use crate::dist::stream::chunk_rng;
+use crate::error::{Error, Result};
+use crate::numeric::f64s::{log_add_exp, ndtri_upper};
+use crate::train::data::Dataset;
+
+/// Runs per random stream.
+pub const RUN_CHUNK: u64 = 1 << 12;
+
+/// Score added per step whose C_{t+1} disagrees with the value recomputed from the releases.
+pub const MISMATCH_WEIGHT: f64 = 1000.0;
+
+/// Number of evenly spaced candidate thresholds taken from the pilot runs.
+const MAX_CANDIDATES: usize = 4096;
+
+/// Number of extreme pilot values (each end) that are candidate thresholds too.
+const TAIL_CANDIDATES: usize = 2048;
+
+/// The small problem an audit trains on: logistic regression with two features and a bias
+/// (θ ∈ ℝ³), n identical records (x, +1), and the Dirac canary M·e₀.
+#[derive(Debug, Clone)]
+pub struct CanaryProblem {
+    /// The model.
+    pub model: Logistic,
+    /// The n records without the canary.
+    pub data: Dataset,
+    /// The canary's per-example gradient M·u.
+    pub canary: Vec<f64>,
+    /// The canary direction u (unit).
+    pub u: Vec<f64>,
+}
+
+impl CanaryProblem {
+    /// n ≥ 1 copies of the record (x, +1), canary gradient `magnitude`·e₀.
+    pub fn new(n: usize, x: [f64; 2], magnitude: f64) -> Result<Self> {
+        if n == 0 {
+            return Err(Error::invalid("n (records)", 0, ">= 1"));
+        }
+        crate::error::check_positive("canary magnitude", magnitude)?;
+        let data = Dataset::new(2, x.repeat(n), vec![1.0; n])?;
+        let mut canary = vec![0.0; 3];
+        canary[0] = magnitude;
+        Ok(CanaryProblem {
+            model: Logistic::new(2)?,
+            data,
+            canary,
+            u: vec![1.0, 0.0, 0.0],
+        })
+    }
+
+    /// Records orthogonal to the canary: x = (0, 1), so every gradient has no e₀ component.
+    pub fn orthogonal(n: usize) -> Result<Self> {
+        Self::new(n, [0.0, 1.0], 1e6)
+    }
+
+    /// Records whose gradient points against the canary: x = (4, 0), gradient
+    /// −σ(−(4w₀ + b))·(4, 0, 1), nearly −e₀ — the worst case for a batch in which the canary
+    /// displaces another record.
+    pub fn opposed(n: usize) -> Result<Self> {
+        Self::new(n, [4.0, 0.0], 1e6)
+    }
+}
+
+/// What the adversary sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum View {
+    /// Every step's releases and the public state.
+    WhiteBox,
+    /// The final model only.
+    BlackBox,
+}
+
+/// Sample sizes, confidence and seed of a training audit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingAuditConfig {
+    /// Main runs per side (≤ 2⁵³).
+    pub runs_per_side: u64,
+    /// Pilot runs per side (choose the region).
+    pub pilot_runs_per_side: u64,
+    /// δ of the audited guarantee.
+    pub delta: f64,
+    /// Confidence of ε_lb ≤ ε, in (½, 1).
+    pub confidence: f64,
+    /// Seed of every stream.
+    pub seed: u64,
+    /// Threads (a local rayon pool); None = the current pool.
+    pub threads: Option<usize>,
+}
+
+impl TrainingAuditConfig {
+    fn validate(&self) -> Result<()> {
+        for (name, v) in [
+            ("runs_per_side", self.runs_per_side),
+            ("pilot_runs_per_side", self.pilot_runs_per_side),
+        ] {
+            if v == 0 || v > stats::MAX_COUNT {
+                return Err(Error::invalid(name, v, "in [1, 2^53]"));
+            }
+        }
+        crate::error::check_open_unit("delta", self.delta)?;
+        if !(self.confidence > 0.5 && self.confidence < 1.0) {
+            return Err(Error::invalid("confidence", self.confidence, "in (0.5, 1)"));
+        }
+        if self.threads == Some(0) {
+            return Err(Error::invalid("threads", 0, ">= 1 (or unset)"));
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of a training audit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingAuditResult {
+    /// ε_lb at the configured confidence.
+    pub eps_lb: f64,
+    /// ε_lb at confidence 1 − [`STRICT_BETA`] (the one a VIOLATION is decided on).
+    pub eps_lb_strict: f64,
+    /// The audited region with its counts and bounds.
+    pub region: RegionAudit,
+    /// Main runs per side.
+    pub runs_per_side: u64,
+    /// Pilot runs per side.
+    pub pilot_runs_per_side: u64,
+    /// Wall time in seconds (not deterministic).
+    #[serde(skip)]
+    pub seconds: f64,
+}
+
+/// The adversary's per-run state.
+struct Adversary<'a> {
+    problem: &'a CanaryProblem,
+    cfg: &'a SgdConfig,
+    view: View,
+    grad: Vec<f64>,
+    score: f64,
+    qtilde_prev: Vec<f64>,
+    gtilde_prev: Vec<f64>,
+}
+
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+impl<'a> Adversary<'a> {
+    fn new(problem: &'a CanaryProblem, cfg: &'a SgdConfig, view: View) -> Result<Self> {
+        cfg.nu_g()?;
+        Ok(Adversary {
+            problem,
+            cfg,
+            view,
+            grad: vec![0.0; 3],
+            score: 0.0,
+            qtilde_prev: vec![0.0; 3],
+            gtilde_prev: vec![0.0; 3],
+        })
+    }
+
+    fn reset(&mut self) {
+        self.score = 0.0;
+        self.qtilde_prev.fill(0.0);
+        self.gtilde_prev.fill(0.0);
+    }
+
+    /// The log-likelihood ratio of one step (white box).
+    fn observe(&mut self, v: &StepView) {
+        let pb = self.problem;
+        let n = pb.data.n as f64;
+        // The others' gradient at θ_t, clipped, and their OSO direction vector.
+        pb.model.grad(
+            v.theta,
+            pb.data.row(0),
+            pb.data.y[0],
+            &mut self.grad,
+            &mut [],
+        );
+        let norm = dot(&self.grad, &self.grad).sqrt();
+        let f = if norm > v.clip { v.clip / norm } else { 1.0 };
+        let c: [f64; 3] = [f * self.grad[0], f * self.grad[1], f * self.grad[2]];
+        let cq: [f64; 3] = if norm > v.clip {
+            [
+                self.grad[0] / norm,
+                self.grad[1] / norm,
+                self.grad[2] / norm,
+            ]
+        } else {
+            [0.0; 3]
+        };
+        let m_canary = pb.canary[0].abs().min(v.clip);
+        let q_canary = if pb.canary[0].abs() > v.clip {
+            1.0
+        } else {
+            0.0
+        };
+        // The noise scales the run actually applied (the auditor is white-box to the code as
+        // well; a statistic's weights only affect its power, never the validity of ε_lb).
+        let s_g = v.noise_std;
+        let u = &pb.u;
+        // (projection z, shift m) per channel, inclusion probability p.
+        let (zg, mg, zq, mq, p) = match self.cfg.sampling {
+            Sampling::Poisson { q } => {
+                let base = if q >= 1.0 { n } else { q * n };
+                let zg = dot(v.noisy_sum, u) - base * dot(&c, u);
+                let zq = v
+                    .noisy_qsum
+                    .map(|qs| dot(qs, u) - base * dot(&cq, u))
+                    .unwrap_or(0.0);
+                (zg, m_canary, zq, q_canary, q)
+            }
+            Sampling::FixedSize { batch } | Sampling::Shuffle { batch } => {
+                let b = batch as f64;
+                let d: Vec<f64> = (0..3).map(|i| m_canary * u[i] - c[i]).collect();
+                let md = dot(&d, &d).sqrt();
+                let zg = (0..3)
+                    .map(|i| (v.noisy_sum[i] - b * c[i]) * d[i])
+                    .sum::<f64>()
+                    / md;
+                let (zq, mq) = match v.noisy_qsum {
+                    Some(qs) => {
+                        let dq: Vec<f64> = (0..3).map(|i| q_canary * u[i] - cq[i]).collect();
+                        let mq = dot(&dq, &dq).sqrt();
+                        if mq > 0.0 {
+                            let z = (0..3).map(|i| (qs[i] - b * cq[i]) * dq[i]).sum::<f64>() / mq;
+                            (z, mq)
+                        } else {
+                            (0.0, 0.0)
+                        }
+                    }
+                    None => (0.0, 0.0),
+                };
+                (zg, md, zq, mq, b / (n + 1.0))
+            }
+        };
+        let mut a = (2.0 * mg * zg - mg * mg) / (2.0 * s_g * s_g);
+        if let (Some(o), Some(qs)) = (self.cfg.oso, v.noisy_qsum) {
+            let s_q = v.q_noise_std;
+            a += (2.0 * mq * zq - mq * mq) / (2.0 * s_q * s_q);
+            // Consistency of C_{t+1} with the released values.
+            let mut h_c = 0.0;
+            for i in 0..3 {
+                h_c += v.noisy_sum[i] / v.batch_norm * self.qtilde_prev[i];
+            }
+            let sgn = if h_c > 0.0 {
+                1.0
+            } else if h_c < 0.0 {
+                -1.0
+            } else {
+                0.0
+            };
+            let expect = v.clip * (o.rho_c * sgn).exp();
+            if (expect - v.next_clip).abs() > 1e-9 * expect {
+                self.score += MISMATCH_WEIGHT;
+            }
+            for ((qp, gp), (q, s)) in self
+                .qtilde_prev
+                .iter_mut()
+                .zip(self.gtilde_prev.iter_mut())
+                .zip(qs.iter().zip(v.noisy_sum))
+            {
+                *qp = q / v.batch_norm;
+                *gp = s / v.batch_norm;
+            }
+        }
+        self.score += if p >= 1.0 {
+            a
+        } else {
+            log_add_exp((-p).ln_1p(), p.ln() + a)
+        };
+    }
+}
+
+/// One side's trainer inputs.
+fn trainer<'a>(problem: &'a CanaryProblem, cfg: &'a SgdConfig, side: Side) -> Result<Trainer<'a>> {
+    let canary = match side {
+        Side::P => Some(&problem.canary[..]),
+        Side::Q => None,
+    };
+    Trainer::new(&problem.model, &problem.data, canary, cfg)
+}
+
+/// The scores of the `len` runs of chunk `chunk` of (phase, side).
+#[allow(clippy::too_many_arguments)]
+fn chunk_scores(
+    problem: &CanaryProblem,
+    cfg: &SgdConfig,
+    view: View,
+    seed: u64,
+    phase: Phase,
+    side: Side,
+    chunk: u64,
+    len: usize,
+) -> Result<Vec<f64>> {
+    let tr = trainer(problem, cfg, side)?;
+    let mut ws = tr.workspace();
+    let theta0 = problem.model.init(0);
+    let mut adv = Adversary::new(problem, cfg, view)?;
+    let mut rng = chunk_rng(seed, stream_id(phase, side, chunk));
+    let mut out = Vec::with_capacity(len);
+    let u = &problem.u;
+    for _ in 0..len {
+        ws.theta.copy_from_slice(&theta0);
+        adv.reset();
+        match view {
+            View::WhiteBox => tr.run(&mut ws, &mut rng, &mut |v: &StepView| adv.observe(v)),
+            View::BlackBox => tr.run(&mut ws, &mut rng, &mut |_: &StepView| {}),
+        }
+        out.push(match adv.view {
+            View::WhiteBox => adv.score,
+            View::BlackBox => -(dot(&ws.theta, u) - dot(&theta0, u)),
+        });
+    }
+    Ok(out)
+}
+
+/// `f` of the scores of every chunk of (phase, side), n runs, in chunk order (chunks run in
+/// parallel; each chunk's scores depend only on its stream, so the result does not depend on
+/// the number of threads).
+#[allow(clippy::too_many_arguments)]
+fn map_scores<T: Send>(
+    problem: &CanaryProblem,
+    cfg: &SgdConfig,
+    view: View,
+    seed: u64,
+    phase: Phase,
+    side: Side,
+    n: u64,
+    f: impl Fn(Vec<f64>) -> T + Sync,
+) -> Result<Vec<T>> {
+    let chunks = n.div_ceil(RUN_CHUNK);
+    (0..chunks)
+        .into_par_iter()
+        .map(|c| {
+            let len = (n - c * RUN_CHUNK).min(RUN_CHUNK) as usize;
+            chunk_scores(problem, cfg, view, seed, phase, side, c, len).map(&f)
+        })
+        .collect()
+}
+
+fn wilson_upper(k: f64, n: f64, z: f64) -> f64 {
+    let p = k / n;
+    let z2 = z * z;
+    let c = p + z2 / (2.0 * n);
+    let r = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt();
+    ((c + r) / (1.0 + z2 / n)).min(1.0)
+}
+
+/// The statement of the pilot table with the largest projected ε_lb at `n_main` runs per side
+/// (pilot rates inflated by one-σ Wilson bounds, then Wilson at level β/2 as a cheap stand-in
+/// for Clopper–Pearson). A choice criterion only: it never enters the reported bound.
+fn select(pilot: &ThresholdTable, n_main: u64, delta: f64, beta: f64) -> (usize, Tail, Direction) {
+    let z = ndtri_upper(beta / 2.0);
+    let nm = n_main as f64;
+    let mut best = (0, Tail::Above, Direction::PvsQ, f64::NEG_INFINITY);
+    for i in 0..pilot.len() {
+        for &(tail, dir) in stats::STATEMENT_KINDS.iter() {
+            let (fp, n_neg, fnc, n_pos) = pilot.statement_counts(i, tail, dir);
+            let r_fp = wilson_upper(fp as f64, n_neg as f64, 1.0);
+            let r_fn = wilson_upper(fnc as f64, n_pos as f64, 1.0);
+            let fpr = wilson_upper(r_fp * nm, nm, z);
+            let fnr = wilson_upper(r_fn * nm, nm, z);
+            let num = 1.0 - delta - fnr;
+            if num <= 0.0 || fpr <= 0.0 {
+                continue;
+            }
+            let s = num.ln() - fpr.ln();
+            if s > best.3 {
+                best = (i, tail, dir, s);
+            }
+        }
+    }
+    (best.0, best.1, best.2)
+}
+
+/// Audits `cfg` on `problem` with the given view (see the module docs).
+pub fn run_training_audit(
+    problem: &CanaryProblem,
+    cfg: &SgdConfig,
+    view: View,
+    acfg: &TrainingAuditConfig,
+) -> Result<TrainingAuditResult> {
+    acfg.validate()?;
+    // Fail early on an invalid configuration (both sides).
+    trainer(problem, cfg, Side::P)?;
+    trainer(problem, cfg, Side::Q)?;
+    let go = || -> Result<TrainingAuditResult> {
+        let start = Instant::now();
+        let beta = 1.0 - acfg.confidence;
+        let np = acfg.pilot_runs_per_side;
+        let pilot = |side: Side| -> Result<Vec<f64>> {
+            let v = map_scores(problem, cfg, view, acfg.seed, Phase::Pilot, side, np, |s| s)?;
+            let mut x: Vec<f64> = v.into_iter().flatten().collect();
+            x.sort_by(f64::total_cmp);
+            Ok(x)
+        };
+        let pp = pilot(Side::P)?;
+        let pq = pilot(Side::Q)?;
+        if let Some(x) = pp.iter().chain(&pq).find(|x| !x.is_finite()) {
+            return Err(Error::Undefined(format!(
+                "training audit: a pilot run's statistic is {x}"
+            )));
+        }
+        // Candidate thresholds: evenly spaced order statistics of the merged pilot.
+        let mut merged: Vec<f64> = pp.iter().chain(&pq).copied().collect();
+        merged.sort_by(f64::total_cmp);
+        // Evenly spaced order statistics, plus every value among the TAIL_CANDIDATES smallest
+        // and largest (where the best regions of a tight audit lie).
+        let step = merged.len().div_ceil(MAX_CANDIDATES).max(1);
+        let mut cands: Vec<f64> = merged.iter().step_by(step).copied().collect();
+        let k = TAIL_CANDIDATES.min(merged.len());
+        cands.extend_from_slice(&merged[..k]);
+        cands.extend_from_slice(&merged[merged.len() - k..]);
+        cands.sort_by(f64::total_cmp);
+        cands.dedup();
+        let table = ThresholdTable::from_sorted(&pp, &pq, &cands)?;
+        let (i, tail, dir) = select(&table, acfg.runs_per_side, acfg.delta, beta);
+        let t = cands[i];
+        let n = acfg.runs_per_side;
+        let count = |side: Side| -> Result<u64> {
+            let above: u64 =
+                map_scores(problem, cfg, view, acfg.seed, Phase::Main, side, n, |s| {
+                    s.iter().filter(|&&x| x > t).count() as u64
+                })?
+                .into_iter()
+                .sum();
+            Ok(match tail {
+                Tail::Above => above,
+                Tail::Below => n - above,
+            })
+        };
+        let p_in = count(Side::P)?;
+        let q_in = count(Side::Q)?;
+        let region = stats::audit_region(t, tail, dir, n, p_in, n, q_in, acfg.delta, beta)?;
+        let per = STRICT_BETA / 2.0;
+        let strict = stats::eps_lower_bound(
+            stats::cp_upper(region.false_positives, region.n_neg, per)?,
+            stats::cp_upper(region.false_negatives, region.n_pos, per)?,
+            acfg.delta,
+        )?;
+        Ok(TrainingAuditResult {
+            eps_lb: region.eps_lb,
+            eps_lb_strict: strict,
+            region,
+            runs_per_side: n,
+            pilot_runs_per_side: np,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    };
+    match acfg.threads {
+        None => go(),
+        Some(k) => rayon::ThreadPoolBuilder::new()
+            .num_threads(k)
+            .build()
+            .map_err(|e| Error::Io(format!("cannot build a rayon pool of {k} threads: {e}")))?
+            .install(go),
+    }
+}
