@@ -48,7 +48,7 @@ fn main() -> dpaudit::error::Result<()> {
     );
     let grid = [0.01, 0.1, 1.0, 10.0, 100.0];
     println!(
-        "| σ (ν) | certified ε(1e-5), RDP upper | DP-SGD acc. at C = {} | best fixed C (5 trainings) | OSO-DPSGD acc. (1 training) | OSO final C |",
+        "| σ (ν) | certified ε(1e-5) (upper end of the bracket) | DP-SGD acc. at C = {} | best fixed C (5 trainings) | OSO-DPSGD acc. (1 training) | OSO final C |",
         grid.map(|c| c.to_string()).join(" / ")
     );
     println!("|---|---|---|---|---|---|");

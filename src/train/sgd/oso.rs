@@ -51,53 +51,40 @@ pub struct OsoAccounting {
     pub heterogeneous: (f64, f64),
 }
 
-/// The integer Rényi orders of the heterogeneous route.
-pub const ORDERS: &[u32] = &[2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64];
-
 /// Accounts T steps of OSO at sampling rate q with total multiplier ν and query multiplier ν_q.
 ///
-/// Heterogeneous route for q < 1: the RDP of the two subsampled Gaussians (ν_g and ν_q) added
-/// per order and converted (Canonne–Kamath–Steinke), minimised over the orders [`ORDERS`].
-// TODO(bracket): rewire to the certified two-sided heterogeneous composition of
-// `src/accounting/` when it lands.
+/// Heterogeneous route: the two releases as separate subsampled Gaussians (ν_g and ν_q),
+/// composed by the certified bracket (`accounting::eps_for_delta` on a two-part schedule). For
+/// q < 1 this treats the two releases as if their batches were drawn independently, which they
+/// are not (docs/dpsgd.md): it is reported for comparison, and Prop. 1's single query is the
+/// valid accounting.
 pub fn account(q: f64, nu: f64, nu_q: f64, steps: u64, delta: f64) -> Result<OsoAccounting> {
+    use crate::accounting::{eps_for_delta, ComposeOptions, Release, Schedule, SubsampledGaussian};
+    use crate::scalar::Scalar;
     let ng = nu_g(nu, nu_q)?;
     let single = certified_eps(q, nu, steps, delta)?;
-    if q >= 1.0 {
-        // Two Gaussians of multipliers ν_g and ν_q compose exactly to one of multiplier
-        // (ν_g⁻² + ν_q⁻²)^(−1/2) (Dong, Roth & Su 2022, Cor. 3.3).
-        let eff = 1.0 / (1.0 / (ng * ng) + 1.0 / (nu_q * nu_q)).sqrt();
-        return Ok(OsoAccounting {
-            single_query: single,
-            heterogeneous: certified_eps(1.0, eff, steps, delta)?,
-        });
-    }
-    use crate::accounting::{rdp, SubsampledGaussian};
-    use crate::bounds::conversion::{convert_mp, Conversion};
-    use crate::scalar::Scalar;
-    use rug::Float;
-    let mg = SubsampledGaussian::new(Scalar::from(q), Scalar::from(ng))?;
-    let mq = SubsampledGaussian::new(Scalar::from(q), Scalar::from(nu_q))?;
-    let mut best = f64::INFINITY;
-    for &a in ORDERS {
-        let alpha = Scalar::from(f64::from(a));
-        let r = Float::with_val(
-            128,
-            &rdp(&mg, &alpha, 8)?.value + &rdp(&mq, &alpha, 8)?.value,
-        );
-        let comp = Float::with_val(128, r * steps);
-        let e = convert_mp(
-            Conversion::CanonneKamathSteinke,
-            &comp,
-            &alpha.mp(128),
-            &Float::with_val(128, delta),
-        )?
-        .to_f64();
-        best = best.min(e);
-    }
+    let part = |sigma: f64| -> Result<(Release, u64)> {
+        Ok((
+            Release::Subsampled(SubsampledGaussian::new(
+                Scalar::from(q),
+                Scalar::from(sigma),
+            )?),
+            steps,
+        ))
+    };
+    let sched = Schedule::new(vec![part(ng)?, part(nu_q)?])?;
+    let b = eps_for_delta(
+        &sched,
+        &Scalar::from(delta),
+        &ComposeOptions {
+            digits: 8,
+            force_inversion: false,
+        },
+    )?
+    .value;
     Ok(OsoAccounting {
         single_query: single,
-        heterogeneous: (0.0, best),
+        heterogeneous: super::privacy::outward(&b),
     })
 }
 

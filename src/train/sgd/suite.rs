@@ -114,8 +114,8 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
     let sigma_q = opts.sigma_q;
     let sgd = certified_eps(0.1, sigma_q, T, DELTA)?;
     notes.push(format!(
-        "q = 0.1: sigma = {sigma_q}, RDP upper eps = {:.6}",
-        sgd.1
+        "q = 0.1: sigma = {sigma_q}, certified eps bracket [{:.6}, {:.6}]",
+        sgd.0, sgd.1
     ));
     let oso_full = SgdConfig {
         oso: Some(OsoParams::paper(sigma)?),
@@ -132,7 +132,7 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
         acc_full.single_query, acc_full.heterogeneous, acc_q.single_query, acc_q.heterogeneous
     ));
     let exact = |e: (f64, f64)| (e.1, "exact (q = 1)".to_string(), e);
-    let rdp = |e: (f64, f64)| (e.1, "RDP upper (q < 1)".to_string(), e);
+    let rdp = |e: (f64, f64)| (e.1, "certified bracket (q < 1)".to_string(), e);
     // Every audited configuration uses a fixed, public normaliser B̄ (see the last row for why).
     let pb4 = CanaryProblem::orthogonal(4)?;
     let pb9 = CanaryProblem::orthogonal(9)?;
