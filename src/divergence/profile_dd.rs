@@ -26,6 +26,11 @@
 //! **Certification.** The quadrature's own error bound (all pieces plus the tail) must be below
 //! 10^-(digits+1) relative, else [`Error::Precision`]; the whole evaluation is wrapped in
 //! [`mp::certify`] (two precisions) so that rounding and cancellation in h are caught.
+//!
+//! **Profiles.** [`eps_profile`] (module `invert`) computes ε(δ) at many δ with the same
+//! integral and the same bracket certificate, sharing the root searches between points; its
+//! quadratures use the χ² tails of module `tails`, pieces of 2σ1 where h switches slowly, and
+//! the substitution t = r ± u² at the roots for odd k ≤ 15 (docs/formulas.md §7.4, "Profiles").
 
 use super::Pair;
 use crate::error::{Error, Result};
@@ -564,7 +569,30 @@ fn profile_at(
         } else {
             qdigits
         };
-        let rule = if pc.root_end && k % 2 == 1 {
+        // Profile route: at a root end with odd k, h has a square-root branch point; with
+        // t = r ± u² the integrand 2u φ h is analytic in u, so Gauss–Legendre applies instead of
+        // tanh–sinh (docs/formulas.md §7.4, "Profiles"). (The far end r ± U², U = √(b − a)
+        // rounded, moves by ≤ 2^-qp (b − a): far below the piece's error target.) Only for
+        // k ≤ 15: for larger k the branch term (t − r)^{k/2} is mild, tanh–sinh in t handles it,
+        // and u^k would pile the integrand at the far end of the u-piece.
+        let is_root = |x: &Float| rts64.contains(&x.to_f64());
+        let sub: Option<(Float, bool)> = if fast && pc.root_end && k % 2 == 1 && k <= 15 {
+            match (is_root(&pc.a), is_root(&pc.b)) {
+                (true, false) => Some((pc.a.clone(), true)),
+                (false, true) => Some((pc.b.clone(), false)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let rule = if sub.is_some() {
+            let width = Float::with_val(qp, &pc.b - &pc.a);
+            Rule::GaussLegendre {
+                a: Float::new(qp),
+                b: width.sqrt(),
+                n0: gl_start(need, pc.drop),
+            }
+        } else if pc.root_end && k % 2 == 1 {
             Rule::TanhSinh {
                 a: Float::with_val(qp, &pc.a),
                 b: Float::with_val(qp, &pc.b),
@@ -576,14 +604,31 @@ fn profile_at(
                 n0: gl_start(need, pc.drop),
             }
         };
-        let mut f = FnIntegrand(|t: &Float, pt: &mut Point| match st.log_integrand(t, qp) {
-            Ok((l, mag)) => {
-                pt.log_env = l;
-                pt.mag = mag;
-            }
-            Err(e) => {
-                err_h = Some(e);
-                pt.log_env = Float::with_val(qp, f64::NEG_INFINITY);
+        let mut f = FnIntegrand(|x: &Float, pt: &mut Point| {
+            let r = match &sub {
+                None => st.log_integrand(x, qp),
+                Some((root, up)) => {
+                    let u2 = Float::with_val(st.wp, x.square_ref());
+                    let t = if *up {
+                        Float::with_val(st.wp, root + &u2)
+                    } else {
+                        Float::with_val(st.wp, root - &u2)
+                    };
+                    st.log_integrand(&t, qp).map(|(l, mag)| {
+                        let jac = Float::with_val(qp, Float::with_val(qp, x * 2u32).ln_ref());
+                        (l + jac, mag)
+                    })
+                }
+            };
+            match r {
+                Ok((l, mag)) => {
+                    pt.log_env = l;
+                    pt.mag = mag;
+                }
+                Err(e) => {
+                    err_h = Some(e);
+                    pt.log_env = Float::with_val(qp, f64::NEG_INFINITY);
+                }
             }
         });
         let q = integrate(&mut f, &rule, &o)?;

@@ -169,7 +169,7 @@ impl Solver<'_> {
                 Float::with_val(64, Float::with_val(p, &x1 - &x0) / x1.clone().max(&x0)).to_f64();
             let g1 = self.g(&x1, dg_for(step), &ln_target)?;
             update(&mut lo, &mut hi, &x1, &g1);
-            if x1.is_zero() && !(g1 > 0) {
+            if x1.is_zero() && g1.cmp0() != Some(std::cmp::Ordering::Greater) {
                 root = Some((x1.clone(), f64::NAN));
                 break;
             }
