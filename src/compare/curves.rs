@@ -1,8 +1,9 @@
 //! The data of the report's plots.
 //!
 //! 1. Privacy profile ε(δ) of a spec's pair: exact (certified at [`CURVE_DIGITS`] digits; for an
-//!    RGM pair in d > 1 without a certified route, the exact RDP curve converted with CKS,
-//!    labelled as an upper bound), the paper's bounds, and the audit's points.
+//!    RGM pair in d > 1, whose δ(ε) has no closed form, by the χ² quadrature of
+//!    docs/formulas.md §7.4 through [`exact_profile_dd`], with the exact RDP curve converted with
+//!    CKS beside it, labelled as an upper bound), the paper's bounds, and the audit's points.
 //! 2. D_α against α: exact (HMB Lemma 2) vs Theorem 1 for the RGM pairs; the Gaussian mechanism
 //!    (exact vs Mironov's α·Δ²/(2σ²)); the bounded-support pairs vs the Gaussian of the same σ.
 //! 3. The shape of Hu & Guo's Figure 1: Fisher information and per-instance RDP D_α(μ ‖ μ + h)
@@ -20,6 +21,9 @@ use rayon::prelude::*;
 
 /// Digits certified for plotted points (far more than a plot resolves; keeps them cheap).
 pub const CURVE_DIGITS: u32 = 8;
+
+/// Label of the exact profile of an RGM pair in d > 1 (certified, by quadrature).
+pub const EXACT_DD_LABEL: &str = "exact ε(δ) (χ² quadrature, §7.4)";
 
 /// δ grid of the privacy profiles: 10⁻¹² … 10⁻¹, `per_decade` points per decade.
 pub fn delta_grid(per_decade: u32) -> Vec<f64> {
@@ -65,13 +69,33 @@ fn renyi_f64_both(pair: &Pair, alpha: f64) -> Option<f64> {
 }
 
 /// Certified ε(δ) at [`CURVE_DIGITS`], max of both orders, by the closed forms only (fast; the
-/// RGM in d > 1 with unequal variances has none and falls back to the RDP curve).
+/// RGM in d > 1 with unequal variances has none: see [`exact_profile_dd`]).
 fn eps_curve_point(pair: &Pair, delta: f64) -> Option<f64> {
     let d = Scalar::from(delta);
     let a = divergence::eps_for_delta(pair, &d, CURVE_DIGITS, Method::ClosedForm).ok()?;
     let b =
         divergence::eps_for_delta(&pair.swapped(), &d, CURVE_DIGITS, Method::ClosedForm).ok()?;
     Some(a.to_f64().max(b.to_f64()))
+}
+
+/// Certified ε(δ) at every δ of `deltas`, max of both orders, for a `gaussian_dd` or `rgm` pair
+/// in any d: the whole profile of each order by [`divergence::eps_profile`] (docs/formulas.md §7.4,
+/// "Profiles"), the two orders on two threads (each order is solved sequentially, so the result
+/// does not depend on the thread count). Every point carries `digits` certified digits; a point
+/// that cannot be certified is an error.
+pub fn exact_profile_dd(pair: &Pair, deltas: &[f64], digits: u32) -> Result<Vec<(f64, f64)>> {
+    let ds: Vec<Scalar> = deltas.iter().map(|&d| Scalar::from(d)).collect();
+    let swapped = pair.swapped();
+    let (a, b) = rayon::join(
+        || divergence::eps_profile(pair, &ds, digits),
+        || divergence::eps_profile(&swapped, &ds, digits),
+    );
+    let (a, b) = (a?, b?);
+    Ok(deltas
+        .iter()
+        .zip(a.iter().zip(&b))
+        .map(|(&d, (x, y))| (d, x.to_f64().max(y.to_f64())))
+        .collect())
 }
 
 /// The privacy-profile panel of one spec, `per_decade` δ points per decade.
@@ -87,6 +111,10 @@ pub fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
         if exact.len() == deltas.len() {
             series.push(Series::new("exact ε(δ)", exact, Style::Line, 0));
         } else if let Pair::Rgm { .. } = pair {
+            // d > 1: no closed form; the certified χ² quadrature profile (docs/formulas.md §7.4).
+            if let Ok(dd) = exact_profile_dd(&pair, &deltas, CURVE_DIGITS) {
+                series.push(Series::new(EXACT_DD_LABEL, dd, Style::Line, 0));
+            }
             let curve: Vec<(f64, f64)> = conversion_alphas(rgm_alpha_max(spec))
                 .into_par_iter()
                 .filter_map(|a| renyi_f64_both(&pair, a).map(|d| (a, d)))

@@ -500,6 +500,15 @@ pub fn eps_for_delta(
     )
 }
 
+/// The privacy profile ε(δ) of the ordered pair at every δ of `deltas` (each the smallest ε ≥ 0
+/// with δ(ε) ≤ δ, certified to `digits`, in the order of `deltas`), for the pairs without a closed
+/// form for δ(ε): `gaussian_dd` and `rgm` in any d (docs/formulas.md §7.4, "Profiles"). Each point
+/// is certified as [`eps_for_delta`] certifies it (a bracket of certified δ values); the points
+/// share their root searches, so a whole curve costs a few certified points.
+pub fn eps_profile(pair: &Pair, deltas: &[Scalar], digits: u32) -> Result<Vec<Certified>> {
+    profile_dd::eps_profile(pair, deltas, digits)
+}
+
 /// ε(δ) by quadrature, certified by bracketing: the root ε̂ of the quadrature profile is found at
 /// `digits + 4` digits, then δ is evaluated (certified) at ε̂(1 ∓ 10^-(digits+1)); since δ(ε) is
 /// nonincreasing, δ(lo) > target ≥ δ(hi) (beyond their certified errors) puts the true ε in

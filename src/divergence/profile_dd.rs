@@ -26,6 +26,11 @@
 //! **Certification.** The quadrature's own error bound (all pieces plus the tail) must be below
 //! 10^-(digits+1) relative, else [`Error::Precision`]; the whole evaluation is wrapped in
 //! [`mp::certify`] (two precisions) so that rounding and cancellation in h are caught.
+//!
+//! **Profiles.** [`eps_profile`] (module `invert`) computes ε(δ) at many δ with the same
+//! integral and the same bracket certificate, sharing the root searches between points; its
+//! quadratures use the χ² tails of module `tails`, pieces of 2σ1 where h switches slowly, and
+//! the substitution t = r ± u² at the roots for odd k ≤ 15 (docs/formulas.md §7.4, "Profiles").
 
 use super::Pair;
 use crate::error::{Error, Result};
@@ -56,7 +61,7 @@ pub fn hockey_stick_dd(
 ) -> Result<Certified> {
     let hp = s1sq.prec().max(s2sq.prec()) + 64;
     let diff = Float::with_val(hp, s1sq - s2sq);
-    hockey_stick_dd_diff(s1sq, s2sq, &diff, dist, d, eps, digits)
+    hockey_stick_dd_diff(s1sq, s2sq, &diff, dist, d, eps, digits, false)
 }
 
 /// [`hockey_stick_dd`] for the pairs [`Pair::GaussianDd`] and [`Pair::Rgm`]. For the RGM,
@@ -64,36 +69,71 @@ pub fn hockey_stick_dd(
 pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     let hp = mp::bits_for_digits(digits).max(256) * 4;
-    let e = eps.mp(hp);
-    match pair {
-        Pair::GaussianDd {
-            dist,
-            sigma1,
-            sigma2,
-            d,
-        } => {
-            let (a, b) = (sigma1.mp(hp), sigma2.mp(hp));
-            let s1 = Float::with_val(hp, a.square_ref());
-            let s2 = Float::with_val(hp, b.square_ref());
-            let diff = Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b);
-            hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), *d, &e, digits)
+    let v = PairVars::new(pair, hp)?;
+    hockey_stick_dd_diff(
+        &v.s1,
+        &v.s2,
+        &v.diff,
+        &v.dist,
+        v.d,
+        &eps.mp(hp),
+        digits,
+        false,
+    )
+}
+
+/// σ1², σ2², σ1² − σ2², ‖μ1 − μ2‖ and d of a [`Pair::GaussianDd`] or [`Pair::Rgm`] at `hp` bits;
+/// for the RGM, σ_i² = γ n_i² + σ² and σ1² − σ2² = γ(n1 − n2)(n1 + n2) are formed from the norms
+/// (docs/formulas.md §4).
+struct PairVars {
+    s1: Float,
+    s2: Float,
+    diff: Float,
+    dist: Float,
+    d: u32,
+}
+
+impl PairVars {
+    fn new(pair: &Pair, hp: u32) -> Result<Self> {
+        match pair {
+            Pair::GaussianDd {
+                dist,
+                sigma1,
+                sigma2,
+                d,
+            } => {
+                let (a, b) = (sigma1.mp(hp), sigma2.mp(hp));
+                Ok(PairVars {
+                    s1: Float::with_val(hp, a.square_ref()),
+                    s2: Float::with_val(hp, b.square_ref()),
+                    diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b),
+                    dist: dist.mp(hp),
+                    d: *d,
+                })
+            }
+            Pair::Rgm { .. } => {
+                let (d, [gamma, sigma2, n1, n2, dist]) = pair.rgm_parts().ok_or_else(|| {
+                    Error::Unsupported(format!("profile_dd: not an RGM pair: {pair}"))
+                })?;
+                let g = gamma.mp(hp);
+                let (a, b) = (n1.mp(hp), n2.mp(hp));
+                let base = sigma2.mp(hp);
+                Ok(PairVars {
+                    s1: Float::with_val(hp, &g * Float::with_val(hp, a.square_ref())) + &base,
+                    s2: Float::with_val(hp, &g * Float::with_val(hp, b.square_ref())) + &base,
+                    diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b) * &g,
+                    dist: dist.mp(hp),
+                    d,
+                })
+            }
+            other => Err(Error::Unsupported(format!(
+                "profile_dd handles gaussian_dd and rgm pairs only, not {other}"
+            ))),
         }
-        Pair::Rgm { .. } => {
-            let (d, [gamma, sigma2, n1, n2, dist]) = pair.rgm_parts().expect("an RGM pair");
-            let g = gamma.mp(hp);
-            let (a, b) = (n1.mp(hp), n2.mp(hp));
-            let base = sigma2.mp(hp);
-            let s1 = Float::with_val(hp, &g * Float::with_val(hp, a.square_ref())) + &base;
-            let s2 = Float::with_val(hp, &g * Float::with_val(hp, b.square_ref())) + &base;
-            let diff = Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b) * &g;
-            hockey_stick_dd_diff(&s1, &s2, &diff, &dist.mp(hp), d, &e, digits)
-        }
-        other => Err(Error::Unsupported(format!(
-            "profile_dd::hockey_stick_pair handles GaussianDd and Rgm pairs only, not {other:?}"
-        ))),
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn hockey_stick_dd_diff(
     s1sq: &Float,
     s2sq: &Float,
@@ -102,6 +142,7 @@ fn hockey_stick_dd_diff(
     d: u32,
     eps: &Float,
     digits: u32,
+    fast: bool,
 ) -> Result<Certified> {
     if !(s1sq.is_finite() && *s1sq > 0) {
         return Err(Error::invalid("s1sq", s1sq.to_f64(), "a finite number > 0"));
@@ -134,7 +175,7 @@ fn hockey_stick_dd_diff(
         eps.to_f64()
     );
     certify(digits, &what, |p| {
-        profile_at([s1sq, s2sq, diff], dist, d, eps, digits, p)
+        profile_at([s1sq, s2sq, diff], dist, d, eps, digits, p, fast)
     })
 }
 
@@ -159,6 +200,8 @@ struct Setup {
     inv2s1: Float,
     /// whether h has the χ² form (κ ≠ 0 and k ≥ 1)
     chi: bool,
+    /// χ² tails of the profile route (ln Γ cached); `None`: the library's [`chi2_cdf`]/[`chi2_sf`]
+    tails: Option<Chi2Tails>,
 }
 
 impl Setup {
@@ -196,10 +239,11 @@ impl Setup {
             return Ok((Float::new(wp), 1.0));
         }
         let cw = Float::with_val(wp, &self.c * &w0);
-        let (t1, t2) = if pos {
-            (chi2_sf(self.k, &w0)?, chi2_sf(self.k, &cw)?)
-        } else {
-            (chi2_cdf(self.k, &w0)?, chi2_cdf(self.k, &cw)?)
+        let (t1, t2) = match (&self.tails, pos) {
+            (Some(tl), true) => (tl.cdf_sf(&w0)?.1, tl.cdf_sf(&cw)?.1),
+            (Some(tl), false) => (tl.cdf_sf(&w0)?.0, tl.cdf_sf(&cw)?.0),
+            (None, true) => (chi2_sf(self.k, &w0)?, chi2_sf(self.k, &cw)?),
+            (None, false) => (chi2_cdf(self.k, &w0)?, chi2_cdf(self.k, &cw)?),
         };
         let t2 = t2 * g.exp();
         let h = Float::with_val(wp, &t1 - &t2);
@@ -266,7 +310,8 @@ struct Piece {
 }
 
 /// δ at quadrature precision `qp` with its own error check (10^-(digits+1) relative);
-/// `vars` = [σ1², σ2², σ1² − σ2²].
+/// `vars` = [σ1², σ2², σ1² − σ2²]; `fast`: the χ² tails of [`tails::Chi2Tails`] instead of the
+/// library's.
 fn profile_at(
     vars: [&Float; 3],
     dist: &Float,
@@ -274,6 +319,7 @@ fn profile_at(
     eps: &Float,
     digits: u32,
     qp: u32,
+    fast: bool,
 ) -> Result<Float> {
     let [s1sq, s2sq, diff] = vars;
     let k = d - 1;
@@ -318,6 +364,11 @@ fn profile_at(
         lphi0,
         inv2s1,
         chi,
+        tails: if fast && chi {
+            Some(Chi2Tails::new(k, wp)?)
+        } else {
+            None
+        },
     };
     let sigma1 = s1.to_f64().sqrt();
     let rts = roots(&a, &b, &l0, wp);
@@ -369,6 +420,10 @@ fn profile_at(
             off *= 4.0;
         }
     }
+    // The profile route (`fast`) uses pieces of 2σ1 where h switches on a scale ≥ σ1/2 at
+    // every root (no graded breakpoints): fewer, higher Gauss–Legendre orders, fewer nodes in
+    // all for the smooth Gaussian envelope. Otherwise (and in the single-point route) σ1/2.
+    let wide = fast && graded.is_empty();
     let coarse_prec = 64;
     let st_c = Setup {
         wp: coarse_prec + 24 + guard,
@@ -401,7 +456,11 @@ fn profile_at(
                 continue;
             }
             let (lo64, hi64) = (lo.to_f64(), hi.to_f64());
-            let step = (sigma1 / 2.0).min((hi64 - lo64) / 8.0);
+            let step = if wide {
+                (2.0 * sigma1).min((hi64 - lo64) / 4.0)
+            } else {
+                (sigma1 / 2.0).min((hi64 - lo64) / 8.0)
+            };
             let mut pts: Vec<Float> = vec![lo.clone(), hi.clone()];
             let j0 = (lo64 / step).floor() as i64 + 1;
             let j1 = (hi64 / step).ceil() as i64 - 1;
@@ -510,7 +569,30 @@ fn profile_at(
         } else {
             qdigits
         };
-        let rule = if pc.root_end && k % 2 == 1 {
+        // Profile route: at a root end with odd k, h has a square-root branch point; with
+        // t = r ± u² the integrand 2u φ h is analytic in u, so Gauss–Legendre applies instead of
+        // tanh–sinh (docs/formulas.md §7.4, "Profiles"). (The far end r ± U², U = √(b − a)
+        // rounded, moves by ≤ 2^-qp (b − a): far below the piece's error target.) Only for
+        // k ≤ 15: for larger k the branch term (t − r)^{k/2} is mild, tanh–sinh in t handles it,
+        // and u^k would pile the integrand at the far end of the u-piece.
+        let is_root = |x: &Float| rts64.contains(&x.to_f64());
+        let sub: Option<(Float, bool)> = if fast && pc.root_end && k % 2 == 1 && k <= 15 {
+            match (is_root(&pc.a), is_root(&pc.b)) {
+                (true, false) => Some((pc.a.clone(), true)),
+                (false, true) => Some((pc.b.clone(), false)),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let rule = if sub.is_some() {
+            let width = Float::with_val(qp, &pc.b - &pc.a);
+            Rule::GaussLegendre {
+                a: Float::new(qp),
+                b: width.sqrt(),
+                n0: gl_start(need, pc.drop),
+            }
+        } else if pc.root_end && k % 2 == 1 {
             Rule::TanhSinh {
                 a: Float::with_val(qp, &pc.a),
                 b: Float::with_val(qp, &pc.b),
@@ -522,14 +604,31 @@ fn profile_at(
                 n0: gl_start(need, pc.drop),
             }
         };
-        let mut f = FnIntegrand(|t: &Float, pt: &mut Point| match st.log_integrand(t, qp) {
-            Ok((l, mag)) => {
-                pt.log_env = l;
-                pt.mag = mag;
-            }
-            Err(e) => {
-                err_h = Some(e);
-                pt.log_env = Float::with_val(qp, f64::NEG_INFINITY);
+        let mut f = FnIntegrand(|x: &Float, pt: &mut Point| {
+            let r = match &sub {
+                None => st.log_integrand(x, qp),
+                Some((root, up)) => {
+                    let u2 = Float::with_val(st.wp, x.square_ref());
+                    let t = if *up {
+                        Float::with_val(st.wp, root + &u2)
+                    } else {
+                        Float::with_val(st.wp, root - &u2)
+                    };
+                    st.log_integrand(&t, qp).map(|(l, mag)| {
+                        let jac = Float::with_val(qp, Float::with_val(qp, x * 2u32).ln_ref());
+                        (l + jac, mag)
+                    })
+                }
+            };
+            match r {
+                Ok((l, mag)) => {
+                    pt.log_env = l;
+                    pt.mag = mag;
+                }
+                Err(e) => {
+                    err_h = Some(e);
+                    pt.log_env = Float::with_val(qp, f64::NEG_INFINITY);
+                }
             }
         });
         let q = integrate(&mut f, &rule, &o)?;
@@ -585,8 +684,15 @@ fn clone_setup(st: &Setup) -> Setup {
         lphi0: st.lphi0.clone(),
         inv2s1: st.inv2s1.clone(),
         chi: st.chi,
+        tails: st.tails.clone(),
     }
 }
+
+mod invert;
+mod tails;
+
+pub(crate) use invert::eps_profile;
+use tails::Chi2Tails;
 
 #[cfg(test)]
 mod tests;
