@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 /// Writes the page into `out`; returns the files written.
 pub fn write_accounting(out: &Path, page: &AccountingPage, command: &str) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
+    // No wall times in the CSV: report CSVs are byte-identical from run to run.
     let mut t = Table::new(&[
         "steps",
         "eps_lo",
@@ -18,7 +19,6 @@ pub fn write_accounting(out: &Path, page: &AccountingPage, command: &str) -> Res
         "digits",
         "rdp_cks_eps",
         "rdp_alpha",
-        "seconds",
     ]);
     for r in &page.curve {
         t.push(vec![
