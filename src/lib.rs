@@ -100,6 +100,7 @@ pub mod dist;
 pub mod divergence;
 pub mod error;
 pub mod eval;
+#[cfg(feature = "cli")]
 pub(crate) mod fsio;
 pub mod model;
 pub mod numeric;
