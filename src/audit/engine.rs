@@ -434,8 +434,9 @@ fn wilson_upper(k: f64, n: f64, z: f64) -> f64 {
 /// Held-out selection: the statement (cut, tail, direction) of the pilot table maximising the
 /// projected ε_lb at the main sample sizes `(n_p, n_q)` and level β/2 per bound. Rates are
 /// estimated from the pilot by one-σ Wilson upper bounds (so that cuts where the pilot has few
-/// counts are not favoured by noise). Returns (cut index, tail, direction).
-fn select_projected(
+/// counts are not favoured by noise). Returns (cut index, tail, direction). Also the training
+/// audits' selection (`train::sgd::audit`).
+pub(crate) fn select_projected(
     pilot: &ThresholdTable,
     n_main: u64,
     delta: f64,
@@ -445,12 +446,7 @@ fn select_projected(
     let nm = n_main as f64;
     let mut best = (0usize, Tail::Above, Direction::PvsQ, f64::NEG_INFINITY);
     for i in 0..pilot.len() {
-        for (tail, dir) in [
-            (Tail::Above, Direction::PvsQ),
-            (Tail::Below, Direction::PvsQ),
-            (Tail::Above, Direction::QvsP),
-            (Tail::Below, Direction::QvsP),
-        ] {
+        for &(tail, dir) in crate::audit::stats::STATEMENT_KINDS.iter() {
             let (fp, n_neg, fnc, n_pos) = pilot.statement_counts(i, tail, dir);
             let r_fp = wilson_upper(fp as f64, n_neg as f64, 1.0);
             let r_fn = wilson_upper(fnc as f64, n_pos as f64, 1.0);

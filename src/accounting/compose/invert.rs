@@ -88,27 +88,25 @@ impl Direction {
 
     /// ln Π M_j(c)^{T_j} at real c in double precision (for choosing parameters only).
     pub(super) fn ln_moment_real_f64(&self, c: f64) -> f64 {
-        let mut acc = 0.0;
-        for f in &self.factors {
-            match f {
-                Factor::Gauss { inv_s2 } => acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0,
-                Factor::Mix(m) => acc += (m.count as f64) * ln_moment_f64(m, m.b(c)),
-            }
-        }
-        acc
+        ln_moment_total_f64(&self.factors, c)
     }
+}
+
+/// ln Π_j M_j(c)^{T_j} at real c in double precision (for choosing parameters only).
+pub(super) fn ln_moment_total_f64(factors: &[Factor], c: f64) -> f64 {
+    let mut acc = 0.0;
+    for f in factors {
+        match f {
+            Factor::Gauss { inv_s2 } => acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0,
+            Factor::Mix(m) => acc += (m.count as f64) * ln_moment_f64(m, m.b(c)),
+        }
+    }
+    acc
 }
 
 /// ln of F(a) = Π M_j(a)^{T_j} e^{−(a−1)ε} / (a(a−1)), the integrand's size at u = 0.
 pub(super) fn ln_saddle_objective(factors: &[Factor], a: f64, eps: f64) -> f64 {
-    let mut acc = 0.0;
-    for f in factors {
-        match f {
-            Factor::Gauss { inv_s2 } => acc += a * (a - 1.0) * inv_s2.to_f64() / 2.0,
-            Factor::Mix(m) => acc += (m.count as f64) * ln_moment_f64(m, m.b(a)),
-        }
-    }
-    acc - (a - 1.0) * eps - (a * (a - 1.0)).ln()
+    ln_moment_total_f64(factors, a) - (a - 1.0) * eps - (a * (a - 1.0)).ln()
 }
 
 /// The damping a > 1 minimising F (convex in a): golden section on a log scale of a − 1.

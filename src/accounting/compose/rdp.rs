@@ -113,19 +113,13 @@ pub fn rdp_route(
         Some(o) => o.to_vec(),
         None => {
             // Continuous α: golden section on z = ln(α − 1) of the f64 objective.
+            let dirs = [sched.factors(Dir::Remove, 64), sched.factors(Dir::Add, 64)];
             let objective = |z: f64| -> f64 {
                 let a = 1.0 + z.exp();
-                let mut worst = f64::NEG_INFINITY;
-                for dir in [Dir::Remove, Dir::Add] {
-                    let mut tot = 0.0;
-                    for f in sched.factors(dir, 64) {
-                        tot += match &f {
-                            Factor::Gauss { inv_s2 } => a * (a - 1.0) * inv_s2.to_f64() / 2.0,
-                            Factor::Mix(m) => (m.count as f64) * ln_moment_f64(m, m.b(a)),
-                        };
-                    }
-                    worst = worst.max(tot / (a - 1.0));
-                }
+                let worst = dirs
+                    .iter()
+                    .map(|f| ln_moment_total_f64(f, a) / (a - 1.0))
+                    .fold(f64::NEG_INFINITY, f64::max);
                 let lnd = delta.f64().ln();
                 match conversion {
                     crate::bounds::conversion::Conversion::Mironov => worst - lnd / (a - 1.0),

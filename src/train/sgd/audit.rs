@@ -41,12 +41,12 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{Logistic, Model};
 use super::optim::{Sampling, SgdConfig, StepView, Trainer};
-use crate::audit::engine::{stream_id, Phase, STRICT_BETA};
+use crate::audit::engine::{select_projected, stream_id, Phase, STRICT_BETA};
 use crate::audit::mechanisms::Side;
-use crate::audit::stats::{self, Direction, RegionAudit, Tail, ThresholdTable};
+use crate::audit::stats::{self, RegionAudit, Tail, ThresholdTable};
 use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
-use crate::numeric::f64s::{log_add_exp, ndtri_upper};
+use crate::numeric::f64s::log_add_exp;
 use crate::train::data::Dataset;
 
 /// Runs per random stream.
@@ -381,41 +381,6 @@ fn map_scores<T: Send>(
         .collect()
 }
 
-fn wilson_upper(k: f64, n: f64, z: f64) -> f64 {
-    let p = k / n;
-    let z2 = z * z;
-    let c = p + z2 / (2.0 * n);
-    let r = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).max(0.0).sqrt();
-    ((c + r) / (1.0 + z2 / n)).min(1.0)
-}
-
-/// The statement of the pilot table with the largest projected ε_lb at `n_main` runs per side
-/// (pilot rates inflated by one-σ Wilson bounds, then Wilson at level β/2 as a cheap stand-in
-/// for Clopper–Pearson). A choice criterion only: it never enters the reported bound.
-fn select(pilot: &ThresholdTable, n_main: u64, delta: f64, beta: f64) -> (usize, Tail, Direction) {
-    let z = ndtri_upper(beta / 2.0);
-    let nm = n_main as f64;
-    let mut best = (0, Tail::Above, Direction::PvsQ, f64::NEG_INFINITY);
-    for i in 0..pilot.len() {
-        for &(tail, dir) in stats::STATEMENT_KINDS.iter() {
-            let (fp, n_neg, fnc, n_pos) = pilot.statement_counts(i, tail, dir);
-            let r_fp = wilson_upper(fp as f64, n_neg as f64, 1.0);
-            let r_fn = wilson_upper(fnc as f64, n_pos as f64, 1.0);
-            let fpr = wilson_upper(r_fp * nm, nm, z);
-            let fnr = wilson_upper(r_fn * nm, nm, z);
-            let num = 1.0 - delta - fnr;
-            if num <= 0.0 || fpr <= 0.0 {
-                continue;
-            }
-            let s = num.ln() - fpr.ln();
-            if s > best.3 {
-                best = (i, tail, dir, s);
-            }
-        }
-    }
-    (best.0, best.1, best.2)
-}
-
 /// Audits `cfg` on `problem` with the given view (see the module docs).
 pub fn run_training_audit(
     problem: &CanaryProblem,
@@ -457,7 +422,7 @@ pub fn run_training_audit(
         cands.sort_by(f64::total_cmp);
         cands.dedup();
         let table = ThresholdTable::from_sorted(&pp, &pq, &cands)?;
-        let (i, tail, dir) = select(&table, acfg.runs_per_side, acfg.delta, beta);
+        let (i, tail, dir) = select_projected(&table, acfg.runs_per_side, acfg.delta, beta);
         let t = cands[i];
         let n = acfg.runs_per_side;
         let count = |side: Side| -> Result<u64> {
