@@ -210,6 +210,48 @@ fn nonprivate_gd_converges_and_privacy_accounts_are_ordered() {
         q.paper_rdp_alpha2
     );
     assert!(q.exact_eps.is_none() && q.rdp_opt_eps > 0.0);
+    // The exact worst case over admissible pairs (docs/formulas.md §5.4) lies below Theorem 1 at
+    // α = 2, is positive, and its RDP route is at most Theorem 1's; both are recomputed here from
+    // the worse node's (η, R_rel) and the noise parameters the run used.
+    assert!(
+        q.exact_rdp_alpha2 > 0.0 && q.exact_rdp_alpha2 < q.paper_rdp_alpha2,
+        "{} vs {}",
+        q.exact_rdp_alpha2,
+        q.paper_rdp_alpha2
+    );
+    assert!(q.exact_rdp_opt_eps < q.rdp_opt_eps && q.certified_eps() == q.exact_rdp_opt_eps);
+    let worse = tn
+        .nodes
+        .iter()
+        .map(|nd| {
+            let (g, s2) = dpaudit::train::dpgd::rgm_parameters(
+                nd.rel,
+                nd.data.d as u32,
+                RdpTarget::default(),
+            )
+            .unwrap();
+            let sc = dpaudit::Scalar::from;
+            dpaudit::divergence::RgmWorstCase::new(
+                &sc(nd.rel.eta),
+                &sc(g),
+                &sc(s2),
+                &sc(nd.rel.r_rel),
+                nd.data.d as u32,
+            )
+            .unwrap()
+            .renyi(&sc(2.0), 12)
+            .unwrap()
+            .to_f64()
+        })
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!(
+        (q.exact_rdp_alpha2 - 40.0 * worse).abs() <= 1e-11 * q.exact_rdp_alpha2,
+        "{} vs 40 x {worse}",
+        q.exact_rdp_alpha2
+    );
+    // Gaussian: the per-step RDP is exact, so both columns agree.
+    assert_eq!(p.exact_rdp_alpha2, p.paper_rdp_alpha2);
+    assert_eq!(p.exact_rdp_opt_eps, p.rdp_opt_eps);
 }
 
 #[test]

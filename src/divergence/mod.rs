@@ -11,12 +11,15 @@
 pub(crate) mod closed;
 pub(crate) mod profile_dd;
 pub(crate) mod quadrature;
+mod worst_case;
 
 use crate::error::{check_finite, check_positive, Error, Result};
 use crate::model::{describe, ModelLocation, ModelPair};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::ops::Pow;
+
+pub use worst_case::{rgm_worst_case_dp_eps, rgm_worst_case_renyi, RgmWorstCase};
 
 /// Validates a parameter given as a [`Scalar`]: finite.
 fn finite(name: &str, x: &Scalar) -> Result<()> {

@@ -18,6 +18,7 @@ use super::data::Dataset;
 use super::ridge::{RelSens, Ridge};
 use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
+use crate::scalar::Scalar;
 use nalgebra::DVector;
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, StandardNormal};
@@ -396,5 +397,30 @@ pub fn rgm_parameters(rel: RelSens, d: u32, target: RdpTarget) -> Result<(f64, f
         ));
     }
     let gamma = a * eta * eta / bracket;
-    Ok((gamma, gamma * rel.r_rel * rel.r_rel / (eta * eta)))
+    // σ² = γR²/η², rounded up until the condition σ² ≥ γR²/η² holds exactly for the doubles
+    // the mechanism uses (the check belongs to bounds::rgm; a rounded-down quotient would miss it).
+    let mut sigma2 = gamma * rel.r_rel * rel.r_rel / (eta * eta);
+    let (g, e, r) = (
+        Scalar::from(gamma),
+        Scalar::from(eta),
+        Scalar::from(rel.r_rel),
+    );
+    for _ in 0..8 {
+        if crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(
+            &g,
+            &Scalar::from(sigma2),
+            &e,
+            &r,
+        )
+        .0
+        {
+            return Ok((gamma, sigma2));
+        }
+        sigma2 = sigma2.next_up();
+    }
+    Err(Error::invalid(
+        "R_rel",
+        rel.r_rel,
+        "finite and >= 0 (sigma^2 = gamma R^2 / eta^2 not representable)",
+    ))
 }

@@ -174,7 +174,8 @@ pub fn run(spec: &Spec, base: &Path) -> Result<Vec<SplitResult>> {
             .iter()
             .map(|&s| TwoNode::new(&data, spec.mu_reg, split, s))
             .collect::<Result<_>>()?;
-        // RGM's certified composed ε at δ (worse node, first seed's split) sets the matched clip.
+        // RGM's tightest certified composed ε at δ (worse node, first seed's split; the RDP route
+        // on the exact worst case, docs/formulas.md §5.4) sets the matched clip.
         // If RGM cannot meet the per-step target (η too large for Theorem 1), it is skipped and
         // the reason reported, not silently dropped.
         let mut skipped = Vec::new();
@@ -201,7 +202,7 @@ pub fn run(spec: &Spec, base: &Path) -> Result<Vec<SplitResult>> {
                 "clip c @ RGM's (eps, delta)".to_string(),
                 Release::ClipMatched {
                     factor: 1.0,
-                    eps: p.rdp_opt_eps,
+                    eps: p.certified_eps(),
                     delta: spec.delta,
                     steps: spec.steps,
                 },
@@ -315,8 +316,11 @@ pub fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) -> Result
         "# Training experiment `{}`\n\nData: `{}`; μ_reg = {}; T = {} steps; seeds {:?}; δ = {}.\n\
          Curves: F(θ_t) − F* (min/max over seeds). Privacy of the worse node, replace-one \
          neighbours; ε values certified to 12 digits and printed to 6 decimals. \
-         'paper' = per-step RDP at α = 2 summed (an RDP ε at α = 2); 'RDP→DP' = (ε, δ) by the \
-         RDP route optimised over α; 'exact' = exact composed (ε, δ) (Gaussian only).\n",
+         'paper' = per-step RDP at α = 2 summed (an RDP ε at α = 2), from the paper's bound \
+         (RGM: Theorem 1); 'exact RDP' = the same from the exact worst case over admissible \
+         pairs (RGM: docs/formulas.md §5.4); 'RDP→DP' = (ε, δ) by the RDP route optimised over \
+         α, on the paper's bound and on the exact worst case; 'exact ε' = exact composed (ε, δ) \
+         (Gaussian only). The matched clip takes RGM's tightest certified ε.\n",
         spec.name, spec.data, spec.mu_reg, spec.steps, spec.seeds, spec.delta
     );
     for r in results {
@@ -341,23 +345,32 @@ pub fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) -> Result
         let _ = writeln!(
             md,
             "## Split '{0}' ([plot]({0}.svg), [csv]({0}.csv))\n\n\
-             | release | final min | final max | paper RDP(α=2) | RDP→DP ε (α*) | exact ε |\n\
-             |---|---|---|---|---|---|",
+             | release | final min | final max | paper RDP(α=2) | exact RDP(α=2) | \
+             RDP→DP ε (α*), paper | RDP→DP ε (α*), exact RDP | exact ε |\n\
+             |---|---|---|---|---|---|---|---|",
             r.split
         );
         for c in &r.curves {
             let last = c.min.len() - 1;
-            let (p, o, e) = match &c.privacy {
+            let (p, x, o, xo, e) = match &c.privacy {
                 Some(p) => (
                     format!("{:.6}", p.paper_rdp_alpha2),
+                    format!("{:.6}", p.exact_rdp_alpha2),
                     format!("{:.6} ({:.2})", p.rdp_opt_eps, p.rdp_opt_alpha),
+                    format!("{:.6} ({:.2})", p.exact_rdp_opt_eps, p.exact_rdp_opt_alpha),
                     fmt_opt(p.exact_eps),
                 ),
-                None => ("∞ (non-private)".into(), "∞".into(), "∞".into()),
+                None => (
+                    "∞ (non-private)".into(),
+                    "∞".into(),
+                    "∞".into(),
+                    "∞".into(),
+                    "∞".into(),
+                ),
             };
             let _ = writeln!(
                 md,
-                "| {} | {:.4e} | {:.4e} | {p} | {o} | {e} |",
+                "| {} | {:.4e} | {:.4e} | {p} | {x} | {o} | {xo} | {e} |",
                 c.label, c.min[last], c.max[last]
             );
         }

@@ -16,7 +16,11 @@
 //!   χ = η²/γ + η²d(2+η)²(1+η)² is the same function with χ replaced by Tχ, i.e. with (γ, d)
 //!   replaced by (γ/T, T d); so the α-optimised conversion of the composition is exactly
 //!   [`crate::bounds::rgm::optimized_dp_eps`]`(η, γ/T, T d, δ)` (HMB eq. (45), closed form).
-//!   No exact composed (ε, δ) is available for RGM (no closed-form privacy-loss distribution).
+//!   Beside the paper's bound: the **exact** per-step worst case over every admissible pair,
+//!   D*(α) ([`crate::divergence::RgmWorstCase`], docs/formulas.md §5.4), composed as T·D*(α)
+//!   and converted at an optimised α. No exact composed (ε, δ) is available for RGM (the
+//!   privacy-loss distribution of unequal-variance Gaussians has no closed form), so the
+//!   tightest certified ε for RGM is that RDP route.
 //!
 //! Note on the paper's eq. (82): σ² = αc²/(εN²) gives per-step RDP αΔ²/(2σ²) = 2ε with the
 //! replace-one Δ = 2c/N (and ε/2 with the add/remove Δ = c/N); the guarantee reported here is the
@@ -24,23 +28,42 @@
 
 use super::dpgd::{Node, NodeNoise, RdpTarget, Release};
 use crate::bounds::{gaussian, rgm};
+use crate::divergence::{rgm_worst_case_dp_eps, RgmWorstCase};
 use crate::error::Result;
 use crate::scalar::Scalar;
 
 /// Digits certified for every ε reported here.
 pub const DIGITS: u32 = 12;
 
-/// A run's guarantee, three ways.
+/// A run's guarantee, three ways, with the paper's bound and the exact worst case side by side.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RunPrivacy {
     /// Paper's accounting: per-step RDP at α = 2 summed over T steps (an RDP ε at α = 2).
     pub paper_rdp_alpha2: f64,
-    /// (ε, δ) from the RDP route, α optimised.
+    /// The exact worst-case RDP at α = 2 of the T steps: T·sup over admissible pairs of D_2
+    /// (Gaussian: the same as the paper's; RGM: docs/formulas.md §5.4, below Theorem 1).
+    pub exact_rdp_alpha2: f64,
+    /// (ε, δ) from the RDP route on the paper's per-step bound, α optimised.
     pub rdp_opt_eps: f64,
+    /// The α at which that route is optimal.
+    pub rdp_opt_alpha: f64,
+    /// (ε, δ) from the RDP route on the exact worst-case RDP, α optimised (Gaussian: equal to
+    /// `rdp_opt_eps`).
+    pub exact_rdp_opt_eps: f64,
+    /// The α used for `exact_rdp_opt_eps`.
+    pub exact_rdp_opt_alpha: f64,
     /// Exact composed (ε, δ), when a certified exact route exists (clipped Gaussian).
     pub exact_eps: Option<f64>,
-    /// The α at which the RDP route is optimal.
-    pub rdp_opt_alpha: f64,
+}
+
+impl RunPrivacy {
+    /// The tightest certified ε of the run: the exact composed ε where it exists, else the RDP
+    /// route on the exact worst case.
+    pub fn certified_eps(&self) -> f64 {
+        self.exact_eps
+            .unwrap_or(self.exact_rdp_opt_eps)
+            .min(self.exact_rdp_opt_eps)
+    }
 }
 
 /// The guarantee of node `nd` running `release` for `steps` steps, at δ.
@@ -65,16 +88,31 @@ pub fn node_privacy(
                 &Scalar::from(delta),
                 DIGITS,
             )?;
+            let rdp2 = t * gaussian::rdp_eps_f64(sens, sigma, 2.0)?;
+            let (opt, alpha) = (rho + 2.0 * (rho * lnd).sqrt(), 1.0 + (lnd / rho).sqrt());
             Ok(Some(RunPrivacy {
-                paper_rdp_alpha2: t * gaussian::rdp_eps_f64(sens, sigma, 2.0)?,
-                rdp_opt_eps: rho + 2.0 * (rho * lnd).sqrt(),
+                paper_rdp_alpha2: rdp2,
+                exact_rdp_alpha2: rdp2,
+                rdp_opt_eps: opt,
+                rdp_opt_alpha: alpha,
+                exact_rdp_opt_eps: opt,
+                exact_rdp_opt_alpha: alpha,
                 exact_eps: Some(exact.to_f64()),
-                rdp_opt_alpha: 1.0 + (lnd / rho).sqrt(),
             }))
         }
-        NodeNoise::Rgm { gamma, .. } => {
+        NodeNoise::Rgm { gamma, sigma2 } => {
             let eta = Scalar::from(nd.rel.eta);
             let d = nd.data.d as u32;
+            let wc = RgmWorstCase::new(
+                &eta,
+                &Scalar::from(gamma),
+                &Scalar::from(sigma2),
+                &Scalar::from(nd.rel.r_rel),
+                d,
+            )?;
+            let exact2 = wc.renyi(&Scalar::from(2.0), DIGITS)?;
+            let (exact_opt, exact_alpha) =
+                rgm_worst_case_dp_eps(&wc, steps, &Scalar::from(delta), DIGITS)?;
             let per_step =
                 rgm::theorem1_eps(&eta, &Scalar::from(gamma), d, &Scalar::from(2.0), DIGITS)?;
             let (eps, alpha) = rgm::optimized_dp_eps(
@@ -86,9 +124,12 @@ pub fn node_privacy(
             )?;
             Ok(Some(RunPrivacy {
                 paper_rdp_alpha2: t * per_step.to_f64(),
+                exact_rdp_alpha2: t * exact2.to_f64(),
                 rdp_opt_eps: eps.to_f64(),
-                exact_eps: None,
                 rdp_opt_alpha: alpha.to_f64(),
+                exact_rdp_opt_eps: exact_opt.to_f64(),
+                exact_rdp_opt_alpha: exact_alpha,
+                exact_eps: None,
             }))
         }
     }
@@ -105,7 +146,32 @@ pub fn run_privacy(
     let a = node_privacy(&nodes[0], release, target, steps, delta)?;
     let b = node_privacy(&nodes[1], release, target, steps, delta)?;
     Ok(match (a, b) {
-        (Some(a), Some(b)) => Some(if a.rdp_opt_eps >= b.rdp_opt_eps { a } else { b }),
+        (Some(a), Some(b)) => {
+            // Each figure is a guarantee only as the worse node's; orders follow their ε.
+            let (rdp_opt_eps, rdp_opt_alpha) = if a.rdp_opt_eps >= b.rdp_opt_eps {
+                (a.rdp_opt_eps, a.rdp_opt_alpha)
+            } else {
+                (b.rdp_opt_eps, b.rdp_opt_alpha)
+            };
+            let (exact_rdp_opt_eps, exact_rdp_opt_alpha) =
+                if a.exact_rdp_opt_eps >= b.exact_rdp_opt_eps {
+                    (a.exact_rdp_opt_eps, a.exact_rdp_opt_alpha)
+                } else {
+                    (b.exact_rdp_opt_eps, b.exact_rdp_opt_alpha)
+                };
+            Some(RunPrivacy {
+                paper_rdp_alpha2: a.paper_rdp_alpha2.max(b.paper_rdp_alpha2),
+                exact_rdp_alpha2: a.exact_rdp_alpha2.max(b.exact_rdp_alpha2),
+                rdp_opt_eps,
+                rdp_opt_alpha,
+                exact_rdp_opt_eps,
+                exact_rdp_opt_alpha,
+                exact_eps: match (a.exact_eps, b.exact_eps) {
+                    (Some(x), Some(y)) => Some(x.max(y)),
+                    _ => None,
+                },
+            })
+        }
         _ => None,
     })
 }
