@@ -416,7 +416,9 @@ pub fn rgm_parameters(rel: RelSens, d: u32, target: RdpTarget) -> Result<(f64, f
         {
             return Ok((gamma, sigma2));
         }
-        sigma2 = sigma2.next_up();
+        // next_up (Rust 1.86) by hand for the MSRV: for a finite σ² ≥ 0 the next bit pattern is
+        // the next double up (a non-finite σ² never meets the check and ends in the error below).
+        sigma2 = f64::from_bits(sigma2.to_bits() + 1);
     }
     Err(Error::invalid(
         "R_rel",
