@@ -19,7 +19,7 @@ use crate::bounds::rgm::{
 };
 use crate::bounds::rho::rho_bar;
 use crate::compare::fmt::fmt_sig;
-use crate::divergence::{self, Location, Method, Pair};
+use crate::divergence::{self, Location, Method, Pair, RgmWorstCase};
 use crate::error::Result;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;

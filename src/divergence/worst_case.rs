@@ -13,9 +13,9 @@
 //! * D*(α) = +∞ when c(α−1) ≥ 1: Theorem 1's α-range is exactly where the worst case is finite.
 //!
 //! Theorem 1's mean term K/L_A is attained exactly; its dimension term is an upper bound on the
-//! d-terms above (≈ 2αη²d against ≈ (α − ½)η²d for small η). Rényi divergences of composed
-//! independent releases add, and the adversary may present the worst pair at every step, so the
-//! composed worst case is T·D*(α), and Mironov (2017) Prop. 3 converts it to (ε, δ) at any α of
+//! d-terms above (≈ 2αη²d against ≈ αη²d for small η: the factor ½ of HMB App. A.4). Rényi
+//! divergences of composed independent releases add, and the adversary may present the worst pair
+//! at every step, so the composed worst case is T·D*(α), and Mironov (2017) Prop. 3 converts it to (ε, δ) at any α of
 //! the range: [`rgm_worst_case_dp_eps`] certifies that conversion at an α chosen by a search
 //! (every α gives a valid guarantee; the search only makes it small).
 

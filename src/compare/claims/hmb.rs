@@ -177,6 +177,51 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
         },
     ));
 
+    // Theorem 1 against the exact supremum over every admissible pair (docs/formulas.md §5.4).
+    out.push(row(
+        "hmb-thm1-worst-case",
+        "seed 003 (HMB), §4, Theorem 1, eq. (5), and App. A.4",
+        "every pair admitted by Def. 2 has D_alpha <= eps(alpha) of eq. (5); the dimension term is loose by about a factor 2 for small eta",
+        test_cmd("hmb-thm1-worst-case"),
+        || {
+            let (eta, gamma, alpha) = (sc("0.01"), sc("0.01"), sc("5"));
+            let wc = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), 10)?;
+            let exact = wc.renyi(&alpha, DIGITS)?;
+            let bound = theorem1_eps(&eta, &gamma, 10, &alpha, DIGITS)?;
+            // The d-terms alone: both sides are linear in d, so the difference between d = 20
+            // and d = 10 isolates ten dimensions' worth of each.
+            let wc20 = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), 20)?;
+            let exact_d = Float::with_val(P, &wc20.renyi(&alpha, DIGITS)?.value - &exact.value);
+            let bound_d = Float::with_val(
+                P,
+                &theorem1_eps(&eta, &gamma, 20, &alpha, DIGITS)?.value - &bound.value,
+            );
+            let ratio = Float::with_val(P, &exact.value / &bound.value);
+            let dratio = Float::with_val(P, &exact_d / &bound_d);
+            let sup = theorem1_alpha_sup(&eta, DIGITS)?;
+            let beyond = wc.renyi(&Scalar::from(sup.value.to_f64() * (1.0 + 1e-9)), DIGITS)?;
+            let holds = le(&exact.value, &bound.value) && beyond.value.is_infinite();
+            Ok((
+                format!(
+                    "sup over pairs D_5 = {} vs eps(5) = {}",
+                    n(&exact.value),
+                    n(&bound.value)
+                ),
+                if holds { Verdict::Holds } else { Verdict::Fails },
+                format!(
+                    "eta = 0.01, R = 1, gamma = 0.01, d = 10, sigma^2 = gamma R^2/eta^2 = 100: the exact supremum of D_5 \
+                     over every admissible pair (closed form, approached as the norms grow) is {} <= eps(5) = {} \
+                     (ratio {}); per 10 dimensions the exact d-term is {} of Theorem 1's; the supremum is infinite \
+                     just past Theorem 1's alpha-range, so that range is tight",
+                    n6(&exact.value),
+                    n6(&bound.value),
+                    n6(&ratio),
+                    n6(&dratio)
+                ),
+            ))
+        },
+    ));
+
     out.push(row(
         "hmb-thm1-range",
         "seed 003 (HMB), §4, Theorem 1, condition 1 <= alpha < (1+eta)^2/(2 eta + eta^2) (eqs. (14)-(15))",

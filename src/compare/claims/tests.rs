@@ -11,6 +11,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("hmb-eq45-example", "holds"),
     ("hmb-eq47-misprint", "misprint"),
     ("hmb-thm1-exact", "holds"),
+    ("hmb-thm1-worst-case", "holds"),
     ("hmb-thm1-range", "holds"),
     ("hmb-thm1-eps-lower", "holds"),
     ("hmb-eq6", "holds"),
