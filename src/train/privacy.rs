@@ -30,7 +30,9 @@ use super::dpgd::{Node, NodeNoise, RdpTarget, Release};
 use crate::bounds::{gaussian, rgm};
 use crate::divergence::{rgm_worst_case_dp_eps, RgmWorstCase};
 use crate::error::Result;
+use crate::numeric::mp::certify;
 use crate::scalar::Scalar;
+use rug::Float;
 
 /// Digits certified for every ε reported here.
 pub const DIGITS: u32 = 12;
@@ -88,8 +90,21 @@ pub fn node_privacy(
                 &Scalar::from(delta),
                 DIGITS,
             )?;
-            let rdp2 = t * gaussian::rdp_eps_f64(sens, sigma, 2.0)?;
-            let (opt, alpha) = (rho + 2.0 * (rho * lnd).sqrt(), 1.0 + (lnd / rho).sqrt());
+            let (sens_s, sigma_s) = (Scalar::from(sens), Scalar::from(sigma));
+            let rdp2 =
+                t * gaussian::rdp_eps(&sens_s, &sigma_s, &Scalar::from(2.0), DIGITS)?.to_f64();
+            // min_α Tα Δ²/(2σ²) + ln(1/δ)/(α−1) = ρ + 2√(ρ ln(1/δ)) at α = 1 + √(ln(1/δ)/ρ),
+            // certified (any α gives a valid guarantee, and this is the exact minimum).
+            let opt = certify(DIGITS, "Gaussian RDP route optimised over alpha", |p| {
+                let wp = p + 16;
+                let mu = Float::with_val(wp, sens_s.mp(wp) / sigma_s.mp(wp));
+                let rho = Float::with_val(wp, mu.square_ref()) * steps / 2u32;
+                let l = Scalar::from(delta).mp(wp).recip().ln();
+                let root = Float::with_val(wp, &rho * &l).sqrt() * 2u32;
+                Ok(Float::with_val(p, rho + root))
+            })?
+            .to_f64();
+            let alpha = 1.0 + (lnd / rho).sqrt();
             Ok(Some(RunPrivacy {
                 paper_rdp_alpha2: rdp2,
                 exact_rdp_alpha2: rdp2,
