@@ -85,7 +85,7 @@ pub fn gradient(data: &Dataset, theta: &[f64], lambda: f64) -> Result<Vec<f64>> 
 /// data-dependent part of the gradient, without the regulariser). `clip` may be +∞ (no clipping).
 pub fn clipped_mean_gradient(data: &Dataset, theta: &[f64], clip: f64) -> Result<Vec<f64>> {
     check_theta(data, theta)?;
-    if !(clip > 0.0) {
+    if clip.is_nan() || clip <= 0.0 {
         return Err(Error::invalid("clip", clip, "> 0"));
     }
     let d = data.d;
