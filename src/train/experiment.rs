@@ -70,6 +70,11 @@ impl Spec {
             text: String::new(),
             reason: e.to_string(),
         })?;
+        Self::check(s)
+    }
+
+    /// Checks a deserialised spec.
+    fn check(s: Spec) -> Result<Self> {
         if s.name.is_empty()
             || !s
                 .name
@@ -388,8 +393,27 @@ pub fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) -> Result
 pub fn run_file(path: &Path, out: &Path) -> Result<String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-    let spec = Spec::parse(&text)?;
     let base = path.parent().unwrap_or(Path::new("."));
+    // `kind` selects the experiment; absent (or "hmb") is HMB Figure 1, parsed exactly as before.
+    let mut table: toml::Table = toml::from_str(&text).map_err(|e| Error::Parse {
+        what: "experiment spec".into(),
+        text: String::new(),
+        reason: e.to_string(),
+    })?;
+    let spec = match table.remove("kind") {
+        None => Spec::parse(&text)?,
+        Some(toml::Value::String(k)) if k == "hmb" => Spec::check(
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| Error::Parse {
+                    what: "experiment spec".into(),
+                    text: String::new(),
+                    reason: e.to_string(),
+                })?,
+        )?,
+        Some(toml::Value::String(k)) => return super::hg_report::run_table(&k, table, base, out),
+        Some(v) => return Err(Error::invalid("kind", v, "hmb, hg_mean or hg_gd")),
+    };
     let res = run(&spec, base)?;
     write_outputs(&spec, &res, out)
 }

@@ -24,6 +24,10 @@ pub mod dpgd;
 #[cfg(feature = "cli")]
 pub mod experiment;
 pub mod hg;
+pub mod hg_gd;
+pub mod hg_mean;
+#[cfg(feature = "cli")]
+pub mod hg_report;
 pub mod privacy;
 pub mod ptr;
 pub mod ridge;
