@@ -12,7 +12,12 @@
 //!   (80), clipped-Gaussian (81)–(82) and Relative-Gaussian (83) gradient releases, and the
 //!   'random', 'label' and 'bias' splits.
 //! * [`privacy`]: each run's guarantee three ways (paper's RDP at α = 2 summed over steps, RDP
-//!   optimised over α, exact composed (ε, δ) where one exists).
+//!   optimised over α, exact composed (ε, δ) where one exists), and for the RGM the exact
+//!   worst case over admissible pairs beside Theorem 1.
+//! * [`ptr`]: HMB Props. 1–3 (clipping, Propose-Test-Release, Gaussian features).
+//! * [`hg`], [`hg_mean`], [`hg_gd`]: Hu & Guo's per-coordinate bounded-support noise (Prop. 5.1
+//!   accounting), the §6.1 mean-estimation comparison and the §5 full-batch GD; `hg_report` and
+//!   `experiment` (with the `cli` feature) run the experiment files behind `dpaudit train`.
 //!
 //! * [`sgd`]: DP-SGD and OSO-DPSGD on real models and data, and the white-box audit of the
 //!   training loop (`docs/dpsgd.md`).

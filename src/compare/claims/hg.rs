@@ -298,7 +298,8 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
                 "none (the experiment's settings are not in the source)".to_string(),
                 Verdict::NotCheckable,
                 "HG §6.1's dimension, clipping range, noise multipliers and bias values were lost in extraction (docs/formulas.md §13), so \
-                 the 30% figure cannot be reproduced as stated (any HG experiment here would use settings of our choosing)"
+                 the 30% figure cannot be reproduced as stated; the same comparison at settings of our choosing is \
+                 `dpaudit train experiments/hg_mean.toml` (reports/hg_mean, docs/training.md)"
                     .to_string(),
             ))
         },
