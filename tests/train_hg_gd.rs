@@ -198,7 +198,7 @@ fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
             expect += 2.0 * d * d / (2.0 * sigma * sigma);
         }
     }
-    let got = g.rdp.unwrap().to_f64();
+    let got = g.rdp.as_ref().unwrap().to_f64();
     assert!((got - expect).abs() < 1e-12 * expect, "{got} vs {expect}");
     // HG Prop. 4.6 / Thm 4.9 per coordinate: each bounded step is below the Gaussian's at the
     // same location.
@@ -216,9 +216,42 @@ fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
             assert!(r.step_rdp[t] <= gs.to_f64(), "{fam:?} step {t}");
         }
     }
+    // FIL: for the Gaussian I_i = 1/σ², so the run's figure is Σ_t Σ_i δ_{t,i}²/σ² (closed form);
+    // by HG Thm 4.2 the bounded mechanisms' Fisher informations are at most 1/σ² per coordinate,
+    // so their figure is at most that sum along their own path.
+    let fil_closed = |run: &hg_gd::GdRun| {
+        let mut v = 0.0;
+        for theta in &run.iterates {
+            for mu in clipped_mean_gradient(&data, theta, clip).unwrap() {
+                let d = ((mu + h).min(clip) - mu).max(mu - (mu - h).max(-clip));
+                v += d * d / (sigma * sigma);
+            }
+        }
+        v
+    };
+    let gf = g.fil.as_ref().unwrap().to_f64();
+    assert!(
+        (gf - fil_closed(&g)).abs() < 1e-12 * gf,
+        "{gf} vs {}",
+        fil_closed(&g)
+    );
+    for fam in [Family::Rectified, Family::Truncated] {
+        let r = hg_gd::run(
+            &data,
+            &cfg(Some(Noise::Bounded(fam)), sigma, clip, steps),
+            2,
+        )
+        .unwrap();
+        let rf = r.fil.as_ref().unwrap().to_f64();
+        assert!(
+            rf > 0.0 && rf <= fil_closed(&r),
+            "{fam:?}: {rf} vs {}",
+            fil_closed(&r)
+        );
+    }
     // Non-private: no account; loss decreases.
     let np = hg_gd::run(&data, &cfg(None, 1.0, clip, 20), 0).unwrap();
-    assert!(np.rdp.is_none() && np.step_rdp.is_empty());
+    assert!(np.rdp.is_none() && np.fil.is_none() && np.step_rdp.is_empty());
     assert!(np.loss[20] < 0.5 * np.loss[0]);
 }
 

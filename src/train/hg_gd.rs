@@ -17,6 +17,13 @@
 //! per coordinate). The run's RDP at α is the sum over the T steps (RDP composes additively at
 //! fixed α), each term certified.
 //!
+//! FIL (HG §4.1 and Prop. 5.1): the Fisher information matrix of one release about its location is
+//! diag(I_1(g_1), …, I_d(g_d)) with the certified 1-D Fisher informations; the per-step figure is
+//! the worst local quadratic form over one replacement, max ΔᵀIΔ = Σ_i δ_i² I_i(g_i) with δ_i the
+//! larger of the two shifts a replacement can make in coordinate i (2C/n, clamped to the box as
+//! for the RDP), the second-order term of 2·KL (for the Gaussian Σ_i δ_i²/σ²), summed over the
+//! steps.
+//!
 //! Determinism: the noise of step t comes from `chunk_rng(seed, t)` with one crate-sampler draw
 //! per coordinate in index order (the same stream for all three mechanisms); gradients are summed
 //! sequentially in record order; the accounting evaluates coordinates in parallel but sums them
@@ -165,6 +172,8 @@ pub struct GdRun {
     /// The run's RDP at α: Σ_t of the certified per-step bounds, to `digits` (None when
     /// non-private).
     pub rdp: Option<Certified>,
+    /// The run's FIL figure Σ_t h²·Σ_i I_i(g_{t,i}), to `digits` (None when non-private).
+    pub fil: Option<Certified>,
 }
 
 /// Draws the release M(g) with the crate's samplers, one draw per coordinate in index order.
@@ -216,6 +225,50 @@ pub fn step_rdp(
     )
 }
 
+/// Per-step FIL figure Σ_i δ_i² I_i(g_i), δ_i = max(min(h, C − g_i), min(h, g_i + C)) with
+/// h = 2C/n, each Fisher information certified to `digits` + 1 digits by
+/// [`crate::divergence::fisher`] at location g_i (see the module documentation).
+pub fn step_fil(
+    noise: Noise,
+    g: &[f64],
+    n: usize,
+    cfg: &GdConfig,
+    digits: u32,
+) -> Result<Certified> {
+    use crate::divergence::{fisher, Location, Method};
+    use crate::scalar::Scalar;
+    if n == 0 {
+        return Err(Error::invalid("n", 0, ">= 1"));
+    }
+    let c = cfg.clip;
+    let h = 2.0 * c / n as f64;
+    let (fam, ab) = match noise {
+        Noise::Gaussian => ("gaussian", None),
+        Noise::Bounded(Family::Rectified) => {
+            ("rectified", Some((Scalar::from(-c), Scalar::from(c))))
+        }
+        Noise::Bounded(Family::Truncated) => {
+            ("truncated", Some((Scalar::from(-c), Scalar::from(c))))
+        }
+    };
+    let terms = g
+        .iter()
+        .map(|&m| {
+            let loc = Location::new(fam, Scalar::from(m), Scalar::from(cfg.sigma), ab.clone())?;
+            let i = fisher(&loc, digits + 1, Method::Auto)?;
+            // δ² as a product of doubles is exact at ≥ 106 bits: the certified digits carry over.
+            let delta = h.min(c - m).max(h.min(m + c));
+            let p = i.value.prec().max(128);
+            let d2 = rug::Float::with_val(p, delta) * delta;
+            Ok(Certified {
+                value: rug::Float::with_val(p, &i.value * d2),
+                digits: i.digits,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    sum_certified(terms, digits)
+}
+
 /// Runs T steps from θ_0 = 0 with the noise of `seed` (see the module documentation).
 pub fn run(data: &Dataset, cfg: &GdConfig, seed: u64) -> Result<GdRun> {
     cfg.validate()?;
@@ -231,6 +284,7 @@ pub fn run(data: &Dataset, cfg: &GdConfig, seed: u64) -> Result<GdRun> {
     let mut iterates = Vec::with_capacity(cfg.steps);
     let mut steps = Vec::new();
     let mut terms = Vec::new();
+    let mut fils = Vec::new();
     for t in 0..cfg.steps {
         let g = clipped_mean_gradient(data, &theta, cfg.clip)?;
         let ghat = match cfg.noise {
@@ -239,6 +293,7 @@ pub fn run(data: &Dataset, cfg: &GdConfig, seed: u64) -> Result<GdRun> {
                 let (c, _) = step_rdp(noise, &g, data.n, cfg, cfg.digits + 1)?;
                 steps.push(c.to_f64());
                 terms.push(c);
+                fils.push(step_fil(noise, &g, data.n, cfg, cfg.digits + 1)?);
                 release(
                     noise,
                     &g,
@@ -254,14 +309,18 @@ pub fn run(data: &Dataset, cfg: &GdConfig, seed: u64) -> Result<GdRun> {
         }
         losses.push(loss(data, &theta, cfg.lambda)?);
     }
-    let rdp = match cfg.noise {
-        None => None,
-        Some(_) => Some(sum_certified(terms, cfg.digits)?),
+    let (rdp, fil) = match cfg.noise {
+        None => (None, None),
+        Some(_) => (
+            Some(sum_certified(terms, cfg.digits)?),
+            Some(sum_certified(fils, cfg.digits)?),
+        ),
     };
     Ok(GdRun {
         loss: losses,
         iterates,
         step_rdp: steps,
         rdp,
+        fil,
     })
 }

@@ -727,8 +727,9 @@ pub fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
             md,
             "## σ = {sigma} ([loss](loss_{stem}.svg), [csv](loss_{stem}.csv); \
              [RDP](rdp_{stem}.svg), [csv](rdp_{stem}.csv))\n\n\
-             | mechanism | F(θ_T) min | F(θ_T) max | per-run RDP(α = {}) min | max | mean reduction vs Gaussian |\n\
-             |---|---|---|---|---|---|",
+             | mechanism | F(θ_T) min | F(θ_T) max | per-run RDP(α = {}) min | max | mean reduction vs Gaussian | \
+             per-run FIL min | max | mean FIL reduction |\n\
+             |---|---|---|---|---|---|---|---|---|",
             spec.alpha
         );
         let gauss: Vec<f64> = runs[0]
@@ -745,11 +746,21 @@ pub fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
             let (el, _, eh) = min_mean_max(&eps);
             let red: Vec<f64> = eps.iter().zip(&gauss).map(|(e, g)| 1.0 - e / g).collect();
             let (_, rm, _) = min_mean_max(&red);
+            let fil = |r: &hg_gd::GdRun| r.fil.as_ref().map_or(f64::NAN, |c| c.to_f64());
+            let fils: Vec<f64> = rs.iter().map(fil).collect();
+            let (fl, _, fh) = min_mean_max(&fils);
+            let fred: Vec<f64> = fils
+                .iter()
+                .zip(runs[0].1.iter().map(fil))
+                .map(|(f, g)| 1.0 - f / g)
+                .collect();
+            let (_, fm, _) = min_mean_max(&fred);
             let _ = writeln!(
                 md,
-                "| {} | {ll:.6} | {lh:.6} | {el:.6e} | {eh:.6e} | {:.1} % |",
+                "| {} | {ll:.6} | {lh:.6} | {el:.6e} | {eh:.6e} | {:.1} % | {fl:.6e} | {fh:.6e} | {:.1} % |",
                 noise.name(),
-                100.0 * rm
+                100.0 * rm,
+                100.0 * fm
             );
         }
         md.push('\n');
