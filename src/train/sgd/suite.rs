@@ -29,6 +29,23 @@ pub enum RowSelection {
     Rest,
 }
 
+impl RowSelection {
+    /// The name `--rows` takes.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RowSelection::All => "all",
+            RowSelection::First => "first",
+            RowSelection::Rest => "rest",
+        }
+    }
+}
+
+impl std::fmt::Display for RowSelection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl std::str::FromStr for RowSelection {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
@@ -281,16 +298,36 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
     Ok((rows, notes))
 }
 
-/// Runs one row.
-pub fn run_row(row: &SuiteRow, seed: u64) -> Result<SuiteResult> {
-    let acfg = TrainingAuditConfig {
+impl SuiteOptions {
+    /// The `dpaudit train-audit` command line that runs this suite.
+    pub fn command_line(&self) -> String {
+        let mut c = format!(
+            "dpaudit train-audit --rows {} --runs {} --control-runs {} --seed {}",
+            self.rows, self.big_runs, self.control_runs, self.seed
+        );
+        if self.sigma_q != SuiteOptions::default().sigma_q {
+            c.push_str(&format!(" (sigma_q = {})", self.sigma_q));
+        }
+        c
+    }
+}
+
+/// The audit configuration of a row: its runs per side, a pilot of a tenth of them (at least
+/// 10⁴), δ = [`DELTA`], 95 % confidence, `seed`.
+pub fn audit_config(row: &SuiteRow, seed: u64) -> TrainingAuditConfig {
+    TrainingAuditConfig {
         runs_per_side: row.runs,
         pilot_runs_per_side: (row.runs / 10).max(10_000),
         delta: DELTA,
         confidence: 0.95,
         seed,
         threads: None,
-    };
+    }
+}
+
+/// Runs one row.
+pub fn run_row(row: &SuiteRow, seed: u64) -> Result<SuiteResult> {
+    let acfg = audit_config(row, seed);
     let t0 = Instant::now();
     let audit = run_training_audit(&row.problem, &row.cfg, row.view, &acfg)?;
     let secs = t0.elapsed().as_secs_f64();
@@ -356,6 +393,66 @@ pub fn csv_line(r: &SuiteResult) -> String {
     )
 }
 
+/// The report's two texts: `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The Markdown page.
+    pub markdown: String,
+    /// The CSV table.
+    pub csv: String,
+    /// Whether every verdict is the expected one.
+    pub all_expected: bool,
+}
+
+/// The Markdown page up to (and including) the audit table's header: `produced_by` is the text
+/// after "Produced by " (the command, in backticks).
+pub fn markdown_head(opts: &SuiteOptions, notes: &[String], produced_by: &str) -> Result<String> {
+    let mut md = format!(
+        "# DP-SGD / OSO-DPSGD training-loop audits\n\nProduced by {produced_by}; seed {}, δ = {DELTA}, \
+         T = {T}. VIOLATION when the strict (1 − 10⁻⁶) ε_lb exceeds the claimed ε \
+         (`docs/dpsgd.md`).\n\n",
+        opts.seed
+    );
+    for n in notes {
+        md.push_str(&format!("    {n}\n"));
+    }
+    md.push_str("\n## Seed 002's claims (ε = 2, δ = 1e-5, T = 10, n = 100)\n\n");
+    md.push_str(&super::seed002::markdown(&super::seed002::claims(
+        2.0, DELTA, T, 100,
+    )?));
+    md.push_str(&format!("\n## Audits\n\n{MARKDOWN_HEADER}\n"));
+    Ok(md)
+}
+
+/// Adds one result to the report's texts.
+pub fn push_result(report: &mut Report, res: &SuiteResult) {
+    report.markdown.push_str(&markdown_line(res));
+    report.markdown.push('\n');
+    report.csv.push_str(&csv_line(res));
+    report.csv.push('\n');
+    report.all_expected &= res.flagged == res.row.should_flag;
+}
+
+/// An empty report: the Markdown head and the CSV header.
+pub fn new_report(opts: &SuiteOptions, notes: &[String], produced_by: &str) -> Result<Report> {
+    Ok(Report {
+        markdown: markdown_head(opts, notes, produced_by)?,
+        csv: format!("{CSV_HEADER}\n"),
+        all_expected: true,
+    })
+}
+
+/// Writes `dpsgd_audit.md` and `dpsgd_audit.csv` into `out` (created if needed); returns them.
+pub fn write_files(out: &std::path::Path, report: &Report) -> Result<Vec<std::path::PathBuf>> {
+    let io = |p: &std::path::Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
+    std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
+    let mdp = out.join("dpsgd_audit.md");
+    let csvp = out.join("dpsgd_audit.csv");
+    std::fs::write(&mdp, &report.markdown).map_err(|e| io(&mdp, e))?;
+    std::fs::write(&csvp, &report.csv).map_err(|e| io(&csvp, e))?;
+    Ok(vec![mdp, csvp])
+}
+
 /// Runs the suite and writes `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without)
 /// into `out`, printing each Markdown line to stderr as it completes. Returns whether every
 /// verdict is the expected one, and the files written.
@@ -367,35 +464,12 @@ pub fn write_report(
     let io = |p: &std::path::Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
     std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
     let (rows, notes) = suite_rows(opts)?;
-    let mut md = format!(
-        "# DP-SGD / OSO-DPSGD training-loop audits\n\nProduced by `{command}`; seed {}, δ = {DELTA}, \
-         T = {T}. VIOLATION when the strict (1 − 10⁻⁶) ε_lb exceeds the claimed ε \
-         (`docs/dpsgd.md`).\n\n",
-        opts.seed
-    );
-    for n in &notes {
-        md.push_str(&format!("    {n}\n"));
-    }
-    md.push_str("\n## Seed 002's claims (ε = 2, δ = 1e-5, T = 10, n = 100)\n\n");
-    md.push_str(&super::seed002::markdown(&super::seed002::claims(
-        2.0, DELTA, T, 100,
-    )?));
-    md.push_str(&format!("\n## Audits\n\n{MARKDOWN_HEADER}\n"));
-    let mut csv = format!("{CSV_HEADER}\n");
-    let mut all_expected = true;
+    let mut report = new_report(opts, &notes, &format!("`{command}`"))?;
     for r in &rows {
         let res = run_row(r, opts.seed)?;
-        let line = markdown_line(&res);
-        eprintln!("{line}");
-        md.push_str(&line);
-        md.push('\n');
-        csv.push_str(&csv_line(&res));
-        csv.push('\n');
-        all_expected &= res.flagged == r.should_flag;
+        eprintln!("{}", markdown_line(&res));
+        push_result(&mut report, &res);
     }
-    let mdp = out.join("dpsgd_audit.md");
-    let csvp = out.join("dpsgd_audit.csv");
-    std::fs::write(&mdp, md).map_err(|e| io(&mdp, e))?;
-    std::fs::write(&csvp, csv).map_err(|e| io(&csvp, e))?;
-    Ok((all_expected, vec![mdp, csvp]))
+    let files = write_files(out, &report)?;
+    Ok((report.all_expected, files))
 }
