@@ -186,6 +186,10 @@ fn sharded_training_audit_merges_to_the_unsharded_result() {
     .unwrap();
     let e = merge_err(&[s(1), s(2), f3.clone()]);
     assert!(e.contains("pilot selection"), "{e}");
+    // A malformed shard number (N past 2^20): refused before anything is sized by N.
+    std::fs::write(&f3, body.replace("count = 3", "count = 1000000000000")).unwrap();
+    let e = merge_err(&[s(1), s(2), f3.clone()]);
+    assert!(e.contains("shard count"), "{e}");
     // A mechanism-audit shard among training-audit shards.
     std::fs::write(
         &f3,

@@ -287,6 +287,8 @@ pub fn merge(files: &[PathBuf]) -> Result<MergedTrain> {
     };
     let here = env!("CARGO_PKG_VERSION");
     for (f, p) in shards.iter().zip(files) {
+        // A well-formed K/N (1 <= K <= N <= 2^20) before anything is sized by N.
+        Shard::new(f.shard.index, f.shard.count)?;
         if f.version != here {
             return Err(Error::invalid(
                 "shard",
