@@ -85,6 +85,14 @@ enum Command {
         /// Which rows: all, first (full-batch tightness only) or rest.
         #[arg(long, default_value = "all")]
         rows: String,
+        /// Seed of every audit.
+        #[arg(long, default_value_t = 9)]
+        seed: u64,
+        /// Run only shard K of N (1 <= K <= N): every row's pilot and the main-run chunks c with
+        /// c mod N = K - 1; writes dpsgd_audit.shard-K-of-N.toml into --out (exit 0 once
+        /// written). Combine the N files with `dpaudit merge`.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
     },
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
@@ -127,10 +135,13 @@ enum Command {
         max_seconds: f64,
     },
     /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
-    /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs).
+    /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs); or, told apart
+    /// by the files' format, those of one training-audit suite (`dpaudit train-audit --shard
+    /// K/N`) and write the unsharded `dpaudit train-audit`'s dpsgd_audit.{md,csv}.
     ///
-    /// Refuses shards of different specs, seeds or sample sizes, a missing shard and a shard
-    /// given twice. Exit statuses as for `audit`.
+    /// Refuses shards of different specs, configurations, seeds or sample sizes, a missing shard,
+    /// a shard given twice and a mix of the two kinds (exit 2). Otherwise exit statuses as for
+    /// `audit`, or `train-audit`.
     Merge {
         /// Directories (or files) holding the shard files.
         #[arg(required = true)]
@@ -275,14 +286,41 @@ fn main() -> ExitCode {
             runs,
             control_runs,
             rows,
+            seed,
+            shard,
         } => {
             use dpaudit::train::sgd::suite::{write_report, SuiteOptions};
             let opts = rows.parse().map(|rows| SuiteOptions {
                 big_runs: runs,
                 control_runs,
                 rows,
+                seed,
                 ..SuiteOptions::default()
             });
+            if let Some(k) = shard {
+                use dpaudit::train::sgd::shard::{write_shard, RowShard};
+                let written = k.parse().and_then(|sh: dpaudit::audit::engine::Shard| {
+                    let o = opts?;
+                    let mut show = |r: &RowShard| {
+                        eprintln!(
+                            "dpaudit: shard {sh}: {}: {} of {} main runs per side ({:.1} s)",
+                            r.name, r.counts.runs_per_side, r.runs_per_side, r.seconds
+                        )
+                    };
+                    write_shard(&o, sh, &out, &mut show).map(|p| (sh, o, p))
+                });
+                return match written {
+                    Ok((sh, o, p)) => {
+                        eprintln!(
+                            "dpaudit: shard {sh} of `{}`: wrote {}",
+                            o.command_line(),
+                            p.display()
+                        );
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                };
+            }
             match opts.and_then(|o| write_report(&out, &o, &command_line())) {
                 Ok((ok, files)) => {
                     for f in files {
@@ -414,6 +452,41 @@ fn main() -> ExitCode {
             }
         }
         Command::Merge { dirs, out } => {
+            use report::shards::{find_shards, shard_kind, ShardKind};
+            let kind = find_shards(&dirs).and_then(|f| Ok((shard_kind(&f)?, f)));
+            match kind {
+                Err(e) => return fail(e),
+                Ok((ShardKind::Mechanism, _)) => {}
+                Ok((ShardKind::Training, files)) => {
+                    use dpaudit::train::sgd::shard;
+                    let m = match shard::merge(&files) {
+                        Ok(m) => m,
+                        Err(e) => return fail(e),
+                    };
+                    eprintln!(
+                        "dpaudit: merging {} shards of `{}`",
+                        m.files.len(),
+                        m.opts.command_line()
+                    );
+                    for r in &m.results {
+                        eprintln!("{}", dpaudit::train::sgd::suite::markdown_line(r));
+                    }
+                    return match shard::write_merged(&m, &out, &command_line()) {
+                        Ok((ok, files)) => {
+                            for f in files {
+                                eprintln!("dpaudit: wrote {}", f.display());
+                            }
+                            if ok {
+                                ExitCode::SUCCESS
+                            } else {
+                                eprintln!("dpaudit: a verdict differs from the expected one");
+                                ExitCode::from(1)
+                            }
+                        }
+                        Err(e) => fail(e),
+                    };
+                }
+            }
             let merged = match report::shards::merge(&dirs) {
                 Ok(m) => m,
                 Err(e) => return fail(e),

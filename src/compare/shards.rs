@@ -13,6 +13,10 @@
 //! It then sums the histograms and finishes the audit. Because every chunk has its own
 //! stream, the sum equals the unsharded run's histograms exactly, and the merged CSVs are
 //! byte-identical to those of `dpaudit audit SPEC` without `--shard`.
+//!
+//! The same `dpaudit merge` takes the shard files of the training-audit suite
+//! (`dpaudit train-audit --shard K/N`, [`crate::train::sgd::shard`]): [`shard_kind`] tells the
+//! two apart by their `format` field, and refuses a mix.
 
 use crate::audit::engine::{merge_draws, AuditDraws, Shard};
 use crate::compare::spec::AuditSpec;
@@ -176,4 +180,67 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged> {
         draws: merged,
         files,
     })
+}
+
+/// The two kinds of shard files `dpaudit merge` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShardKind {
+    /// `dpaudit audit SPEC --shard K/N` ([`FORMAT`]).
+    Mechanism,
+    /// `dpaudit train-audit --shard K/N` ([`crate::train::sgd::shard::FORMAT`]).
+    Training,
+}
+
+/// The kind of every shard file in `files`, read from their `format` field; an error for an
+/// unknown format or a mix of kinds.
+pub fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
+    #[derive(Deserialize)]
+    struct Tag {
+        format: String,
+    }
+    let mut kind: Option<(ShardKind, &PathBuf)> = None;
+    for p in files {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| Error::Io(format!("cannot read shard {}: {e}", p.display())))?;
+        let tag: Tag = toml::from_str(&text).map_err(|e| Error::Parse {
+            what: "shard file".into(),
+            text: p.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let k = match tag.format.as_str() {
+            FORMAT => ShardKind::Mechanism,
+            crate::train::sgd::shard::FORMAT => ShardKind::Training,
+            other => {
+                return Err(Error::Parse {
+                    what: "shard file".into(),
+                    text: p.display().to_string(),
+                    reason: format!(
+                        "format {other:?}, expected {FORMAT:?} or {:?}",
+                        crate::train::sgd::shard::FORMAT
+                    ),
+                })
+            }
+        };
+        match kind {
+            None => kind = Some((k, p)),
+            Some((k0, p0)) if k0 != k => {
+                return Err(Error::invalid(
+                    "shard",
+                    p.display(),
+                    &format!(
+                        "of the same kind as {} (a {} shard; mechanism- and training-audit \
+                         shards do not merge)",
+                        p0.display(),
+                        match k0 {
+                            ShardKind::Mechanism => "mechanism-audit",
+                            ShardKind::Training => "training-audit",
+                        }
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+    }
+    kind.map(|(k, _)| k)
+        .ok_or_else(|| Error::invalid("shards", "none", "at least one shard file"))
 }

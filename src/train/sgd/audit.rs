@@ -33,6 +33,15 @@
 //! with probability ≥ the confidence. Runs are cut into chunks of [`RUN_CHUNK`]; chunk i of side
 //! s in phase f runs on its own stream `chunk_rng(seed, stream_id(f, s, i))`, so the result is
 //! bit-identical whatever the number of threads.
+//!
+//! # Shards
+//!
+//! The main runs enter the result only through two counts per side (runs, runs above the cut),
+//! which add over disjoint sets of chunks; the pilot runs enter through the cut they select,
+//! which needs every pilot statistic. [`run_training_audit_shard`] therefore runs the whole pilot
+//! (the same in every shard, a tenth of the main runs in the suite) and the main chunks c with
+//! c mod N = K − 1; [`finish_training_audit`] on the summed [`MainCounts`] is exactly
+//! [`run_training_audit`]'s result (`train::sgd::shard`, `dpaudit train-audit --shard K/N`).
 
 use std::time::Instant;
 
@@ -41,9 +50,9 @@ use serde::{Deserialize, Serialize};
 
 use super::model::{Logistic, Model};
 use super::optim::{Sampling, SgdConfig, StepView, Trainer};
-use crate::audit::engine::{select_projected, stream_id, Phase, STRICT_BETA};
+use crate::audit::engine::{select_projected, stream_id, Phase, Shard, STRICT_BETA};
 use crate::audit::mechanisms::Side;
-use crate::audit::stats::{self, RegionAudit, Tail, ThresholdTable};
+use crate::audit::stats::{self, Direction, RegionAudit, Tail, ThresholdTable};
 use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
 use crate::numeric::f64s::log_add_exp;
@@ -357,9 +366,9 @@ fn chunk_scores(
     Ok(out)
 }
 
-/// `f` of the scores of every chunk of (phase, side), n runs, in chunk order (chunks run in
-/// parallel; each chunk's scores depend only on its stream, so the result does not depend on
-/// the number of threads).
+/// `f` of the scores of every chunk of (phase, side) that `shard` owns, n runs in all, in chunk
+/// order (chunks run in parallel; each chunk's scores depend only on its stream, so the result
+/// does not depend on the number of threads).
 #[allow(clippy::too_many_arguments)]
 fn map_scores<T: Send>(
     problem: &CanaryProblem,
@@ -369,16 +378,237 @@ fn map_scores<T: Send>(
     phase: Phase,
     side: Side,
     n: u64,
+    shard: Shard,
     f: impl Fn(Vec<f64>) -> T + Sync,
 ) -> Result<Vec<T>> {
     let chunks = n.div_ceil(RUN_CHUNK);
     (0..chunks)
+        .filter(|c| shard.owns(*c))
+        .collect::<Vec<u64>>()
         .into_par_iter()
         .map(|c| {
             let len = (n - c * RUN_CHUNK).min(RUN_CHUNK) as usize;
             chunk_scores(problem, cfg, view, seed, phase, side, c, len).map(&f)
         })
         .collect()
+}
+
+/// The region a training audit evaluates, chosen on the pilot runs alone: the main runs with a
+/// statistic `> threshold` (tail [`Tail::Above`]) or `≤ threshold` ([`Tail::Below`]), tested in
+/// `direction`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Selected {
+    /// The cut t (one of the pilot's order statistics).
+    pub threshold: f64,
+    /// Which side of t forms the region.
+    pub tail: Tail,
+    /// Which side is the positive class.
+    pub direction: Direction,
+}
+
+/// What some of the main runs of a training audit found: their number per side and how many of
+/// them have a statistic above [`Selected::threshold`]. Counts of disjoint sets of chunks add.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct MainCounts {
+    /// Main runs counted per side.
+    pub runs_per_side: u64,
+    /// P-side (canary) runs with statistic > t.
+    pub p_above: u64,
+    /// Q-side runs with statistic > t.
+    pub q_above: u64,
+}
+
+impl MainCounts {
+    /// The counts of the union of two disjoint sets of chunks; `None` on overflow.
+    pub fn checked_add(&self, o: &MainCounts) -> Option<MainCounts> {
+        Some(MainCounts {
+            runs_per_side: self.runs_per_side.checked_add(o.runs_per_side)?,
+            p_above: self.p_above.checked_add(o.p_above)?,
+            q_above: self.q_above.checked_add(o.q_above)?,
+        })
+    }
+}
+
+/// Runs `go` in a local pool of `threads` threads, or in the current pool.
+fn in_pool<T: Send>(threads: Option<usize>, go: impl FnOnce() -> Result<T> + Send) -> Result<T> {
+    match threads {
+        None => go(),
+        Some(k) => rayon::ThreadPoolBuilder::new()
+            .num_threads(k)
+            .build()
+            .map_err(|e| Error::Io(format!("cannot build a rayon pool of {k} threads: {e}")))?
+            .install(go),
+    }
+}
+
+/// Validates the audit configuration and the training configuration (both sides).
+fn check(problem: &CanaryProblem, cfg: &SgdConfig, acfg: &TrainingAuditConfig) -> Result<()> {
+    acfg.validate()?;
+    trainer(problem, cfg, Side::P)?;
+    trainer(problem, cfg, Side::Q)?;
+    Ok(())
+}
+
+/// Runs every pilot run (both sides) and chooses the region: a function of the seed and the
+/// configuration only, so every shard of an audit chooses the same region.
+fn select(
+    problem: &CanaryProblem,
+    cfg: &SgdConfig,
+    view: View,
+    acfg: &TrainingAuditConfig,
+) -> Result<Selected> {
+    let beta = 1.0 - acfg.confidence;
+    let np = acfg.pilot_runs_per_side;
+    let pilot = |side: Side| -> Result<Vec<f64>> {
+        let v = map_scores(
+            problem,
+            cfg,
+            view,
+            acfg.seed,
+            Phase::Pilot,
+            side,
+            np,
+            Shard::WHOLE,
+            |s| s,
+        )?;
+        let mut x: Vec<f64> = v.into_iter().flatten().collect();
+        x.sort_by(f64::total_cmp);
+        Ok(x)
+    };
+    let pp = pilot(Side::P)?;
+    let pq = pilot(Side::Q)?;
+    if let Some(x) = pp.iter().chain(&pq).find(|x| !x.is_finite()) {
+        return Err(Error::Undefined(format!(
+            "training audit: a pilot run's statistic is {x}"
+        )));
+    }
+    // Candidate thresholds: evenly spaced order statistics of the merged pilot.
+    let mut merged: Vec<f64> = pp.iter().chain(&pq).copied().collect();
+    merged.sort_by(f64::total_cmp);
+    // Evenly spaced order statistics, plus every value among the TAIL_CANDIDATES smallest
+    // and largest (where the best regions of a tight audit lie).
+    let step = merged.len().div_ceil(MAX_CANDIDATES).max(1);
+    let mut cands: Vec<f64> = merged.iter().step_by(step).copied().collect();
+    let k = TAIL_CANDIDATES.min(merged.len());
+    cands.extend_from_slice(&merged[..k]);
+    cands.extend_from_slice(&merged[merged.len() - k..]);
+    cands.sort_by(f64::total_cmp);
+    cands.dedup();
+    let table = ThresholdTable::from_sorted(&pp, &pq, &cands)?;
+    let (i, tail, direction) = select_projected(&table, acfg.runs_per_side, acfg.delta, beta);
+    Ok(Selected {
+        threshold: cands[i],
+        tail,
+        direction,
+    })
+}
+
+/// Counts the main runs of the chunks `shard` owns (both sides) against the selected cut.
+fn count(
+    problem: &CanaryProblem,
+    cfg: &SgdConfig,
+    view: View,
+    acfg: &TrainingAuditConfig,
+    sel: &Selected,
+    shard: Shard,
+) -> Result<MainCounts> {
+    let n = acfg.runs_per_side;
+    let t = sel.threshold;
+    let side = |side: Side| -> Result<(u64, u64)> {
+        let v = map_scores(
+            problem,
+            cfg,
+            view,
+            acfg.seed,
+            Phase::Main,
+            side,
+            n,
+            shard,
+            |s| (s.len() as u64, s.iter().filter(|&&x| x > t).count() as u64),
+        )?;
+        Ok(v.into_iter().fold((0, 0), |(a, b), (c, d)| (a + c, b + d)))
+    };
+    let (runs_p, p_above) = side(Side::P)?;
+    let (runs_q, q_above) = side(Side::Q)?;
+    debug_assert_eq!(runs_p, runs_q);
+    Ok(MainCounts {
+        runs_per_side: runs_p.min(runs_q),
+        p_above,
+        q_above,
+    })
+}
+
+/// The audit of the selected region from the main-run counts of the whole run (all chunks, e.g.
+/// the sum of every shard's [`MainCounts`]): Clopper–Pearson ε_lb at the configured confidence
+/// and the strict one. `seconds` is reported as is.
+pub fn finish_training_audit(
+    acfg: &TrainingAuditConfig,
+    sel: &Selected,
+    counts: &MainCounts,
+    seconds: f64,
+) -> Result<TrainingAuditResult> {
+    acfg.validate()?;
+    let n = acfg.runs_per_side;
+    if counts.runs_per_side != n || counts.p_above > n || counts.q_above > n {
+        return Err(Error::invalid(
+            "main-run counts",
+            format!(
+                "{} runs per side ({} and {} above the cut)",
+                counts.runs_per_side, counts.p_above, counts.q_above
+            ),
+            &format!("the counts of all {n} runs per side (merge every shard first)"),
+        ));
+    }
+    let beta = 1.0 - acfg.confidence;
+    let (p_in, q_in) = match sel.tail {
+        Tail::Above => (counts.p_above, counts.q_above),
+        Tail::Below => (n - counts.p_above, n - counts.q_above),
+    };
+    let region = stats::audit_region(
+        sel.threshold,
+        sel.tail,
+        sel.direction,
+        n,
+        p_in,
+        n,
+        q_in,
+        acfg.delta,
+        beta,
+    )?;
+    let per = STRICT_BETA / 2.0;
+    let strict = stats::eps_lower_bound(
+        stats::cp_upper(region.false_positives, region.n_neg, per)?,
+        stats::cp_upper(region.false_negatives, region.n_pos, per)?,
+        acfg.delta,
+    )?;
+    Ok(TrainingAuditResult {
+        eps_lb: region.eps_lb,
+        eps_lb_strict: strict,
+        region,
+        runs_per_side: n,
+        pilot_runs_per_side: acfg.pilot_runs_per_side,
+        seconds,
+    })
+}
+
+/// One shard of a training audit: every pilot run (the region's choice needs all of them; it is
+/// the same in every shard) and the main runs of the chunks c with c mod N = K − 1
+/// ([`Shard::owns`], as in the sampler audits). The shards' [`MainCounts`] add up to those of the
+/// whole run, and [`finish_training_audit`] on the sum gives exactly [`run_training_audit`]'s
+/// result.
+pub fn run_training_audit_shard(
+    problem: &CanaryProblem,
+    cfg: &SgdConfig,
+    view: View,
+    acfg: &TrainingAuditConfig,
+    shard: Shard,
+) -> Result<(Selected, MainCounts)> {
+    check(problem, cfg, acfg)?;
+    in_pool(acfg.threads, || {
+        let sel = select(problem, cfg, view, acfg)?;
+        let counts = count(problem, cfg, view, acfg, &sel, shard)?;
+        Ok((sel, counts))
+    })
 }
 
 /// Audits `cfg` on `problem` with the given view (see the module docs).
@@ -388,79 +618,7 @@ pub fn run_training_audit(
     view: View,
     acfg: &TrainingAuditConfig,
 ) -> Result<TrainingAuditResult> {
-    acfg.validate()?;
-    // Fail early on an invalid configuration (both sides).
-    trainer(problem, cfg, Side::P)?;
-    trainer(problem, cfg, Side::Q)?;
-    let go = || -> Result<TrainingAuditResult> {
-        let start = Instant::now();
-        let beta = 1.0 - acfg.confidence;
-        let np = acfg.pilot_runs_per_side;
-        let pilot = |side: Side| -> Result<Vec<f64>> {
-            let v = map_scores(problem, cfg, view, acfg.seed, Phase::Pilot, side, np, |s| s)?;
-            let mut x: Vec<f64> = v.into_iter().flatten().collect();
-            x.sort_by(f64::total_cmp);
-            Ok(x)
-        };
-        let pp = pilot(Side::P)?;
-        let pq = pilot(Side::Q)?;
-        if let Some(x) = pp.iter().chain(&pq).find(|x| !x.is_finite()) {
-            return Err(Error::Undefined(format!(
-                "training audit: a pilot run's statistic is {x}"
-            )));
-        }
-        // Candidate thresholds: evenly spaced order statistics of the merged pilot.
-        let mut merged: Vec<f64> = pp.iter().chain(&pq).copied().collect();
-        merged.sort_by(f64::total_cmp);
-        // Evenly spaced order statistics, plus every value among the TAIL_CANDIDATES smallest
-        // and largest (where the best regions of a tight audit lie).
-        let step = merged.len().div_ceil(MAX_CANDIDATES).max(1);
-        let mut cands: Vec<f64> = merged.iter().step_by(step).copied().collect();
-        let k = TAIL_CANDIDATES.min(merged.len());
-        cands.extend_from_slice(&merged[..k]);
-        cands.extend_from_slice(&merged[merged.len() - k..]);
-        cands.sort_by(f64::total_cmp);
-        cands.dedup();
-        let table = ThresholdTable::from_sorted(&pp, &pq, &cands)?;
-        let (i, tail, dir) = select_projected(&table, acfg.runs_per_side, acfg.delta, beta);
-        let t = cands[i];
-        let n = acfg.runs_per_side;
-        let count = |side: Side| -> Result<u64> {
-            let above: u64 =
-                map_scores(problem, cfg, view, acfg.seed, Phase::Main, side, n, |s| {
-                    s.iter().filter(|&&x| x > t).count() as u64
-                })?
-                .into_iter()
-                .sum();
-            Ok(match tail {
-                Tail::Above => above,
-                Tail::Below => n - above,
-            })
-        };
-        let p_in = count(Side::P)?;
-        let q_in = count(Side::Q)?;
-        let region = stats::audit_region(t, tail, dir, n, p_in, n, q_in, acfg.delta, beta)?;
-        let per = STRICT_BETA / 2.0;
-        let strict = stats::eps_lower_bound(
-            stats::cp_upper(region.false_positives, region.n_neg, per)?,
-            stats::cp_upper(region.false_negatives, region.n_pos, per)?,
-            acfg.delta,
-        )?;
-        Ok(TrainingAuditResult {
-            eps_lb: region.eps_lb,
-            eps_lb_strict: strict,
-            region,
-            runs_per_side: n,
-            pilot_runs_per_side: np,
-            seconds: start.elapsed().as_secs_f64(),
-        })
-    };
-    match acfg.threads {
-        None => go(),
-        Some(k) => rayon::ThreadPoolBuilder::new()
-            .num_threads(k)
-            .build()
-            .map_err(|e| Error::Io(format!("cannot build a rayon pool of {k} threads: {e}")))?
-            .install(go),
-    }
+    let start = Instant::now();
+    let (sel, counts) = run_training_audit_shard(problem, cfg, view, acfg, Shard::WHOLE)?;
+    finish_training_audit(acfg, &sel, &counts, start.elapsed().as_secs_f64())
 }

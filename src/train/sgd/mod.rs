@@ -14,6 +14,7 @@
 //!   shortcut, advanced composition), each with the exact figure and a verdict.
 //! * [`suite`]: the issue-9 suite of audits (tightness, controls, findings) behind
 //!   `dpaudit train-audit`.
+//! * `shard` (with the `cli` feature): the suite drawn in shards (`--shard K/N`) and merged.
 //! * [`digits`]: the committed 8×8 handwritten-digits table (`data/digits.csv`).
 //!
 //! Derivations and choices: `docs/dpsgd.md`.
@@ -25,6 +26,8 @@ pub mod optim;
 pub mod oso;
 pub mod privacy;
 pub mod seed002;
+#[cfg(feature = "cli")]
+pub mod shard;
 pub mod suite;
 
 #[cfg(test)]

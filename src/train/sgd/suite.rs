@@ -29,6 +29,23 @@ pub enum RowSelection {
     Rest,
 }
 
+impl RowSelection {
+    /// The name `--rows` takes.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            RowSelection::All => "all",
+            RowSelection::First => "first",
+            RowSelection::Rest => "rest",
+        }
+    }
+}
+
+impl std::fmt::Display for RowSelection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl std::str::FromStr for RowSelection {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
@@ -102,6 +119,16 @@ pub struct SuiteResult {
 
 /// The rows of the suite and notes on the accounting (σ's, OSO's two accountings).
 pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
+    build_rows(opts, true)
+}
+
+/// The rows of the suite without the notes: skips the OSO heterogeneous accountings, which only
+/// the notes show (what a shard needs; the rows are those of [`suite_rows`]).
+pub fn suite_rows_only(opts: &SuiteOptions) -> Result<Vec<SuiteRow>> {
+    Ok(build_rows(opts, false)?.0)
+}
+
+fn build_rows(opts: &SuiteOptions, with_notes: bool) -> Result<(Vec<SuiteRow>, Vec<String>)> {
     crate::error::check_positive("sigma_q", opts.sigma_q)?;
     let mut notes = Vec::new();
     let sigma = full_batch_sigma_for(2.0, T, DELTA)?;
@@ -121,16 +148,27 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
         oso: Some(OsoParams::paper(sigma)?),
         ..SgdConfig::dpsgd(1.0, 1.0, sigma, T, 0.5)
     };
-    let acc_full = oso::account(1.0, sigma, OsoParams::paper(sigma)?.nu_q, T, DELTA)?;
     let oso_q = SgdConfig {
         oso: Some(OsoParams::paper(sigma_q)?),
         ..SgdConfig::dpsgd(0.1, 1.0, sigma_q, T, 0.5)
     };
-    let acc_q = oso::account(0.1, sigma_q, OsoParams::paper(sigma_q)?.nu_q, T, DELTA)?;
-    notes.push(format!(
-        "OSO q = 1: Prop. 1 {:?}, heterogeneous {:?}; q = 0.1: Prop. 1 {:?}, heterogeneous {:?}",
-        acc_full.single_query, acc_full.heterogeneous, acc_q.single_query, acc_q.heterogeneous
-    ));
+    // Prop. 1: OSO's two releases are one Gaussian mechanism with multiplier ν, so its claim is
+    // `certified_eps(q, ν, …)`, already computed above (`oso::account`'s `single_query`).
+    let (oso_full_eps, oso_q_eps) = (full, sgd);
+    if with_notes {
+        let acc_full = oso::account(1.0, sigma, OsoParams::paper(sigma)?.nu_q, T, DELTA)?;
+        let acc_q = oso::account(0.1, sigma_q, OsoParams::paper(sigma_q)?.nu_q, T, DELTA)?;
+        if acc_full.single_query != oso_full_eps || acc_q.single_query != oso_q_eps {
+            return Err(Error::Undefined(format!(
+                "OSO accounting: Prop. 1 brackets {:?} and {:?} differ from the DP-SGD ones",
+                acc_full.single_query, acc_q.single_query
+            )));
+        }
+        notes.push(format!(
+            "OSO q = 1: Prop. 1 {:?}, heterogeneous {:?}; q = 0.1: Prop. 1 {:?}, heterogeneous {:?}",
+            acc_full.single_query, acc_full.heterogeneous, acc_q.single_query, acc_q.heterogeneous
+        ));
+    }
     let exact = |e: (f64, f64)| (e.1, "exact (q = 1)".to_string(), e);
     let rdp = |e: (f64, f64)| (e.1, "certified bracket (q < 1)".to_string(), e);
     // Every audited configuration uses a fixed, public normaliser B̄ (see the last row for why).
@@ -208,7 +246,7 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
                 &pb4,
                 oso_full.clone(),
                 View::WhiteBox,
-                exact(acc_full.single_query),
+                exact(oso_full_eps),
                 opts.control_runs,
                 false,
             ),
@@ -217,7 +255,7 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
                 &pb9,
                 oso_q.clone(),
                 View::WhiteBox,
-                rdp(acc_q.single_query),
+                rdp(oso_q_eps),
                 opts.control_runs,
                 false,
             ),
@@ -250,7 +288,7 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
                 &pb4,
                 with(&oso_full, Defect::LiteralLine13),
                 View::WhiteBox,
-                exact(acc_full.single_query),
+                exact(oso_full_eps),
                 // its leak is a factor ≈ 1.4 in μ (true ε ≈ 3): 3× the runs for the strict bound
                 3 * opts.control_runs,
                 true,
@@ -260,7 +298,7 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
                 &pb4,
                 with(&oso_full, Defect::UnnoisedHypergradient),
                 View::WhiteBox,
-                exact(acc_full.single_query),
+                exact(oso_full_eps),
                 opts.control_runs,
                 true,
             ),
@@ -281,16 +319,36 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
     Ok((rows, notes))
 }
 
-/// Runs one row.
-pub fn run_row(row: &SuiteRow, seed: u64) -> Result<SuiteResult> {
-    let acfg = TrainingAuditConfig {
+impl SuiteOptions {
+    /// The `dpaudit train-audit` command line that runs this suite.
+    pub fn command_line(&self) -> String {
+        let mut c = format!(
+            "dpaudit train-audit --rows {} --runs {} --control-runs {} --seed {}",
+            self.rows, self.big_runs, self.control_runs, self.seed
+        );
+        if self.sigma_q != SuiteOptions::default().sigma_q {
+            c.push_str(&format!(" (sigma_q = {})", self.sigma_q));
+        }
+        c
+    }
+}
+
+/// The audit configuration of a row: its runs per side, a pilot of a tenth of them (at least
+/// 10⁴), δ = [`DELTA`], 95 % confidence, `seed`.
+pub fn audit_config(row: &SuiteRow, seed: u64) -> TrainingAuditConfig {
+    TrainingAuditConfig {
         runs_per_side: row.runs,
         pilot_runs_per_side: (row.runs / 10).max(10_000),
         delta: DELTA,
         confidence: 0.95,
         seed,
         threads: None,
-    };
+    }
+}
+
+/// Runs one row.
+pub fn run_row(row: &SuiteRow, seed: u64) -> Result<SuiteResult> {
+    let acfg = audit_config(row, seed);
     let t0 = Instant::now();
     let audit = run_training_audit(&row.problem, &row.cfg, row.view, &acfg)?;
     let secs = t0.elapsed().as_secs_f64();
@@ -356,6 +414,66 @@ pub fn csv_line(r: &SuiteResult) -> String {
     )
 }
 
+/// The report's two texts: `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// The Markdown page.
+    pub markdown: String,
+    /// The CSV table.
+    pub csv: String,
+    /// Whether every verdict is the expected one.
+    pub all_expected: bool,
+}
+
+/// The Markdown page up to (and including) the audit table's header: `produced_by` is the text
+/// after "Produced by " (the command, in backticks).
+pub fn markdown_head(opts: &SuiteOptions, notes: &[String], produced_by: &str) -> Result<String> {
+    let mut md = format!(
+        "# DP-SGD / OSO-DPSGD training-loop audits\n\nProduced by {produced_by}; seed {}, δ = {DELTA}, \
+         T = {T}. VIOLATION when the strict (1 − 10⁻⁶) ε_lb exceeds the claimed ε \
+         (`docs/dpsgd.md`).\n\n",
+        opts.seed
+    );
+    for n in notes {
+        md.push_str(&format!("    {n}\n"));
+    }
+    md.push_str("\n## Seed 002's claims (ε = 2, δ = 1e-5, T = 10, n = 100)\n\n");
+    md.push_str(&super::seed002::markdown(&super::seed002::claims(
+        2.0, DELTA, T, 100,
+    )?));
+    md.push_str(&format!("\n## Audits\n\n{MARKDOWN_HEADER}\n"));
+    Ok(md)
+}
+
+/// Adds one result to the report's texts.
+pub fn push_result(report: &mut Report, res: &SuiteResult) {
+    report.markdown.push_str(&markdown_line(res));
+    report.markdown.push('\n');
+    report.csv.push_str(&csv_line(res));
+    report.csv.push('\n');
+    report.all_expected &= res.flagged == res.row.should_flag;
+}
+
+/// An empty report: the Markdown head and the CSV header.
+pub fn new_report(opts: &SuiteOptions, notes: &[String], produced_by: &str) -> Result<Report> {
+    Ok(Report {
+        markdown: markdown_head(opts, notes, produced_by)?,
+        csv: format!("{CSV_HEADER}\n"),
+        all_expected: true,
+    })
+}
+
+/// Writes `dpsgd_audit.md` and `dpsgd_audit.csv` into `out` (created if needed); returns them.
+pub fn write_files(out: &std::path::Path, report: &Report) -> Result<Vec<std::path::PathBuf>> {
+    let io = |p: &std::path::Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
+    std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
+    let mdp = out.join("dpsgd_audit.md");
+    let csvp = out.join("dpsgd_audit.csv");
+    std::fs::write(&mdp, &report.markdown).map_err(|e| io(&mdp, e))?;
+    std::fs::write(&csvp, &report.csv).map_err(|e| io(&csvp, e))?;
+    Ok(vec![mdp, csvp])
+}
+
 /// Runs the suite and writes `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without)
 /// into `out`, printing each Markdown line to stderr as it completes. Returns whether every
 /// verdict is the expected one, and the files written.
@@ -367,35 +485,12 @@ pub fn write_report(
     let io = |p: &std::path::Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
     std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
     let (rows, notes) = suite_rows(opts)?;
-    let mut md = format!(
-        "# DP-SGD / OSO-DPSGD training-loop audits\n\nProduced by `{command}`; seed {}, δ = {DELTA}, \
-         T = {T}. VIOLATION when the strict (1 − 10⁻⁶) ε_lb exceeds the claimed ε \
-         (`docs/dpsgd.md`).\n\n",
-        opts.seed
-    );
-    for n in &notes {
-        md.push_str(&format!("    {n}\n"));
-    }
-    md.push_str("\n## Seed 002's claims (ε = 2, δ = 1e-5, T = 10, n = 100)\n\n");
-    md.push_str(&super::seed002::markdown(&super::seed002::claims(
-        2.0, DELTA, T, 100,
-    )?));
-    md.push_str(&format!("\n## Audits\n\n{MARKDOWN_HEADER}\n"));
-    let mut csv = format!("{CSV_HEADER}\n");
-    let mut all_expected = true;
+    let mut report = new_report(opts, &notes, &format!("`{command}`"))?;
     for r in &rows {
         let res = run_row(r, opts.seed)?;
-        let line = markdown_line(&res);
-        eprintln!("{line}");
-        md.push_str(&line);
-        md.push('\n');
-        csv.push_str(&csv_line(&res));
-        csv.push('\n');
-        all_expected &= res.flagged == r.should_flag;
+        eprintln!("{}", markdown_line(&res));
+        push_result(&mut report, &res);
     }
-    let mdp = out.join("dpsgd_audit.md");
-    let csvp = out.join("dpsgd_audit.csv");
-    std::fs::write(&mdp, md).map_err(|e| io(&mdp, e))?;
-    std::fs::write(&csvp, csv).map_err(|e| io(&csvp, e))?;
-    Ok((all_expected, vec![mdp, csvp]))
+    let files = write_files(out, &report)?;
+    Ok((report.all_expected, files))
 }
