@@ -106,6 +106,18 @@ impl Schedule {
             }
             total = total.saturating_add(*n);
         }
+        let subst = parts
+            .iter()
+            .filter(|(r, _)| matches!(r, Release::Substitution(_)))
+            .count();
+        if subst != 0 && subst != parts.len() {
+            return Err(Error::invalid(
+                "neighbours",
+                "mixed",
+                "one neighbouring relation for the whole schedule (all add_remove or all \
+                 substitution)",
+            ));
+        }
         if total > 1_000_000_000_000 {
             return Err(Error::invalid("steps", total, "at most 1e12 in all"));
         }
@@ -120,6 +132,18 @@ impl Schedule {
     /// T steps of one subsampled Gaussian under substitution neighbours.
     pub fn homogeneous_substitution(m: &SubsampledGaussian, steps: u64) -> Result<Self> {
         Schedule::new(vec![(Release::Substitution(m.clone()), steps)])
+    }
+
+    /// Whether some release is under substitution neighbours (then all are).
+    pub fn is_substitution(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|(r, _)| matches!(r, Release::Substitution(_)))
+    }
+
+    /// The reason the two-sided bracket is not available for this schedule, or None.
+    pub fn bracket_unavailable(&self) -> Option<String> {
+        self.check_bracket().err().map(|e| e.to_string())
     }
 
     /// Refuses a schedule the two-sided bracket does not cover: a substitution release with
