@@ -310,3 +310,43 @@ fn bad_input_is_a_typed_error() {
         Err(Error::Unsupported(_))
     ));
 }
+
+/// Schedules use one neighbouring relation: mixing is refused (naming `neighbours`), as is an
+/// unknown relation in a schedule file; a substitution schedule file parses, and `account`
+/// gives the RDP route with the reason why there is no bracket.
+#[test]
+fn schedules_and_files() {
+    use dpaudit::accounting::file::{account, AccountSpec};
+    use dpaudit::accounting::Release;
+    let m = SubsampledGaussian::new(s("0.1"), s("1")).unwrap();
+    let e = Schedule::new(vec![
+        (Release::Subsampled(m.clone()), 10),
+        (Release::Substitution(m), 10),
+    ])
+    .unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidParameter { name, .. } if name == "neighbours"),
+        "{e}"
+    );
+    let bad = "delta = \"1e-5\"\n[[release]]\nkind = \"subsampled_gaussian\"\nneighbours = \"swap\"\nq = \"0.1\"\nsigma = \"1\"\ncount = 3\n";
+    let e = AccountSpec::parse(bad, "bad").unwrap_err();
+    assert!(
+        matches!(&e, Error::InvalidParameter { name, .. } if name == "release[0].neighbours"),
+        "{e}"
+    );
+    let text = std::fs::read_to_string("examples/account/substitution.toml").unwrap();
+    let spec = AccountSpec::parse(&text, "example").unwrap();
+    assert!(spec.schedule.is_substitution());
+    let a = account(&spec, None).unwrap();
+    assert!(a.eps.is_none());
+    assert!(a.bracket_unavailable.unwrap().contains("rdp_eps_for_delta"));
+    // An upper bound at least dp_accounting's optimistic REPLACE_ONE figure for this case
+    // (benches/peers_substitution.csv: q = 0.01, sigma = 1, T = 1000, delta = 1e-5).
+    let peer = csv_rows("benches/peers_substitution.csv")
+        .into_iter()
+        .find(|f| f[0] == "0.01" && f[2] == "1000")
+        .unwrap();
+    let opt: f64 = peer[5].parse().unwrap();
+    let e = a.rdp_cks.unwrap().eps.value.to_f64();
+    assert!(e >= opt, "{e} < {opt}");
+}
