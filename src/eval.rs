@@ -17,6 +17,7 @@
 //! | `laplace` | mu1, mu2, scale (fisher: mu, scale) |
 //! | `subsampled_gaussian`, `subsampled_gaussian_add` | q, sigma (one DP-SGD step, remove / add order) |
 //! | `subsampled_gaussian` with `steps` (and/or `neighbours=add_remove`) | q, sigma, steps: the DP-SGD mechanism (both directions) composed `steps` times (`crate::accounting`) |
+//! | `subsampled_gaussian` with `neighbours=substitution` (`subsampled_gaussian_subst` for one step) | q, sigma, steps: replace-one neighbours, the symmetric pair (1−q)N(0,σ²)+qN(±1,σ²); for steps > 1 and q < 1, `eps_for_delta`/`hockey_stick_delta` are refused (no certified bracket yet) and `rdp_eps_for_delta` is the certified upper bound |
 //!
 //! Quantities: `renyi` (+alpha), `kl`, `fisher` (a single `mu` instead of mu1/mu2),
 //! `hockey_stick_delta` (+eps), `eps_for_delta` (+delta), `rgm_theorem1_eps` (eta, gamma, d, alpha),
@@ -383,13 +384,9 @@ fn evaluate_composed(
         keys.push(extra);
     }
     let p = Params::new(map, context, &keys)?;
-    match p.map.get("neighbours").map(String::as_str) {
-        None | Some("add_remove") => {}
-        Some("substitution") => {
-            return Err(Error::Unsupported(
-                "neighbours=substitution is not implemented yet (add_remove only)".into(),
-            ))
-        }
+    let substitution = match p.map.get("neighbours").map(String::as_str) {
+        None | Some("add_remove") => false,
+        Some("substitution") => true,
         Some(other) => {
             return Err(Error::invalid(
                 "neighbours",
@@ -397,7 +394,7 @@ fn evaluate_composed(
                 "add_remove or substitution",
             ))
         }
-    }
+    };
     let steps = match p.map.get("steps") {
         None => 1,
         Some(t) => match t.parse::<u64>() {
@@ -412,6 +409,9 @@ fn evaluate_composed(
         },
     };
     let m = SubsampledGaussian::new(p.scalar("q")?, p.scalar("sigma")?)?;
+    if substitution {
+        return evaluate_substitution(quantity, &p, &m, steps, digits, method);
+    }
     let times = |c: Certified| -> Certified {
         // Rényi and KL divergences of a product add up: exact.
         let v = rug::Float::with_val(c.value.prec(), &c.value * steps);
@@ -479,6 +479,85 @@ fn evaluate_composed(
         _ => {
             let delta = p.scalar("delta")?;
             let s = Schedule::homogeneous(&m, steps)?;
+            let r = acc::rdp_route(
+                &s,
+                &delta,
+                None,
+                crate::bounds::conversion::Conversion::CanonneKamathSteinke,
+                digits,
+            )?;
+            Ok(r.eps)
+        }
+    }
+}
+
+/// Rényi and KL of a product add up over steps: exact.
+fn times_steps(c: Certified, steps: u64) -> Certified {
+    let v = rug::Float::with_val(c.value.prec(), &c.value * steps);
+    Certified {
+        value: v,
+        digits: c.digits,
+    }
+}
+
+/// The DP-SGD mechanism under substitution neighbours (`neighbours=substitution`): the symmetric
+/// pair (1−q)N(0,σ²) + qN(1,σ²) against (1−q)N(0,σ²) + qN(−1,σ²)
+/// (docs/accounting.md#substitution), one order only. One step: every quantity through the
+/// model layer (family `subsampled_gaussian_subst`). `steps` > 1: Rényi and KL are `steps` times
+/// the single step (exact); δ(ε) and ε(δ) only where the certified bracket exists (q = 1, the
+/// Gaussian mechanism with sensitivity 2), otherwise an [`Error::Unsupported`] that points to
+/// `rdp_eps_for_delta`, the RDP route (a certified upper bound on ε, never a two-sided value).
+fn evaluate_substitution(
+    quantity: Quantity,
+    p: &Params,
+    m: &crate::accounting::SubsampledGaussian,
+    steps: u64,
+    digits: u32,
+    method: Method,
+) -> Result<Certified> {
+    use crate::accounting::{self as acc, ComposeOptions, Schedule};
+    let pair = build_pair(Family::Model(&crate::dist::subsampled::FAMILY_SUBST), p)?;
+    let s = Schedule::homogeneous_substitution(m, steps)?;
+    let opts = ComposeOptions {
+        digits: digits.min(60),
+        force_inversion: false,
+    };
+    let bracket = |b: &acc::Bracket| -> Result<Certified> {
+        let got = b.digits().min(digits);
+        if got == 0 {
+            return Err(Error::Precision {
+                requested: digits,
+                certified: 0,
+                what: "composition bracket".into(),
+            });
+        }
+        Ok(Certified {
+            value: b.mid(),
+            digits: got,
+        })
+    };
+    match quantity {
+        Quantity::Renyi => Ok(times_steps(
+            divergence::renyi(&pair, &p.scalar("alpha")?, digits, method)?,
+            steps,
+        )),
+        Quantity::Kl => Ok(times_steps(divergence::kl(&pair, digits, method)?, steps)),
+        Quantity::HockeyStickDelta => {
+            let eps = p.scalar("eps")?;
+            if steps == 1 {
+                return divergence::hockey_stick(&pair, &eps, digits, method);
+            }
+            bracket(&acc::delta_for_eps(&s, &eps, &opts)?.value)
+        }
+        Quantity::EpsForDelta => {
+            let delta = p.scalar("delta")?;
+            if steps == 1 {
+                return divergence::eps_for_delta(&pair, &delta, digits, method);
+            }
+            bracket(&acc::eps_for_delta(&s, &delta, &opts)?.value)
+        }
+        _ => {
+            let delta = p.scalar("delta")?;
             let r = acc::rdp_route(
                 &s,
                 &delta,

@@ -522,10 +522,18 @@ fn render_account(
         .collect();
     let _ = writeln!(
         o,
-        "schedule: {} ({} releases, add/remove neighbours)",
+        "schedule: {} ({} releases, {} neighbours)",
         parts.join(" + "),
-        spec.schedule.steps()
+        spec.schedule.steps(),
+        if spec.schedule.is_substitution() {
+            "substitution"
+        } else {
+            "add/remove"
+        }
     );
+    if let Some(why) = &a.bracket_unavailable {
+        let _ = writeln!(o, "no two-sided bracket: {why}");
+    }
     let show = |b: &dpaudit::accounting::Bracket| {
         format!(
             "[{}, {}] (midpoint {}, {} digits, relative width {:.1e})",

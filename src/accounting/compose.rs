@@ -55,6 +55,13 @@ pub enum Release {
     },
     /// The Poisson-subsampled Gaussian (see [`SubsampledGaussian`]).
     Subsampled(SubsampledGaussian),
+    /// The Poisson-subsampled Gaussian under substitution (replace-one) neighbours, clip norm 1:
+    /// (1−q)N(0, σ²) + qN(1, σ²) against (1−q)N(0, σ²) + qN(−1, σ²), a symmetric pair
+    /// (`docs/accounting.md#substitution`). Rényi DP and the RDP route support it for every q;
+    /// the two-sided δ(ε)/ε(δ) bracket only for q = 1, where it is exactly the Gaussian
+    /// mechanism with sensitivity 2 (for q < 1 [`delta_for_eps`]/[`eps_for_delta`] return
+    /// [`Error::Unsupported`]).
+    Substitution(SubsampledGaussian),
 }
 
 impl std::fmt::Display for Release {
@@ -64,6 +71,12 @@ impl std::fmt::Display for Release {
             Release::Subsampled(m) => {
                 write!(f, "subsampled_gaussian(q={}, sigma={})", m.q(), m.sigma())
             }
+            Release::Substitution(m) => write!(
+                f,
+                "subsampled_gaussian(q={}, sigma={}, neighbours=substitution)",
+                m.q(),
+                m.sigma()
+            ),
         }
     }
 }
@@ -93,6 +106,18 @@ impl Schedule {
             }
             total = total.saturating_add(*n);
         }
+        let subst = parts
+            .iter()
+            .filter(|(r, _)| matches!(r, Release::Substitution(_)))
+            .count();
+        if subst != 0 && subst != parts.len() {
+            return Err(Error::invalid(
+                "neighbours",
+                "mixed",
+                "one neighbouring relation for the whole schedule (all add_remove or all \
+                 substitution)",
+            ));
+        }
         if total > 1_000_000_000_000 {
             return Err(Error::invalid("steps", total, "at most 1e12 in all"));
         }
@@ -102,6 +127,40 @@ impl Schedule {
     /// T steps of one subsampled Gaussian.
     pub fn homogeneous(m: &SubsampledGaussian, steps: u64) -> Result<Self> {
         Schedule::new(vec![(Release::Subsampled(m.clone()), steps)])
+    }
+
+    /// T steps of one subsampled Gaussian under substitution neighbours.
+    pub fn homogeneous_substitution(m: &SubsampledGaussian, steps: u64) -> Result<Self> {
+        Schedule::new(vec![(Release::Substitution(m.clone()), steps)])
+    }
+
+    /// Whether some release is under substitution neighbours (then all are).
+    pub fn is_substitution(&self) -> bool {
+        self.parts
+            .iter()
+            .any(|(r, _)| matches!(r, Release::Substitution(_)))
+    }
+
+    /// The reason the two-sided bracket is not available for this schedule, or None.
+    pub fn bracket_unavailable(&self) -> Option<String> {
+        self.check_bracket().err().map(|e| e.to_string())
+    }
+
+    /// Refuses a schedule the two-sided bracket does not cover: a substitution release with
+    /// q < 1 (its moment inversion has no certified error bounds yet).
+    fn check_bracket(&self) -> Result<()> {
+        for (r, _) in &self.parts {
+            if let Release::Substitution(m) = r {
+                if m.q().mp(256) != 1 {
+                    return Err(Error::Unsupported(format!(
+                        "{r}: the certified two-sided delta(eps)/eps(delta) bracket is not \
+                         implemented for substitution neighbours with q < 1 and more than one \
+                         step; the RDP route (rdp_eps_for_delta) gives a certified upper bound"
+                    )));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The parts.
@@ -130,6 +189,14 @@ impl Schedule {
                     inv_s2 += Float::with_val(prec, *n) / Float::with_val(prec, s.square_ref());
                 }
                 Release::Subsampled(m) => out.push(Factor::Mix(Mix::new(m, *n, order, prec))),
+                // q = 1: N(1, σ²) against N(−1, σ²), the Gaussian mechanism with sensitivity 2,
+                // i.e. 1/σ'² = 4/σ². q < 1 is refused by `check_bracket` before any inversion
+                // and handled apart by the RDP route, so it contributes no factor here.
+                Release::Substitution(m) if m.q().mp(prec) == 1 => {
+                    let s = m.sigma().mp(prec);
+                    inv_s2 += Float::with_val(prec, *n * 4) / Float::with_val(prec, s.square_ref());
+                }
+                Release::Substitution(_) => {}
             }
         }
         if !inv_s2.is_zero() {
@@ -380,6 +447,7 @@ fn delta_dir(
 /// not negligible.
 pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     let ef = check_eps(eps)?;
+    sched.check_bracket()?;
     let digits = opts.digits.clamp(1, 60);
     let prec = working_prec(digits, sched);
     if !opts.force_inversion {
@@ -543,6 +611,7 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
 /// Certified ε(δ) of the composition: [ε_lo, ε_hi] ∋ ε(δ) for the mechanism (worst direction).
 pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     check_delta(delta)?;
+    sched.check_bracket()?;
     let digits = opts.digits.clamp(1, 60);
     let prec = working_prec(digits, sched);
     if !opts.force_inversion {

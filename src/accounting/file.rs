@@ -51,6 +51,8 @@ struct ReleaseSpec {
     q: Option<Num>,
     sigma: Num,
     count: u64,
+    /// "add_remove" (default) or "substitution"; a schedule uses one relation throughout.
+    neighbours: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -89,6 +91,17 @@ impl AccountSpec {
         let mut parts = Vec::new();
         for (i, r) in f.release.iter().enumerate() {
             let sigma = r.sigma.scalar("sigma")?;
+            let substitution = match r.neighbours.as_deref() {
+                None | Some("add_remove") => false,
+                Some("substitution") => true,
+                Some(other) => {
+                    return Err(Error::invalid(
+                        &format!("release[{i}].neighbours"),
+                        format!("{other:?}"),
+                        "\"add_remove\" or \"substitution\"",
+                    ))
+                }
+            };
             let rel = match r.kind.as_str() {
                 "gaussian" => {
                     if r.q.is_some() {
@@ -98,7 +111,12 @@ impl AccountSpec {
                             "absent for kind = \"gaussian\"",
                         ));
                     }
-                    Release::Gaussian { sigma }
+                    if substitution {
+                        // N(1, σ²) against N(−1, σ²): the q = 1 substitution release.
+                        Release::Substitution(SubsampledGaussian::new(Scalar::from(1.0), sigma)?)
+                    } else {
+                        Release::Gaussian { sigma }
+                    }
                 }
                 "subsampled_gaussian" => {
                     let q =
@@ -108,7 +126,12 @@ impl AccountSpec {
                                 needed_by: format!("release[{i}] (subsampled_gaussian)"),
                             })?
                             .scalar("q")?;
-                    Release::Subsampled(SubsampledGaussian::new(q, sigma)?)
+                    let m = SubsampledGaussian::new(q, sigma)?;
+                    if substitution {
+                        Release::Substitution(m)
+                    } else {
+                        Release::Subsampled(m)
+                    }
                 }
                 other => {
                     return Err(Error::invalid(
@@ -171,6 +194,9 @@ pub struct Accounted {
     pub rdp_mironov: Option<RdpRoute>,
     /// Wall time of the bracket, seconds.
     pub bracket_seconds: f64,
+    /// Why there is no two-sided bracket (substitution neighbours with q < 1: only the RDP
+    /// route, a certified upper bound, is computed), or None.
+    pub bracket_unavailable: Option<String>,
 }
 
 /// Runs the computations of a schedule file, within `max_seconds` when given (past it, a
@@ -185,14 +211,18 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
         force_inversion: false,
     };
     let t0 = std::time::Instant::now();
+    let bracket_unavailable = spec.schedule.bracket_unavailable();
+    let bracket = bracket_unavailable.is_none();
     let eps = spec
         .delta
         .as_ref()
+        .filter(|_| bracket)
         .map(|d| compose::eps_for_delta(&spec.schedule, d, &opts))
         .transpose()?;
     let delta = spec
         .eps
         .as_ref()
+        .filter(|_| bracket)
         .map(|e| compose::delta_for_eps(&spec.schedule, e, &opts))
         .transpose()?;
     let bracket_seconds = t0.elapsed().as_secs_f64();
@@ -208,5 +238,6 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
         rdp_cks: route(Conversion::CanonneKamathSteinke)?,
         rdp_mironov: route(Conversion::Mironov)?,
         bracket_seconds,
+        bracket_unavailable,
     })
 }

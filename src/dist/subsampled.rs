@@ -309,3 +309,171 @@ pub static FAMILY_ADD: crate::model::ModelFamily = crate::model::ModelFamily {
     claim: no_claim,
     claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
 };
+
+// ---------------------------------------------------------------------------------------------
+// Substitution (replace-one) neighbours
+
+/// One DP-SGD step under substitution (replace-one) neighbours, clip norm 1: the record's
+/// contribution u is replaced by v with ‖u‖, ‖v‖ ≤ 1, and the pair is
+/// P = (1−q)·N(0, σ²) + q·N(1, σ²) against Q = (1−q)·N(0, σ²) + q·N(−1, σ²)
+/// (docs/accounting.md#substitution: the antipodal case u = −v, attained in one dimension; the
+/// same pair as dp_accounting's `REPLACE_ONE` for a Poisson-sampled Gaussian).
+///
+/// The pair is symmetric: Q is the law of −X for X ~ P, so D(P‖Q) = D(Q‖P) for every
+/// divergence, and one order (family `subsampled_gaussian_subst`) suffices. The log-ratio
+/// ln r₊(x) − ln r₊(−x), r₊(x) = 1 − q + q·e^{(2x−1)/(2σ²)}, is increasing and odd.
+#[derive(Clone, Debug)]
+pub struct SubsampledSubstPair {
+    q: crate::scalar::Scalar,
+    sigma: crate::scalar::Scalar,
+    swapped: bool,
+    mixture: SubsampledGaussian,
+}
+
+impl SubsampledSubstPair {
+    /// The validated pair (q ∈ (0, 1], σ > 0).
+    pub fn new(q: crate::scalar::Scalar, sigma: crate::scalar::Scalar) -> Result<Self> {
+        let mixture = SubsampledGaussian::new(q.f64(), sigma.f64())?;
+        Ok(SubsampledSubstPair {
+            q,
+            sigma,
+            swapped: false,
+            mixture,
+        })
+    }
+
+    /// ln of (1−q)N(0, σ²) + q·N(1, σ²) at x, at the precision of `x`, from the exact q and σ.
+    fn ln_plus(&self, x: &Float) -> Float {
+        let wp = x.prec() + 16;
+        let q = self.q.mp(wp);
+        let s = self.sigma.mp(wp);
+        let ln_s = Float::with_val(wp, s.ln_ref());
+        let ln_normal = |mu: u32| -> Float {
+            let z = Float::with_val(wp, x - mu) / &s;
+            mp::log_norm_pdf(&z) - &ln_s
+        };
+        let la = Float::with_val(wp, Float::with_val(wp, 1u32 - &q).ln()) + ln_normal(0);
+        let lb = Float::with_val(wp, q.ln_ref()) + ln_normal(1);
+        Float::with_val(x.prec(), mp::log_add_exp(&la, &lb))
+    }
+
+    /// ln P(x) − ln Q(x) in f64 (P with the +1 component).
+    fn llr_plus(&self, x: f64) -> f64 {
+        self.mixture.ln_pdf(x) - self.mixture.ln_pdf(-x)
+    }
+}
+
+impl crate::model::PairModel for SubsampledSubstPair {
+    fn family(&self) -> &'static crate::model::ModelFamily {
+        &FAMILY_SUBST
+    }
+    fn params(&self) -> Vec<(&'static str, crate::scalar::Scalar)> {
+        vec![("q", self.q.clone()), ("sigma", self.sigma.clone())]
+    }
+    fn swapped(&self) -> std::sync::Arc<dyn crate::model::PairModel> {
+        std::sync::Arc::new(SubsampledSubstPair {
+            swapped: !self.swapped,
+            ..self.clone()
+        })
+    }
+    fn identical(&self) -> bool {
+        false
+    }
+    fn ln_pdf_mp(&self, which: crate::model::Which, x: &Float) -> Float {
+        // P1 is the +1 mixture unless swapped; the −1 mixture is the +1 one reflected.
+        let plus_side = (which == crate::model::Which::P1) != self.swapped;
+        if plus_side {
+            self.ln_plus(x)
+        } else {
+            self.ln_plus(&Float::with_val(x.prec(), -x))
+        }
+    }
+    fn breakpoints(&self, prec: u32) -> Vec<Float> {
+        // The component means.
+        vec![
+            Float::with_val(prec, -1i32),
+            Float::new(prec),
+            Float::with_val(prec, 1u32),
+        ]
+    }
+    fn llr_level(&self, c: &Float) -> Vec<Float> {
+        // With y = e^{x/σ²} and k = e^{−1/(2σ²)}: r₊(x) = 1−q + qky, r₊(−x) = 1−q + qk/y, and
+        // r₊(x) = e^c r₊(−x) ⟺ qk·y² + B·y − e^c·qk = 0 with B = (1−q)(1 − e^c). Its roots
+        // have product −e^c < 0: exactly one is positive, taken in the form without
+        // cancellation. The swapped pair's log-ratio is llr(−x): its level point is −x.
+        let p = c.prec() + 32;
+        let q = self.q.mp(p);
+        let s2 = Float::with_val(p, self.sigma.mp(p).square_ref());
+        let k = Float::with_val(p, Float::with_val(p, -0.5f64) / &s2).exp();
+        let qk = Float::with_val(p, &q * &k);
+        let ec = Float::with_val(p, c.exp_ref());
+        let b = Float::with_val(p, 1u32 - &q) * Float::with_val(p, 1u32 - &ec);
+        let four_qk2_ec = Float::with_val(p, qk.square_ref()) * &ec * 4u32;
+        let disc = (Float::with_val(p, b.square_ref()) + four_qk2_ec).sqrt();
+        let y = if b >= 0 {
+            Float::with_val(p, &qk * &ec) * 2u32 / Float::with_val(p, &b + &disc)
+        } else {
+            Float::with_val(p, &disc - &b) / Float::with_val(p, &qk * 2u32)
+        };
+        if !(y.is_finite() && y > 0) {
+            return Vec::new();
+        }
+        let x = Float::with_val(p, y.ln() * s2);
+        let x = if self.swapped { -x } else { x };
+        vec![Float::with_val(c.prec(), x)]
+    }
+    fn tail_scale(&self) -> f64 {
+        self.sigma.f64()
+    }
+    fn sample_many(
+        &self,
+        which: crate::model::Which,
+        rng: &mut super::stream::StreamRng,
+        out: &mut [f64],
+    ) {
+        let plus_side = (which == crate::model::Which::P1) != self.swapped;
+        self.mixture.sample_many(rng, out);
+        if !plus_side {
+            for o in out.iter_mut() {
+                *o = -*o;
+            }
+        }
+    }
+    fn llr(&self, x: f64) -> f64 {
+        if self.swapped {
+            self.llr_plus(-x)
+        } else {
+            self.llr_plus(x)
+        }
+    }
+    fn support(&self) -> (f64, f64) {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    }
+    fn llr_range(&self) -> (f64, f64) {
+        // Unbounded both ways; the audit grid covers ±(1 + 12σ).
+        let e = 1.0 + 12.0 * self.sigma.f64();
+        let (a, b) = (self.llr(-e), self.llr(e));
+        (a.min(b), a.max(b))
+    }
+}
+
+fn build_subst(
+    get: crate::model::ParamLookup<'_>,
+) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
+    Ok(std::sync::Arc::new(SubsampledSubstPair::new(
+        get("q")?,
+        get("sigma")?,
+    )?))
+}
+
+/// Registry entry: one DP-SGD step under substitution neighbours (symmetric pair).
+pub static FAMILY_SUBST: crate::model::ModelFamily = crate::model::ModelFamily {
+    name: "subsampled_gaussian_subst",
+    pair_keys: &["q", "sigma"],
+    input_keys: &[],
+    location_keys: &[],
+    pair: build_subst,
+    location: None,
+    claim: no_claim,
+    claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
+};

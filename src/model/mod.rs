@@ -163,6 +163,7 @@ pub static FAMILIES: &[&ModelFamily] = &[
     &crate::dist::laplace::FAMILY,
     &crate::dist::subsampled::FAMILY,
     &crate::dist::subsampled::FAMILY_ADD,
+    &crate::dist::subsampled::FAMILY_SUBST,
 ];
 
 /// The registered family called `name`.
