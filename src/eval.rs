@@ -412,14 +412,6 @@ fn evaluate_composed(
     if substitution {
         return evaluate_substitution(quantity, &p, &m, steps, digits, method);
     }
-    let times = |c: Certified| -> Certified {
-        // Rényi and KL divergences of a product add up: exact.
-        let v = rug::Float::with_val(c.value.prec(), &c.value * steps);
-        Certified {
-            value: v,
-            digits: c.digits,
-        }
-    };
     // One step of the mechanism: the larger of the two directions, through the model layer.
     let one_step = |f: &dyn Fn(&Pair) -> Result<Certified>| -> Result<Certified> {
         let mut best: Option<Certified> = None;
@@ -457,9 +449,10 @@ fn evaluate_composed(
             let s = Schedule::homogeneous(&m, steps)?;
             bracket(&acc::composed_rdp(&s, &alpha, digits)?)
         }
-        Quantity::Kl => Ok(times(one_step(&|pair| {
-            divergence::kl(pair, digits, method)
-        })?)),
+        Quantity::Kl => Ok(times_steps(
+            one_step(&|pair| divergence::kl(pair, digits, method))?,
+            steps,
+        )),
         Quantity::HockeyStickDelta => {
             let eps = p.scalar("eps")?;
             if steps == 1 {

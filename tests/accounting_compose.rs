@@ -390,3 +390,23 @@ fn calibrates_a_tiny_epsilon() {
     assert!(c.eps.hi.to_f64() <= 0.01 && c.eps_below.lo.to_f64() > 0.01);
     assert!(c.sigma > 50.0 && c.sigma < 120.0, "sigma {}", c.sigma);
 }
+
+/// Regression (found by the proptest above): q ≈ 0.774, σ = 1, T = 255,479, ε = 0 gave the
+/// bracket [0, 2.5e57] as a success. A δ bracket must certify its digits (relative width) or be a
+/// `Precision` error, and never exceed 1.
+#[test]
+fn a_delta_bracket_certifies_its_digits_or_errs() {
+    let q = 10f64.powf(-0.11106997913990646);
+    let m = SubsampledGaussian::new(Scalar::from(q), s("1")).unwrap();
+    let sched = Schedule::homogeneous(&m, 255_479).unwrap();
+    let r = accounting::with_time_limit(Some(30.0), || {
+        delta_for_eps(&sched, &s("0"), &opts(10, false))
+    });
+    match r {
+        Ok(c) => {
+            assert!(c.value.hi <= 1 && c.value.lo <= c.value.hi, "{:?}", c.value);
+            assert!(c.value.rel_width() <= 2e-10, "{:?}", c.value);
+        }
+        Err(e) => assert!(matches!(e, dpaudit::Error::Precision { .. }), "{e}"),
+    }
+}

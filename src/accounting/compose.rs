@@ -438,8 +438,24 @@ fn delta_dir(
 ) -> Result<(Bracket, usize, f64)> {
     let inv = Inversion::build(factors, eps.to_f64(), ln_rel_for(digits), prec)?;
     let (v, ln_err, _) = inv.delta(eps);
+    // The requested digits must be certified by the bound itself: relative error ≤ 10^-digits
+    // (a bracket that merely contains δ, e.g. [0, 1e57], is not an answer).
+    let ln_v = if v > 0 {
+        moment::ln_float(&v)
+    } else {
+        f64::NEG_INFINITY
+    };
+    let got = ((ln_v - ln_err) / LN_10).floor();
+    if !(got >= f64::from(digits)) {
+        return Err(precision_error(
+            digits,
+            got.clamp(0.0, f64::from(digits)) as u32,
+            "composition: the delta bracket",
+        ));
+    }
     let lo = shift(&v, ln_err, false, prec).max(&Float::new(prec));
-    let hi = shift(&v, ln_err, true, prec);
+    // δ(ε) ≤ 1 for every ε ≥ 0 (a difference of a probability and a non-negative term).
+    let hi = shift(&v, ln_err, true, prec).min(&Float::with_val(prec, 1u32));
     Ok((Bracket { lo, hi }, inv.moment_evals, inv.a))
 }
 
