@@ -446,7 +446,8 @@ fn delta_dir(
         f64::NEG_INFINITY
     };
     let got = ((ln_v - ln_err) / LN_10).floor();
-    if !(got >= f64::from(digits)) {
+    // NaN (v = 0 with an infinite error) counts as uncertified too.
+    if got.is_nan() || got < f64::from(digits) {
         return Err(precision_error(
             digits,
             got.clamp(0.0, f64::from(digits)) as u32,
