@@ -243,11 +243,9 @@ pub fn run(spec: &Spec, base: &Path) -> Result<Vec<SplitResult>> {
     Ok(out)
 }
 
-/// Writes `text` to `path` atomically (temp file in the same directory, then rename).
+/// Writes `text` to `path` atomically (`crate::fsio`: `path.tmp`, then rename).
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| Error::Io(format!("{}: {e}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))
+    crate::fsio::write_atomic(path, text.as_bytes())
 }
 
 fn plot(path: &Path, title: &str, r: &SplitResult) -> Result<()> {

@@ -66,10 +66,9 @@ fn io(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io(format!("{}: {e}", path.display()))
 }
 
+/// Writes `text` to `path` atomically (`crate::fsio`: `path.tmp`, then rename).
 fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+    crate::fsio::write_atomic(path, text.as_bytes())
 }
 
 /// One plotted series: label and points (x, y_min, y_mid, y_max).
