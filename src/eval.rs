@@ -425,20 +425,7 @@ fn evaluate_composed(
         }
         Ok(best.expect("two directions"))
     };
-    let bracket = |b: &acc::Bracket| -> Result<Certified> {
-        let got = b.digits().min(digits);
-        if got == 0 {
-            return Err(Error::Precision {
-                requested: digits,
-                certified: 0,
-                what: "composition bracket".into(),
-            });
-        }
-        Ok(Certified {
-            value: b.mid(),
-            digits: got,
-        })
-    };
+    let bracket = |b: &acc::Bracket| bracket_value(b, digits);
     let opts = ComposeOptions {
         digits: digits.min(60),
         force_inversion: false,
@@ -484,6 +471,23 @@ fn evaluate_composed(
     }
 }
 
+/// A composition bracket printed as its midpoint with the digits its width certifies (at most
+/// `digits`); a bracket that certifies none is a `Precision` error.
+fn bracket_value(b: &crate::accounting::Bracket, digits: u32) -> Result<Certified> {
+    let got = b.digits().min(digits);
+    if got == 0 {
+        return Err(Error::Precision {
+            requested: digits,
+            certified: 0,
+            what: "composition bracket".into(),
+        });
+    }
+    Ok(Certified {
+        value: b.mid(),
+        digits: got,
+    })
+}
+
 /// Rényi and KL of a product add up over steps: exact.
 fn times_steps(c: Certified, steps: u64) -> Certified {
     let v = rug::Float::with_val(c.value.prec(), &c.value * steps);
@@ -515,20 +519,7 @@ fn evaluate_substitution(
         digits: digits.min(60),
         force_inversion: false,
     };
-    let bracket = |b: &acc::Bracket| -> Result<Certified> {
-        let got = b.digits().min(digits);
-        if got == 0 {
-            return Err(Error::Precision {
-                requested: digits,
-                certified: 0,
-                what: "composition bracket".into(),
-            });
-        }
-        Ok(Certified {
-            value: b.mid(),
-            digits: got,
-        })
-    };
+    let bracket = |b: &acc::Bracket| bracket_value(b, digits);
     match quantity {
         Quantity::Renyi => Ok(times_steps(
             divergence::renyi(&pair, &p.scalar("alpha")?, digits, method)?,

@@ -245,6 +245,25 @@ fn command_line() -> String {
     format!("dpaudit {}", args.join(" "))
 }
 
+/// The training audit's files and exit status: 0 when every verdict is the expected one, 1
+/// otherwise, 2 on an error.
+fn train_audit_exit(res: dpaudit::Result<(bool, Vec<PathBuf>)>) -> ExitCode {
+    match res {
+        Ok((ok, files)) => {
+            for f in files {
+                eprintln!("dpaudit: wrote {}", f.display());
+            }
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!("dpaudit: a verdict differs from the expected one");
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => fail(e),
+    }
+}
+
 fn fail(msg: impl std::fmt::Display) -> ExitCode {
     eprintln!("dpaudit: error: {msg}");
     ExitCode::from(2)
@@ -321,20 +340,7 @@ fn main() -> ExitCode {
                     Err(e) => fail(e),
                 };
             }
-            match opts.and_then(|o| write_report(&out, &o, &command_line())) {
-                Ok((ok, files)) => {
-                    for f in files {
-                        eprintln!("dpaudit: wrote {}", f.display());
-                    }
-                    if ok {
-                        ExitCode::SUCCESS
-                    } else {
-                        eprintln!("dpaudit: a verdict differs from the expected one");
-                        ExitCode::from(1)
-                    }
-                }
-                Err(e) => fail(e),
-            }
+            train_audit_exit(opts.and_then(|o| write_report(&out, &o, &command_line())))
         }
         Command::Train { spec, out } => match dpaudit::train::experiment::run_file(&spec, &out) {
             Ok(md) => {
@@ -471,20 +477,7 @@ fn main() -> ExitCode {
                     for r in &m.results {
                         eprintln!("{}", dpaudit::train::sgd::suite::markdown_line(r));
                     }
-                    return match shard::write_merged(&m, &out, &command_line()) {
-                        Ok((ok, files)) => {
-                            for f in files {
-                                eprintln!("dpaudit: wrote {}", f.display());
-                            }
-                            if ok {
-                                ExitCode::SUCCESS
-                            } else {
-                                eprintln!("dpaudit: a verdict differs from the expected one");
-                                ExitCode::from(1)
-                            }
-                        }
-                        Err(e) => fail(e),
-                    };
+                    return train_audit_exit(shard::write_merged(&m, &out, &command_line()));
                 }
             }
             let merged = match report::shards::merge(&dirs) {
