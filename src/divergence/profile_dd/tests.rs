@@ -53,10 +53,11 @@ fn kappa_small_mirrored() {
     assert!(ag >= 12.0 - 2f64.log10(), "agreement {ag}: {}", v.value);
 }
 
-/// The mirrored order (σ1 > σ2 by 1e-12, κ ≈ 1e-12 > 0) is correct but slow: 12–16 s on the
-/// shared 2-core machine (load 4.5–5, 2026-11-23), above the 10 s of the default suite; the
-/// profile route's tails and u-substitution do not help here (55–64 s: the sharp switch at the
-/// roots drives Gauss–Legendre to high orders), see docs/formulas.md §7.4. Run with `--ignored`.
+/// The mirrored order (σ1 > σ2 by 1e-12, κ ≈ 1e-12 > 0) is correct but slow: 58 s on the
+/// 2-core machine when idle (2026-11-23 evening; an earlier "12–16 s" did not reproduce, 52 s at
+/// the commit that stated it), far above the default suite's budget; the profile route's tails
+/// and u-substitution do not help here (the sharp switch at the roots drives Gauss–Legendre to
+/// high orders), see docs/formulas.md §7.4. Run with `--ignored`.
 #[test]
 #[ignore]
 fn kappa_to_zero_mirrored_slow() {
