@@ -456,19 +456,22 @@ fn evaluate_composed(
             let s = Schedule::homogeneous(&m, steps)?;
             bracket(&acc::eps_for_delta(&s, &delta, &opts)?.value)
         }
-        _ => {
-            let delta = p.scalar("delta")?;
-            let s = Schedule::homogeneous(&m, steps)?;
-            let r = acc::rdp_route(
-                &s,
-                &delta,
-                None,
-                crate::bounds::conversion::Conversion::CanonneKamathSteinke,
-                digits,
-            )?;
-            Ok(r.eps)
-        }
+        _ => rdp_route_eps(&Schedule::homogeneous(&m, steps)?, &p, digits),
     }
+}
+
+/// `rdp_eps_for_delta`: the RDP route of a schedule at the row's δ (Canonne–Kamath–Steinke
+/// conversion, continuous α), a certified upper bound on ε.
+fn rdp_route_eps(s: &crate::accounting::Schedule, p: &Params, digits: u32) -> Result<Certified> {
+    let delta = p.scalar("delta")?;
+    let r = crate::accounting::rdp_route(
+        s,
+        &delta,
+        None,
+        crate::bounds::conversion::Conversion::CanonneKamathSteinke,
+        digits,
+    )?;
+    Ok(r.eps)
 }
 
 /// A composition bracket printed as its midpoint with the digits its width certifies (at most
@@ -540,17 +543,7 @@ fn evaluate_substitution(
             }
             bracket(&acc::eps_for_delta(&s, &delta, &opts)?.value)
         }
-        _ => {
-            let delta = p.scalar("delta")?;
-            let r = acc::rdp_route(
-                &s,
-                &delta,
-                None,
-                crate::bounds::conversion::Conversion::CanonneKamathSteinke,
-                digits,
-            )?;
-            Ok(r.eps)
-        }
+        _ => rdp_route_eps(&s, p, digits),
     }
 }
 
