@@ -6,7 +6,8 @@ against mu_lower = (1-q)N(0,s^2) + qN(1,s^2) (privacy_loss_mechanism.py, Adjacen
 -- the reflection of our pair, same divergences. Its RDP accountant refuses REPLACE_ONE for
 Poisson sampling. We record the PLD's pessimistic and optimistic eps(delta) (discretisation
 1e-4), and the ADD_OR_REMOVE_ONE figure for comparison. The Rust test
-(tests/accounting_substitution.rs) reads the CSV.
+(tests/accounting_substitution.rs) reads the CSV: dpaudit's certified eps bracket must lie
+inside [optimistic, pessimistic] for every row (one step and T steps).
 Run: /work/venv/bin/python benches/peers_substitution.py
 """
 import csv
@@ -23,6 +24,8 @@ CASES = [  # q, sigma, steps, delta
     ("0.1", "1", 100, "1e-5"),
     ("0.01", "1", 1000, "1e-5"),
     ("0.04", "1.5", 1000, "1e-5"),
+    ("0.5", "2", 10, "1e-3"),
+    ("0.01", "1", 10000, "1e-5"),
 ]
 
 

@@ -17,7 +17,7 @@
 //! | `laplace` | mu1, mu2, scale (fisher: mu, scale) |
 //! | `subsampled_gaussian`, `subsampled_gaussian_add` | q, sigma (one DP-SGD step, remove / add order) |
 //! | `subsampled_gaussian` with `steps` (and/or `neighbours=add_remove`) | q, sigma, steps: the DP-SGD mechanism (both directions) composed `steps` times (`crate::accounting`) |
-//! | `subsampled_gaussian` with `neighbours=substitution` (`subsampled_gaussian_subst` for one step) | q, sigma, steps: replace-one neighbours, the symmetric pair (1−q)N(0,σ²)+qN(±1,σ²); for steps > 1 and q < 1, `eps_for_delta`/`hockey_stick_delta` are refused (no certified bracket yet) and `rdp_eps_for_delta` is the certified upper bound |
+//! | `subsampled_gaussian` with `neighbours=substitution` (`subsampled_gaussian_subst` for one step) | q, sigma, steps: replace-one neighbours, the symmetric pair (1−q)N(0,σ²)+qN(±1,σ²); for steps > 1, `eps_for_delta`/`hockey_stick_delta` are the certified two-sided bracket (docs/accounting.md#substitution-composition) and `rdp_eps_for_delta` the RDP route's upper bound |
 //!
 //! Quantities: `renyi` (+alpha), `kl`, `fisher` (a single `mu` instead of mu1/mu2),
 //! `hockey_stick_delta` (+eps), `eps_for_delta` (+delta), `rgm_theorem1_eps` (eta, gamma, d, alpha),
@@ -504,9 +504,9 @@ fn times_steps(c: Certified, steps: u64) -> Certified {
 /// pair (1−q)N(0,σ²) + qN(1,σ²) against (1−q)N(0,σ²) + qN(−1,σ²)
 /// (docs/accounting.md#substitution), one order only. One step: every quantity through the
 /// model layer (family `subsampled_gaussian_subst`). `steps` > 1: Rényi and KL are `steps` times
-/// the single step (exact); δ(ε) and ε(δ) only where the certified bracket exists (q = 1, the
-/// Gaussian mechanism with sensitivity 2), otherwise an [`Error::Unsupported`] that points to
-/// `rdp_eps_for_delta`, the RDP route (a certified upper bound on ε, never a two-sided value).
+/// the single step (exact); δ(ε) and ε(δ) the certified two-sided bracket of the composition
+/// (docs/accounting.md#substitution-composition; q = 1 is the Gaussian mechanism with
+/// sensitivity 2, in closed form); `rdp_eps_for_delta` the RDP route (an upper bound on ε).
 fn evaluate_substitution(
     quantity: Quantity,
     p: &Params,

@@ -155,9 +155,10 @@ fn model_layer_densities_levels_and_sampler() {
     }
 }
 
-/// dp_accounting 0.6.0's PLD with `REPLACE_ONE` brackets the exact single-step ε(δ) between its
-/// optimistic and pessimistic estimates; over T steps our RDP-route ε (a certified upper bound)
-/// is at least its optimistic (lower) estimate.
+/// dp_accounting 0.6.0's PLD with `REPLACE_ONE` brackets the exact ε(δ) between its optimistic
+/// and pessimistic estimates: the exact single-step ε(δ), and over T steps the midpoint of our
+/// certified bracket (12 digits), lie inside; the RDP-route ε (a certified upper bound) is at
+/// least the bracket's upper end.
 #[test]
 fn peer_dp_accounting_replace_one() {
     let rows = csv_rows("benches/peers_substitution.csv");
@@ -175,13 +176,28 @@ fn peer_dp_accounting_replace_one() {
                 .to_f64();
             assert!(opt <= e && e <= pes, "{f:?}: {e} not in [{opt}, {pes}]");
         } else {
-            let e = eval("rdp_eps_for_delta", "subsampled_gaussian", &params, 12)
+            let m = SubsampledGaussian::new(s(q), s(sigma)).unwrap();
+            let sched = Schedule::homogeneous_substitution(&m, steps.parse().unwrap()).unwrap();
+            let opts = ComposeOptions {
+                digits: 12,
+                force_inversion: false,
+            };
+            let b = accounting::eps_for_delta(&sched, &s(delta), &opts)
                 .unwrap()
-                .value
-                .to_f64();
+                .value;
+            assert!(b.digits() >= 12, "{f:?}: {} digits", b.digits());
+            let mid = b.mid().to_f64();
             assert!(
-                e >= opt,
-                "{f:?}: RDP upper bound {e} below the PLD lower {opt}"
+                opt <= mid && mid <= pes,
+                "{f:?}: {mid} not in [{opt}, {pes}]"
+            );
+            let rdp = eval("rdp_eps_for_delta", "subsampled_gaussian", &params, 12)
+                .unwrap()
+                .value;
+            assert!(
+                rdp >= b.hi,
+                "{f:?}: RDP upper bound {rdp} below the bracket {}",
+                b.hi
             );
         }
     }
@@ -281,39 +297,53 @@ fn bad_input_is_a_typed_error() {
         matches!(&e, Error::InvalidParameter { name, .. } if name == "alpha"),
         "{e}"
     );
-    // No two-sided bracket for q < 1 over several steps: refused, pointing to the RDP route.
-    for (quantity, extra) in [
-        ("eps_for_delta", "delta=1e-5"),
-        ("hockey_stick_delta", "eps=1"),
-    ] {
-        let e = eval(
-            quantity,
-            "subsampled_gaussian",
-            &format!("q=0.1;sigma=1;steps=10;neighbours=substitution;{extra}"),
-            10,
-        )
-        .unwrap_err();
-        assert!(
-            matches!(&e, Error::Unsupported(m) if m.contains("rdp_eps_for_delta")),
-            "{e}"
-        );
-    }
+}
+
+/// The two-sided bracket over T steps (q < 1), through `eval` and the library: ε(δ) and δ(ε)
+/// are consistent inverses (δ just outside the ε bracket's ends straddles the δ asked for), the
+/// two directions agree (the pair is symmetric), `eval` gives the same figure, and the
+/// substitution ε is at least the add/remove ε of the same (q, σ, T).
+#[test]
+fn composition_bracket() {
     let m = SubsampledGaussian::new(s("0.1"), s("1")).unwrap();
-    let sched = Schedule::homogeneous_substitution(&m, 10).unwrap();
-    let opts = ComposeOptions::default();
-    assert!(matches!(
-        accounting::eps_for_delta(&sched, &s("1e-5"), &opts),
-        Err(Error::Unsupported(_))
-    ));
-    assert!(matches!(
-        accounting::delta_for_eps(&sched, &s("1"), &opts),
-        Err(Error::Unsupported(_))
-    ));
+    let sched = Schedule::homogeneous_substitution(&m, 100).unwrap();
+    let opts = ComposeOptions {
+        digits: 12,
+        force_inversion: false,
+    };
+    let e = accounting::eps_for_delta(&sched, &s("1e-5"), &opts).unwrap();
+    assert_eq!(e.route, "mgf inversion");
+    assert_eq!(e.remove, e.add, "the pair is symmetric");
+    let (lo, hi) = (e.value.lo.to_f64(), e.value.hi.to_f64());
+    let at = |x: f64| {
+        accounting::delta_for_eps(&sched, &s(&format!("{x:e}")), &opts)
+            .unwrap()
+            .value
+    };
+    // δ(ε) is decreasing: δ at a point below the bracket is > 1e-5, above it < 1e-5.
+    assert!(at(lo * (1.0 - 1e-9)).lo > 1e-5);
+    assert!(at(hi * (1.0 + 1e-9)).hi < 1e-5);
+    let via_eval = eval(
+        "eps_for_delta",
+        "subsampled_gaussian",
+        "q=0.1;sigma=1;steps=100;delta=1e-5;neighbours=substitution",
+        12,
+    )
+    .unwrap();
+    assert!(agreement_digits(&via_eval.value, &e.value.mid()) >= 12.0);
+    let ar = accounting::eps_for_delta(&Schedule::homogeneous(&m, 100).unwrap(), &s("1e-5"), &opts)
+        .unwrap();
+    assert!(
+        e.value.lo >= ar.value.hi,
+        "{} < {}",
+        e.value.lo,
+        ar.value.hi
+    );
 }
 
 /// Schedules use one neighbouring relation: mixing is refused (naming `neighbours`), as is an
 /// unknown relation in a schedule file; a substitution schedule file parses, and `account`
-/// gives the RDP route with the reason why there is no bracket.
+/// gives the two-sided bracket and the RDP route.
 #[test]
 fn schedules_and_files() {
     use dpaudit::accounting::file::{account, AccountSpec};
@@ -338,15 +368,17 @@ fn schedules_and_files() {
     let spec = AccountSpec::parse(&text, "example").unwrap();
     assert!(spec.schedule.is_substitution());
     let a = account(&spec, None).unwrap();
-    assert!(a.eps.is_none());
-    assert!(a.bracket_unavailable.unwrap().contains("rdp_eps_for_delta"));
-    // An upper bound at least dp_accounting's optimistic REPLACE_ONE figure for this case
-    // (benches/peers_substitution.csv: q = 0.01, sigma = 1, T = 1000, delta = 1e-5).
+    assert!(a.bracket_unavailable.is_none());
+    // The bracket inside dp_accounting's [optimistic, pessimistic] REPLACE_ONE figures for this
+    // case (benches/peers_substitution.csv: q = 0.01, sigma = 1, T = 1000, delta = 1e-5), and
+    // the RDP route above it.
     let peer = csv_rows("benches/peers_substitution.csv")
         .into_iter()
         .find(|f| f[0] == "0.01" && f[2] == "1000")
         .unwrap();
-    let opt: f64 = peer[5].parse().unwrap();
-    let e = a.rdp_cks.unwrap().eps.value.to_f64();
-    assert!(e >= opt, "{e} < {opt}");
+    let (pes, opt): (f64, f64) = (peer[4].parse().unwrap(), peer[5].parse().unwrap());
+    let b = a.eps.unwrap().value;
+    let mid = b.mid().to_f64();
+    assert!(opt <= mid && mid <= pes, "{mid} not in [{opt}, {pes}]");
+    assert!(a.rdp_cks.unwrap().eps.value >= b.hi);
 }

@@ -57,10 +57,9 @@ pub enum Release {
     Subsampled(SubsampledGaussian),
     /// The Poisson-subsampled Gaussian under substitution (replace-one) neighbours, clip norm 1:
     /// (1−q)N(0, σ²) + qN(1, σ²) against (1−q)N(0, σ²) + qN(−1, σ²), a symmetric pair
-    /// (`docs/accounting.md#substitution`). Rényi DP and the RDP route support it for every q;
-    /// the two-sided δ(ε)/ε(δ) bracket only for q = 1, where it is exactly the Gaussian
-    /// mechanism with sensitivity 2 (for q < 1 [`delta_for_eps`]/[`eps_for_delta`] return
-    /// [`Error::Unsupported`]).
+    /// (`docs/accounting.md#substitution`). Rényi DP, the RDP route and the two-sided
+    /// δ(ε)/ε(δ) bracket support it for every q (q = 1 is exactly the Gaussian mechanism with
+    /// sensitivity 2; `docs/accounting.md#substitution-composition` for q < 1).
     Substitution(SubsampledGaussian),
 }
 
@@ -146,20 +145,9 @@ impl Schedule {
         self.check_bracket().err().map(|e| e.to_string())
     }
 
-    /// Refuses a schedule the two-sided bracket does not cover: a substitution release with
-    /// q < 1 (its moment inversion has no certified error bounds yet).
+    /// Refuses a schedule the two-sided bracket does not cover (none today: add/remove and
+    /// substitution releases of any q are covered; kept as the one place such a limit goes).
     fn check_bracket(&self) -> Result<()> {
-        for (r, _) in &self.parts {
-            if let Release::Substitution(m) = r {
-                if m.q().mp(256) != 1 {
-                    return Err(Error::Unsupported(format!(
-                        "{r}: the certified two-sided delta(eps)/eps(delta) bracket is not \
-                         implemented for substitution neighbours with q < 1 and more than one \
-                         step; the RDP route (rdp_eps_for_delta) gives a certified upper bound"
-                    )));
-                }
-            }
-        }
         Ok(())
     }
 
@@ -190,13 +178,12 @@ impl Schedule {
                 }
                 Release::Subsampled(m) => out.push(Factor::Mix(Mix::new(m, *n, order, prec))),
                 // q = 1: N(1, σ²) against N(−1, σ²), the Gaussian mechanism with sensitivity 2,
-                // i.e. 1/σ'² = 4/σ². q < 1 is refused by `check_bracket` before any inversion
-                // and handled apart by the RDP route, so it contributes no factor here.
+                // i.e. 1/σ'² = 4/σ².
                 Release::Substitution(m) if m.q().mp(prec) == 1 => {
                     let s = m.sigma().mp(prec);
                     inv_s2 += Float::with_val(prec, *n * 4) / Float::with_val(prec, s.square_ref());
                 }
-                Release::Substitution(_) => {}
+                Release::Substitution(m) => out.push(Factor::Mix(Mix::substitution(m, *n, prec))),
             }
         }
         if !inv_s2.is_zero() {
@@ -349,6 +336,10 @@ struct Mix {
     sf: f64,
     count: u64,
     flip: bool,
+    /// Substitution neighbours: the pair (1−q)N(0,σ²)+qN(1,σ²) vs (1−q)N(0,σ²)+qN(−1,σ²), whose
+    /// likelihood ratio is r₊/r₋ (docs/accounting.md#substitution-composition). The pair is
+    /// symmetric, so both directions use the same (unflipped) factor.
+    subst: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -369,11 +360,26 @@ impl Mix {
             sf: m.sigma().f64(),
             count,
             flip: dir == Dir::Add,
+            subst: false,
+        }
+    }
+
+    /// A substitution factor (the same in both directions: the pair is symmetric).
+    fn substitution(m: &SubsampledGaussian, count: u64, prec: u32) -> Mix {
+        Mix {
+            subst: true,
+            ..Mix::new(m, count, Dir::Remove, prec)
         }
     }
 
     fn describe(&self) -> String {
-        let dir = if self.flip { "add" } else { "remove" };
+        let dir = if self.subst {
+            "substitution"
+        } else if self.flip {
+            "add"
+        } else {
+            "remove"
+        };
         format!(
             "subsampled_gaussian(q={}, sigma={}, {dir})",
             self.qf, self.sf
@@ -479,7 +485,12 @@ pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> R
     let e = Float::with_val(prec, eps.mp(prec));
     let _ = ef;
     let (rm, n1, a) = delta_dir(&sched.factors(Dir::Remove, prec), &e, digits, prec)?;
-    let (ad, n2, _) = delta_dir(&sched.factors(Dir::Add, prec), &e, digits, prec)?;
+    // Substitution pairs are symmetric: the add direction is the same composition.
+    let (ad, n2, _) = if sched.is_substitution() {
+        (rm.clone(), 0, a)
+    } else {
+        delta_dir(&sched.factors(Dir::Add, prec), &e, digits, prec)?
+    };
     let value = Bracket::max(&rm, &ad);
     Ok(Composed {
         value,
@@ -642,7 +653,12 @@ pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) ->
     }
     let d = delta.mp(prec);
     let (rm, n1, a) = eps_dir(&sched.factors(Dir::Remove, prec), &d, digits, prec)?;
-    let (ad, n2, _) = eps_dir(&sched.factors(Dir::Add, prec), &d, digits, prec)?;
+    // Substitution pairs are symmetric: the add direction is the same composition.
+    let (ad, n2, _) = if sched.is_substitution() {
+        (rm.clone(), 0, a)
+    } else {
+        eps_dir(&sched.factors(Dir::Add, prec), &d, digits, prec)?
+    };
     Ok(Composed {
         value: Bracket::max(&rm, &ad),
         remove: rm,

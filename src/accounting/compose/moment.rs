@@ -11,6 +11,9 @@ use super::*;
 /// Closed-form Gaussian tail bounds of the omitted trapezoid nodes (docs/accounting.md#composition,
 /// "x-range"): returns ln of the bound on hx·Σ_{x_j ∉ [xl, xr]} φ_σ(x_j) r(x_j)^b.
 pub(super) fn ln_x_tails(m: &Mix, b: f64, xl: f64, xr: f64, hx: f64) -> f64 {
+    if m.subst {
+        return subst::ln_x_tails(m, b, xl, xr, hx);
+    }
     let (q, s) = (m.qf, m.sf);
     let l = xl + hx;
     let r = xr - hx;
@@ -48,8 +51,11 @@ pub(super) fn ln_x_tails(m: &Mix, b: f64, xl: f64, xr: f64, hx: f64) -> f64 {
 /// Range [xl, xr] (multiples of hx) whose omitted nodes carry at most e^{ln_tol}.
 pub(super) fn x_range(m: &Mix, b: f64, hx: f64, ln_tol: f64) -> (f64, f64) {
     let s = m.sf;
-    let lo_mono = b.min(0.0);
-    let hi_mono = b.max(0.5);
+    let (lo_mono, hi_mono) = if m.subst {
+        subst::centre_range(m, b)
+    } else {
+        (b.min(0.0), b.max(0.5))
+    };
     let mut w = 8.0 * s;
     loop {
         let xl = ((lo_mono - w) / hx).floor() * hx - hx;
@@ -70,12 +76,17 @@ pub(super) fn x_step(m: &Mix, b: f64, v: f64, ln_rel: f64) -> (f64, f64) {
     let ymax = PI * s2 / 4.0;
     let y = (m.sf * (2.0 * big_l).sqrt()).min(ymax);
     // |r(x+iy)|^b ≤ cos(y/σ²)^{−|b|} r(x)^b for b < 0 (y/σ² ≤ π/4).
-    let ln_cb = if b < 0.0 {
+    let ln_cb = if m.subst {
+        // r₋^{1−β} r₊^β: a negative real exponent on either factor costs cos(y/σ²)^{exponent}.
+        -((b - 1.0).max(0.0) + (-b).max(0.0)) * (y / s2).cos().ln()
+    } else if b < 0.0 {
         -b.abs() * (y / s2).cos().ln()
     } else {
         0.0
     };
-    let ln_strip = y * y / (2.0 * s2) + v.abs() * y / s2 + ln_cb;
+    // |arg r(x+iy)| ≤ y/σ² for each factor: once for add/remove, twice for substitution.
+    let args = if m.subst { 2.0 } else { 1.0 };
+    let ln_strip = y * y / (2.0 * s2) + args * v.abs() * y / s2 + ln_cb;
     let hx = 2.0 * PI * y / (big_l + ln_strip + 1.0);
     (hx, ln_strip)
 }
@@ -114,10 +125,22 @@ impl Grid {
         for j in n_lo..=n_hi {
             let x = Float::with_val(prec, &hxf * j);
             let t = Float::with_val(prec, &x - 0.5f64) / &s2;
-            let l = Float::with_val(prec, t.exp_m1() * &m.q).ln_1p();
+            let mut l = Float::with_val(prec, t.exp_m1() * &m.q).ln_1p();
+            // Substitution: ℓ = ln r₊ − ln r₋ and the weight φ_σ r₋ (Q's density).
+            let ln_rm = if m.subst {
+                let tm = Float::with_val(prec, -Float::with_val(prec, &x + 0.5f64)) / &s2;
+                let lm = Float::with_val(prec, tm.exp_m1() * &m.q).ln_1p();
+                l -= &lm;
+                Some(lm)
+            } else {
+                None
+            };
             let mut lp = Float::with_val(prec, x.square_ref()) / &s2;
             lp /= 2u32;
             let mut arg = Float::with_val(prec, b * &l);
+            if let Some(lm) = ln_rm {
+                arg += lm;
+            }
             arg -= &lp;
             arg -= &ln_norm;
             max_arg = max_arg.max(arg.to_f64().abs());
@@ -283,6 +306,9 @@ pub(super) fn y_of(m: &Mix, ln_rel: f64) -> f64 {
 
 /// ln E_Q[r^b] in f64 for real b (for choosing the damping; not part of any certificate).
 pub(super) fn ln_moment_f64(m: &Mix, b: f64) -> f64 {
+    if m.subst {
+        return subst::ln_j_f64(m, 1.0 - b, b);
+    }
     let (hx, _) = x_step(m, b, 0.0, -40.0);
     let (xl, xr) = x_range(m, b, hx, -40.0);
     if (xr - xl) / hx > 2.0e6 {
@@ -307,12 +333,18 @@ pub(super) fn ln_moment_f64(m: &Mix, b: f64) -> f64 {
 /// E_Q[q e^t r^b] = E_Q[(r − 1 + q) r^b]. The ratio is evaluated in double precision (error
 /// far below the 10⁻⁶ relative margin added).
 pub(super) fn lipschitz_rel(m: &Mix, b: f64) -> f64 {
+    if m.subst {
+        return subst::lipschitz_rel(m, b);
+    }
     let ratio = (ln_moment_f64(m, b + 1.0) - ln_moment_f64(m, b)).exp();
     let q = m.qf;
     (-(-q).ln_1p() + (ratio - (1.0 - q)).max(0.0) + 1e-12) * (1.0 + 1e-6)
 }
 
 pub(super) fn ln_ibp_constant(m: &Mix, b: f64) -> f64 {
+    if m.subst {
+        return subst::ln_ibp_constant(m, b);
+    }
     let (q, s) = (m.qf, m.sf);
     let s2 = s * s;
     let c = b + 1.0;
@@ -365,3 +397,5 @@ pub(super) fn ln_ibp_constant(m: &Mix, b: f64) -> f64 {
     }
     LN_2 + f64s::log_sum_exp(&maxima) + 1e-6
 }
+
+mod subst;

@@ -74,29 +74,6 @@ fn substitution_renyi(
     Ok(Bracket::from_certified(&c))
 }
 
-/// ln E_Q[(P/Q)^α] of one substitution step in double precision, by a trapezoid rule on a grid of
-/// step σ/16 over the range that holds the integrand's mass (its peak is near x = α). Used only
-/// by the order search of [`rdp_route`]: the order it returns is certified afterwards.
-fn substitution_ln_moment_f64(q: f64, sigma: f64, alpha: f64) -> f64 {
-    let mix = match crate::dist::subsampled::SubsampledGaussian::new(q, sigma) {
-        Ok(m) => m,
-        Err(_) => return f64::NAN,
-    };
-    use crate::dist::ScalarDist;
-    let h = sigma / 16.0;
-    let (lo, hi) = (-(1.0 + 40.0 * sigma), alpha.max(1.0) + 1.0 + 40.0 * sigma);
-    let n = (((hi - lo) / h).ceil() as usize).min(400_000);
-    let h = (hi - lo) / n as f64;
-    let terms: Vec<f64> = (0..=n)
-        .map(|k| {
-            let x = lo + k as f64 * h;
-            alpha * mix.ln_pdf(x) + (1.0 - alpha) * mix.ln_pdf(-x)
-        })
-        .collect();
-    let m = terms.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-    m + (terms.iter().map(|t| (t - m).exp()).sum::<f64>() * h).ln()
-}
-
 /// Certified Rényi DP of the composition at order α: the larger over the two neighbour
 /// directions of Σ_j T_j·D_α(release j) (Mironov 2017, Prop. 1, exact for products), as a bracket.
 pub fn composed_rdp(sched: &Schedule, alpha: &Scalar, digits: u32) -> Result<Bracket> {
@@ -170,27 +147,12 @@ pub fn rdp_route(
         None => {
             // Continuous α: golden section on z = ln(α − 1) of the f64 objective.
             let dirs = [sched.factors(Dir::Remove, 64), sched.factors(Dir::Add, 64)];
-            // Substitution releases with q < 1 have no factor; their (symmetric) RDP is added
-            // to both directions.
-            let subst: Vec<(f64, f64, f64)> = sched
-                .parts()
-                .iter()
-                .filter_map(|(r, n)| match r {
-                    Release::Substitution(m) if m.q().f64() < 1.0 => {
-                        Some((m.q().f64(), m.sigma().f64(), *n as f64))
-                    }
-                    _ => None,
-                })
-                .collect();
+            // (Substitution releases contribute their symmetric factor to both directions.)
             let objective = |z: f64| -> f64 {
                 let a = 1.0 + z.exp();
-                let extra: f64 = subst
-                    .iter()
-                    .map(|&(q, s, n)| n * substitution_ln_moment_f64(q, s, a))
-                    .sum();
                 let worst = dirs
                     .iter()
-                    .map(|f| (ln_moment_total_f64(f, a) + extra) / (a - 1.0))
+                    .map(|f| ln_moment_total_f64(f, a) / (a - 1.0))
                     .fold(f64::NEG_INFINITY, f64::max);
                 let lnd = delta.f64().ln();
                 match conversion {
