@@ -200,7 +200,15 @@ pub(super) fn w_outer_at(
     let q = setup(vars, dist, d, eps, qp + 32 + guard)?;
     let qd = f64::from(digits) + 2.0 + rho_log10.max(0.0) + 0.5;
     let ip = side_integral(&q, Side::P, u_max, qd, Some(lsum), qp + guard)?;
-    let iq = side_integral(&q, Side::Q, u_max, qd, Some(lsum), qp + guard)?;
+    // e^ε I_Q enters the difference: its reference size is e^{lsum − ε}.
+    let iq = side_integral(
+        &q,
+        Side::Q,
+        u_max,
+        qd,
+        Some(lsum - eps.to_f64()),
+        qp + guard,
+    )?;
     let wp = q.wp;
     let val = Float::with_val(
         wp,
