@@ -212,19 +212,15 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
     };
     let t0 = std::time::Instant::now();
     let bracket_unavailable = spec.schedule.bracket_unavailable();
-    let bracket = bracket_unavailable.is_none();
-    let eps = spec
-        .delta
-        .as_ref()
-        .filter(|_| bracket)
-        .map(|d| compose::eps_for_delta(&spec.schedule, d, &opts))
-        .transpose()?;
-    let delta = spec
-        .eps
-        .as_ref()
-        .filter(|_| bracket)
-        .map(|e| compose::delta_for_eps(&spec.schedule, e, &opts))
-        .transpose()?;
+    // The certified bracket at the requested point, when both the point and the bracket exist.
+    let bracket = |at: &Option<Scalar>, f: fn(&Schedule, &Scalar, &ComposeOptions) -> _| {
+        at.as_ref()
+            .filter(|_| bracket_unavailable.is_none())
+            .map(|x| f(&spec.schedule, x, &opts))
+            .transpose()
+    };
+    let eps = bracket(&spec.delta, compose::eps_for_delta)?;
+    let delta = bracket(&spec.eps, compose::delta_for_eps)?;
     let bracket_seconds = t0.elapsed().as_secs_f64();
     let route = |c: Conversion| -> Result<Option<RdpRoute>> {
         spec.delta
