@@ -119,18 +119,16 @@ pub fn calibrate_sigma(
             ));
         }
     }
-    while hi / lo - 1.0 > rel_tol {
-        let mid = (lo * hi).sqrt();
-        let b = eval(mid)?;
-        // A bracket that straddles the target knows σ to the bracket's width only: an error.
-        if meets_target(&b, &t, || format!("sigma = {mid}"))? {
-            hi = mid;
-            b_hi = b;
-        } else {
-            lo = mid;
-            b_lo = b;
-        }
-    }
+    // Bisection on log σ; a bracket that straddles the target knows σ to its width only.
+    let ((hi, b_hi), (lo, b_lo)) = bisect(
+        (hi, b_hi),
+        (lo, b_lo),
+        &t,
+        "sigma",
+        |hi, lo| hi / lo - 1.0 > rel_tol,
+        |hi, lo| (lo * hi).sqrt(),
+        &mut eval,
+    )?;
     Ok(SigmaCalibration {
         sigma: hi,
         eps: b_hi,
@@ -138,6 +136,30 @@ pub fn calibrate_sigma(
         eps_below: b_lo,
         evaluations: n,
     })
+}
+
+/// Bisects between a parameter value that meets the target `t` and one that fails it (each with
+/// its certified bracket) while `go(meets, fails)`: `eval` at `mid(meets, fails)` replaces the
+/// end on its side. A bracket that contains the target is an error naming `what` = value.
+fn bisect<T: Copy + std::fmt::Display>(
+    mut meets: (T, Bracket),
+    mut fails: (T, Bracket),
+    t: &rug::Float,
+    what: &str,
+    go: impl Fn(T, T) -> bool,
+    mid: impl Fn(T, T) -> T,
+    eval: &mut dyn FnMut(T) -> Result<Bracket>,
+) -> Result<((T, Bracket), (T, Bracket))> {
+    while go(meets.0, fails.0) {
+        let m = mid(meets.0, fails.0);
+        let b = eval(m)?;
+        if meets_target(&b, t, || format!("{what} = {m}"))? {
+            meets = (m, b);
+        } else {
+            fails = (m, b);
+        }
+    }
+    Ok((meets, fails))
 }
 
 /// The largest T ≤ `max_steps` for which T steps are (target_eps, δ)-DP (certified ε_hi ≤ target),
@@ -164,7 +186,7 @@ pub fn calibrate_steps(
     }
     let mut b_lo = b1;
     let mut hi = 2u64;
-    let mut b_hi = loop {
+    let b_hi = loop {
         let b = eps_at(q, sf, hi, delta)?;
         if !meets_target(&b, &t, || format!("T = {hi}"))? {
             break b;
@@ -176,16 +198,14 @@ pub fn calibrate_steps(
         }
         hi = (hi * 2).min(max_steps);
     };
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        let b = eps_at(q, sf, mid, delta)?;
-        if meets_target(&b, &t, || format!("T = {mid}"))? {
-            lo = mid;
-            b_lo = b;
-        } else {
-            hi = mid;
-            b_hi = b;
-        }
-    }
+    let ((lo, b_lo), (_, b_hi)) = bisect(
+        (lo, b_lo),
+        (hi, b_hi),
+        &t,
+        "T",
+        |lo, hi| hi - lo > 1,
+        |lo, hi| lo + (hi - lo) / 2,
+        &mut |steps| eps_at(q, sf, steps, delta),
+    )?;
     Ok((lo, b_lo, b_hi))
 }
