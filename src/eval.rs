@@ -367,7 +367,7 @@ fn evaluate_composed(
     digits: u32,
     method: Method,
 ) -> Result<Certified> {
-    use crate::accounting::{self as acc, ComposeOptions, Schedule, SubsampledGaussian};
+    use crate::accounting::{self as acc, Schedule, SubsampledGaussian};
     let extra = match quantity {
         Quantity::Renyi => "alpha",
         Quantity::Kl => "",
@@ -425,36 +425,19 @@ fn evaluate_composed(
         }
         Ok(best.expect("two directions"))
     };
-    let bracket = |b: &acc::Bracket| bracket_value(b, digits);
-    let opts = ComposeOptions {
-        digits: digits.min(60),
-        force_inversion: false,
-    };
     match quantity {
         Quantity::Renyi => {
             let alpha = p.scalar("alpha")?;
             let s = Schedule::homogeneous(&m, steps)?;
-            bracket(&acc::composed_rdp(&s, &alpha, digits)?)
+            bracket_value(&acc::composed_rdp(&s, &alpha, digits)?, digits)
         }
         Quantity::Kl => Ok(times_steps(
             one_step(&|pair| divergence::kl(pair, digits, method))?,
             steps,
         )),
-        Quantity::HockeyStickDelta => {
-            let eps = p.scalar("eps")?;
-            if steps == 1 {
-                return one_step(&|pair| divergence::hockey_stick(pair, &eps, digits, method));
-            }
-            let s = Schedule::homogeneous(&m, steps)?;
-            bracket(&acc::delta_for_eps(&s, &eps, &opts)?.value)
-        }
-        Quantity::EpsForDelta => {
-            let delta = p.scalar("delta")?;
-            if steps == 1 {
-                return one_step(&|pair| divergence::eps_for_delta(pair, &delta, digits, method));
-            }
-            let s = Schedule::homogeneous(&m, steps)?;
-            bracket(&acc::eps_for_delta(&s, &delta, &opts)?.value)
+        Quantity::HockeyStickDelta | Quantity::EpsForDelta => {
+            let sched = || Schedule::homogeneous(&m, steps);
+            profile_value(quantity, &p, steps, digits, method, &one_step, &sched)
         }
         _ => rdp_route_eps(&Schedule::homogeneous(&m, steps)?, &p, digits),
     }
@@ -515,36 +498,62 @@ fn evaluate_substitution(
     digits: u32,
     method: Method,
 ) -> Result<Certified> {
-    use crate::accounting::{self as acc, ComposeOptions, Schedule};
+    use crate::accounting::Schedule;
     let pair = build_pair(Family::Model(&crate::dist::subsampled::FAMILY_SUBST), p)?;
     let s = Schedule::homogeneous_substitution(m, steps)?;
-    let opts = ComposeOptions {
-        digits: digits.min(60),
-        force_inversion: false,
-    };
-    let bracket = |b: &acc::Bracket| bracket_value(b, digits);
     match quantity {
         Quantity::Renyi => Ok(times_steps(
             divergence::renyi(&pair, &p.scalar("alpha")?, digits, method)?,
             steps,
         )),
         Quantity::Kl => Ok(times_steps(divergence::kl(&pair, digits, method)?, steps)),
-        Quantity::HockeyStickDelta => {
-            let eps = p.scalar("eps")?;
-            if steps == 1 {
-                return divergence::hockey_stick(&pair, &eps, digits, method);
-            }
-            bracket(&acc::delta_for_eps(&s, &eps, &opts)?.value)
-        }
-        Quantity::EpsForDelta => {
-            let delta = p.scalar("delta")?;
-            if steps == 1 {
-                return divergence::eps_for_delta(&pair, &delta, digits, method);
-            }
-            bracket(&acc::eps_for_delta(&s, &delta, &opts)?.value)
+        Quantity::HockeyStickDelta | Quantity::EpsForDelta => {
+            let one_step = |f: &dyn Fn(&Pair) -> Result<Certified>| f(&pair);
+            let sched = || Ok(s.clone());
+            profile_value(quantity, p, steps, digits, method, &one_step, &sched)
         }
         _ => rdp_route_eps(&s, p, digits),
     }
+}
+
+/// A quantity of one pair, as [`profile_value`] hands it to the evaluator of one step.
+type PairQuantity<'a> = &'a dyn Fn(&Pair) -> Result<Certified>;
+
+/// δ(ε) (`hockey_stick_delta`, parameter `eps`) or ε(δ) (`eps_for_delta`, parameter `delta`) of
+/// a subsampled Gaussian: at one step the divergence of the pair(s) `one_step` evaluates it on;
+/// over `steps` > 1 the certified composition bracket of `sched()` (`crate::accounting`).
+fn profile_value(
+    quantity: Quantity,
+    p: &Params,
+    steps: u64,
+    digits: u32,
+    method: Method,
+    one_step: &dyn Fn(PairQuantity<'_>) -> Result<Certified>,
+    sched: &dyn Fn() -> Result<crate::accounting::Schedule>,
+) -> Result<Certified> {
+    use crate::accounting::{self as acc, ComposeOptions};
+    let delta_of_eps = quantity == Quantity::HockeyStickDelta;
+    let x = p.scalar(if delta_of_eps { "eps" } else { "delta" })?;
+    if steps == 1 {
+        return one_step(&|pair| {
+            if delta_of_eps {
+                divergence::hockey_stick(pair, &x, digits, method)
+            } else {
+                divergence::eps_for_delta(pair, &x, digits, method)
+            }
+        });
+    }
+    let s = sched()?;
+    let opts = ComposeOptions {
+        digits: digits.min(60),
+        force_inversion: false,
+    };
+    let composed = if delta_of_eps {
+        acc::delta_for_eps(&s, &x, &opts)?
+    } else {
+        acc::eps_for_delta(&s, &x, &opts)?
+    };
+    bracket_value(&composed.value, digits)
 }
 
 /// Evaluates one row.

@@ -281,18 +281,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Claims { out } => match report::claims::write_claims(&out, &command_line()) {
             Ok((claims, files)) => {
-                let count = |v: dpaudit::compare::claims::Verdict| {
-                    claims.iter().filter(|c| c.verdict == v).count()
-                };
-                use dpaudit::compare::claims::Verdict;
-                eprintln!(
-                    "dpaudit: {} claims: {} hold, {} fail, {} misprints, {} not checkable here",
-                    claims.len(),
-                    count(Verdict::Holds),
-                    count(Verdict::Fails),
-                    count(Verdict::Misprint),
-                    count(Verdict::NotCheckable)
-                );
+                eprintln!("dpaudit: {}", report::claims::claims_summary(&claims));
                 for f in files {
                     eprintln!("dpaudit: wrote {}", f.display());
                 }
@@ -524,9 +513,6 @@ fn render_account(
             "add/remove"
         }
     );
-    if let Some(why) = &a.bracket_unavailable {
-        let _ = writeln!(o, "no two-sided bracket: {why}");
-    }
     let show = |b: &dpaudit::accounting::Bracket| {
         format!(
             "[{}, {}] (midpoint {}, {} digits, relative width {:.1e})",

@@ -380,7 +380,6 @@ fn schedules_and_files() {
     let spec = AccountSpec::parse(&text, "example").unwrap();
     assert!(spec.schedule.is_substitution());
     let a = account(&spec, None).unwrap();
-    assert!(a.bracket_unavailable.is_none());
     // The bracket inside dp_accounting's [optimistic, pessimistic] REPLACE_ONE figures for this
     // case (benches/peers_substitution.csv: q = 0.01, sigma = 1, T = 1000, delta = 1e-5), and
     // the RDP route above it.

@@ -26,15 +26,34 @@ pub struct SigmaCalibration {
     pub evaluations: usize,
 }
 
-fn eps_at(
-    q: &Scalar,
-    sigma: f64,
-    steps: u64,
-    delta: &Scalar,
-    opts: &ComposeOptions,
-) -> Result<Bracket> {
+/// Digits requested of every composition bracket of a calibration.
+const DIGITS: u32 = 12;
+
+/// The certified ε(δ) bracket of `steps` steps at rate q and noise multiplier σ, to [`DIGITS`].
+fn eps_at(q: &Scalar, sigma: f64, steps: u64, delta: &Scalar) -> Result<Bracket> {
     let m = SubsampledGaussian::new(q.clone(), Scalar::from(sigma))?;
-    Ok(eps_for_delta(&Schedule::homogeneous(&m, steps)?, delta, opts)?.value)
+    let opts = ComposeOptions {
+        digits: DIGITS,
+        force_inversion: false,
+    };
+    Ok(eps_for_delta(&Schedule::homogeneous(&m, steps)?, delta, &opts)?.value)
+}
+
+/// Whether the certified bracket `b` meets the target `t` (ε_hi ≤ t: true) or fails it
+/// (ε_lo > t: false); a precision error when it contains the target, naming the parameter
+/// value `at` (`sigma = …`, `T = …`) it was computed at.
+fn meets_target(b: &Bracket, t: &rug::Float, at: impl FnOnce() -> String) -> Result<bool> {
+    if b.hi <= *t {
+        Ok(true)
+    } else if b.lo > *t {
+        Ok(false)
+    } else {
+        Err(Error::Precision {
+            requested: DIGITS,
+            certified: b.digits(),
+            what: format!("calibration: eps bracket at {} contains the target", at()),
+        })
+    }
 }
 
 fn check_target(target_eps: f64) -> Result<()> {
@@ -58,14 +77,10 @@ pub fn calibrate_sigma(
     if !(1e-12..=0.5).contains(&rel_tol) {
         return Err(Error::invalid("rel_tol", rel_tol, "in [1e-12, 0.5]"));
     }
-    let opts = ComposeOptions {
-        digits: 12,
-        force_inversion: false,
-    };
     let mut n = 0;
     let mut eval = |s: f64| -> Result<Bracket> {
         n += 1;
-        eps_at(q, s, steps, delta, &opts)
+        eps_at(q, s, steps, delta)
     };
     let t = rug::Float::with_val(64, target_eps);
     // Bracket σ: hi meets the target (ε_hi ≤ t), lo does not (ε_lo > t).
@@ -104,24 +119,16 @@ pub fn calibrate_sigma(
             ));
         }
     }
-    while hi / lo - 1.0 > rel_tol {
-        let mid = (lo * hi).sqrt();
-        let b = eval(mid)?;
-        if b.hi <= t {
-            hi = mid;
-            b_hi = b;
-        } else if b.lo > t {
-            lo = mid;
-            b_lo = b;
-        } else {
-            // The bracket straddles the target: σ is known to the bracket's width only.
-            return Err(Error::Precision {
-                requested: 12,
-                certified: b.digits(),
-                what: format!("calibration: eps bracket at sigma = {mid} contains the target"),
-            });
-        }
-    }
+    // Bisection on log σ; a bracket that straddles the target knows σ to its width only.
+    let ((hi, b_hi), (lo, b_lo)) = bisect(
+        (hi, b_hi),
+        (lo, b_lo),
+        &t,
+        "sigma",
+        |hi, lo| hi / lo - 1.0 > rel_tol,
+        |hi, lo| (lo * hi).sqrt(),
+        &mut eval,
+    )?;
     Ok(SigmaCalibration {
         sigma: hi,
         eps: b_hi,
@@ -129,6 +136,30 @@ pub fn calibrate_sigma(
         eps_below: b_lo,
         evaluations: n,
     })
+}
+
+/// Bisects between a parameter value that meets the target `t` and one that fails it (each with
+/// its certified bracket) while `go(meets, fails)`: `eval` at `mid(meets, fails)` replaces the
+/// end on its side. A bracket that contains the target is an error naming `what` = value.
+fn bisect<T: Copy + std::fmt::Display>(
+    mut meets: (T, Bracket),
+    mut fails: (T, Bracket),
+    t: &rug::Float,
+    what: &str,
+    go: impl Fn(T, T) -> bool,
+    mid: impl Fn(T, T) -> T,
+    eval: &mut dyn FnMut(T) -> Result<Bracket>,
+) -> Result<((T, Bracket), (T, Bracket))> {
+    while go(meets.0, fails.0) {
+        let m = mid(meets.0, fails.0);
+        let b = eval(m)?;
+        if meets_target(&b, t, || format!("{what} = {m}"))? {
+            meets = (m, b);
+        } else {
+            fails = (m, b);
+        }
+    }
+    Ok((meets, fails))
 }
 
 /// The largest T ≤ `max_steps` for which T steps are (target_eps, δ)-DP (certified ε_hi ≤ target),
@@ -142,17 +173,11 @@ pub fn calibrate_steps(
     max_steps: u64,
 ) -> Result<(u64, Bracket, Bracket)> {
     check_target(target_eps)?;
-    let opts = ComposeOptions {
-        digits: 12,
-        force_inversion: false,
-    };
     let t = rug::Float::with_val(64, target_eps);
     let sf = sigma.f64();
-    let meets = |b: &Bracket| b.hi <= t;
-    let fails = |b: &Bracket| b.lo > t;
     let mut lo = 1u64;
-    let b1 = eps_at(q, sf, lo, delta, &opts)?;
-    if !meets(&b1) {
+    let b1 = eps_at(q, sf, lo, delta)?;
+    if b1.hi > t {
         return Err(Error::invalid(
             "target eps",
             target_eps,
@@ -161,17 +186,10 @@ pub fn calibrate_steps(
     }
     let mut b_lo = b1;
     let mut hi = 2u64;
-    let mut b_hi = loop {
-        let b = eps_at(q, sf, hi, delta, &opts)?;
-        if fails(&b) {
+    let b_hi = loop {
+        let b = eps_at(q, sf, hi, delta)?;
+        if !meets_target(&b, &t, || format!("T = {hi}"))? {
             break b;
-        }
-        if !meets(&b) {
-            return Err(Error::Precision {
-                requested: 12,
-                certified: b.digits(),
-                what: format!("calibration: eps bracket at T = {hi} contains the target"),
-            });
         }
         lo = hi;
         b_lo = b;
@@ -180,22 +198,14 @@ pub fn calibrate_steps(
         }
         hi = (hi * 2).min(max_steps);
     };
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        let b = eps_at(q, sf, mid, delta, &opts)?;
-        if meets(&b) {
-            lo = mid;
-            b_lo = b;
-        } else if fails(&b) {
-            hi = mid;
-            b_hi = b;
-        } else {
-            return Err(Error::Precision {
-                requested: 12,
-                certified: b.digits(),
-                what: format!("calibration: eps bracket at T = {mid} contains the target"),
-            });
-        }
-    }
+    let ((lo, b_lo), (_, b_hi)) = bisect(
+        (lo, b_lo),
+        (hi, b_hi),
+        &t,
+        "T",
+        |lo, hi| hi - lo > 1,
+        |lo, hi| lo + (hi - lo) / 2,
+        &mut |steps| eps_at(q, sf, steps, delta),
+    )?;
     Ok((lo, b_lo, b_hi))
 }

@@ -140,17 +140,6 @@ impl Schedule {
             .any(|(r, _)| matches!(r, Release::Substitution(_)))
     }
 
-    /// The reason the two-sided bracket is not available for this schedule, or None.
-    pub fn bracket_unavailable(&self) -> Option<String> {
-        self.check_bracket().err().map(|e| e.to_string())
-    }
-
-    /// Refuses a schedule the two-sided bracket does not cover (none today: add/remove and
-    /// substitution releases of any q are covered; kept as the one place such a limit goes).
-    fn check_bracket(&self) -> Result<()> {
-        Ok(())
-    }
-
     /// The parts.
     pub fn parts(&self) -> &[(Release, u64)] {
         &self.parts
@@ -436,12 +425,7 @@ fn precision_error(digits: u32, got: u32, what: &str) -> Error {
 }
 
 /// δ(ε) of one direction as a bracket.
-fn delta_dir(
-    factors: &[Factor],
-    eps: &Float,
-    digits: u32,
-    prec: u32,
-) -> Result<(Bracket, usize, f64)> {
+fn delta_dir(factors: &[Factor], eps: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
     let inv = Inversion::build(factors, eps.to_f64(), ln_rel_for(digits), prec)?;
     let (v, ln_err, _) = inv.delta(eps);
     // The requested digits must be certified by the bound itself: relative error ≤ 10^-digits
@@ -469,31 +453,52 @@ fn delta_dir(
 /// Certified δ(ε) of the composition, both directions, to `digits` significant digits where δ is
 /// not negligible.
 pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
-    let ef = check_eps(eps)?;
-    sched.check_bracket()?;
+    check_eps(eps)?;
+    let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, log_dp_delta_mp(mu, &eps.mp(p)).exp()));
+    compose_both(
+        sched,
+        eps,
+        opts,
+        "Gaussian composition delta",
+        closed,
+        delta_dir,
+    )
+}
+
+/// One direction's bracket, with the moment evaluations it took and the saddle point.
+type DirBracket = (Bracket, usize, f64);
+
+/// The profile point of the composition at `x` (ε for δ(ε), δ for ε(δ)), both directions: the
+/// certified Gaussian closed form `closed(μ, precision)` (named `what`) when the schedule
+/// composes to a Gaussian and inversion is not forced; otherwise `dir` on each direction's
+/// factors, the larger bracket.
+fn compose_both(
+    sched: &Schedule,
+    x: &Scalar,
+    opts: &ComposeOptions,
+    what: &str,
+    closed: impl Fn(&Float, u32) -> Result<Float>,
+    dir: fn(&[Factor], &Float, u32, u32) -> Result<DirBracket>,
+) -> Result<Composed> {
     let digits = opts.digits.clamp(1, 60);
     let prec = working_prec(digits, sched);
     if !opts.force_inversion {
         if let Some(mu) = sched.mu_if_gaussian(prec + 64) {
-            let c = crate::numeric::mp::certify(digits, "Gaussian composition delta", |p| {
-                let mu = Float::with_val(p, &mu);
-                Ok(Float::with_val(p, log_dp_delta_mp(&mu, &eps.mp(p)).exp()))
-            })?;
+            let c =
+                crate::numeric::mp::certify(digits, what, |p| closed(&Float::with_val(p, &mu), p))?;
             return Ok(Composed::closed_form(&c));
         }
     }
-    let e = Float::with_val(prec, eps.mp(prec));
-    let _ = ef;
-    let (rm, n1, a) = delta_dir(&sched.factors(Dir::Remove, prec), &e, digits, prec)?;
+    let x = x.mp(prec);
+    let (rm, n1, a) = dir(&sched.factors(Dir::Remove, prec), &x, digits, prec)?;
     // Substitution pairs are symmetric: the add direction is the same composition.
     let (ad, n2, _) = if sched.is_substitution() {
         (rm.clone(), 0, a)
     } else {
-        delta_dir(&sched.factors(Dir::Add, prec), &e, digits, prec)?
+        dir(&sched.factors(Dir::Add, prec), &x, digits, prec)?
     };
-    let value = Bracket::max(&rm, &ad);
     Ok(Composed {
-        value,
+        value: Bracket::max(&rm, &ad),
         remove: rm,
         add: ad,
         route: "mgf inversion",
@@ -503,12 +508,7 @@ pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> R
 }
 
 /// ε(δ) of one direction: [ε_lo, ε_hi] with δ_lower(ε_lo) ≥ δ ≥ δ_upper(ε_hi).
-fn eps_dir(
-    factors: &[Factor],
-    delta: &Float,
-    digits: u32,
-    prec: u32,
-) -> Result<(Bracket, usize, f64)> {
+fn eps_dir(factors: &[Factor], delta: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
     let ln_delta = delta.to_f64().ln();
     // Start: the Chernoff/saddle estimate ε₀ = min_a [ln Π M(a)^T − ln(a(a−1)) − ln δ]/(a − 1).
     let mut eps0 = {
@@ -639,32 +639,13 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
 /// Certified ε(δ) of the composition: [ε_lo, ε_hi] ∋ ε(δ) for the mechanism (worst direction).
 pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     check_delta(delta)?;
-    sched.check_bracket()?;
-    let digits = opts.digits.clamp(1, 60);
-    let prec = working_prec(digits, sched);
-    if !opts.force_inversion {
-        if let Some(mu) = sched.mu_if_gaussian(prec + 64) {
-            let c = crate::numeric::mp::certify(digits, "Gaussian composition eps", |p| {
-                let mu = Float::with_val(p, &mu);
-                Ok(Float::with_val(p, dp_eps_mp(&mu, &delta.mp(p))?))
-            })?;
-            return Ok(Composed::closed_form(&c));
-        }
-    }
-    let d = delta.mp(prec);
-    let (rm, n1, a) = eps_dir(&sched.factors(Dir::Remove, prec), &d, digits, prec)?;
-    // Substitution pairs are symmetric: the add direction is the same composition.
-    let (ad, n2, _) = if sched.is_substitution() {
-        (rm.clone(), 0, a)
-    } else {
-        eps_dir(&sched.factors(Dir::Add, prec), &d, digits, prec)?
-    };
-    Ok(Composed {
-        value: Bracket::max(&rm, &ad),
-        remove: rm,
-        add: ad,
-        route: "mgf inversion",
-        saddle: a,
-        moment_evals: n1 + n2,
-    })
+    let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, dp_eps_mp(mu, &delta.mp(p))?));
+    compose_both(
+        sched,
+        delta,
+        opts,
+        "Gaussian composition eps",
+        closed,
+        eps_dir,
+    )
 }

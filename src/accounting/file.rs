@@ -194,9 +194,6 @@ pub struct Accounted {
     pub rdp_mironov: Option<RdpRoute>,
     /// Wall time of the bracket, seconds.
     pub bracket_seconds: f64,
-    /// Why there is no two-sided bracket (substitution neighbours with q < 1: only the RDP
-    /// route, a certified upper bound, is computed), or None.
-    pub bracket_unavailable: Option<String>,
 }
 
 /// Runs the computations of a schedule file, within `max_seconds` when given (past it, a
@@ -211,20 +208,12 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
         force_inversion: false,
     };
     let t0 = std::time::Instant::now();
-    let bracket_unavailable = spec.schedule.bracket_unavailable();
-    let bracket = bracket_unavailable.is_none();
-    let eps = spec
-        .delta
-        .as_ref()
-        .filter(|_| bracket)
-        .map(|d| compose::eps_for_delta(&spec.schedule, d, &opts))
-        .transpose()?;
-    let delta = spec
-        .eps
-        .as_ref()
-        .filter(|_| bracket)
-        .map(|e| compose::delta_for_eps(&spec.schedule, e, &opts))
-        .transpose()?;
+    // The certified bracket at the requested point, when the point is given.
+    let bracket = |at: &Option<Scalar>, f: fn(&Schedule, &Scalar, &ComposeOptions) -> _| {
+        at.as_ref().map(|x| f(&spec.schedule, x, &opts)).transpose()
+    };
+    let eps = bracket(&spec.delta, compose::eps_for_delta)?;
+    let delta = bracket(&spec.eps, compose::delta_for_eps)?;
     let bracket_seconds = t0.elapsed().as_secs_f64();
     let route = |c: Conversion| -> Result<Option<RdpRoute>> {
         spec.delta
@@ -238,6 +227,5 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
         rdp_cks: route(Conversion::CanonneKamathSteinke)?,
         rdp_mironov: route(Conversion::Mironov)?,
         bracket_seconds,
-        bracket_unavailable,
     })
 }

@@ -363,62 +363,76 @@ pub fn histograms<M: Mechanism + ?Sized>(
     n: u64,
     bar: &Observer,
 ) -> Histograms {
-    histograms_shard(mech, stat, grid, seed, phase, n, Shard::WHOLE, bar)
+    let draws = Draws {
+        mech,
+        stat,
+        grid,
+        seed,
+        shard: Shard::WHOLE,
+        bar,
+    };
+    draws.histograms(phase, n)
 }
 
-/// [`histograms`] restricted to the chunks of `shard`.
-#[allow(clippy::too_many_arguments)]
-pub fn histograms_shard<M: Mechanism + ?Sized>(
-    mech: &M,
+/// What the draws of one audit shard are made from: the mechanism, the statistic binned on
+/// `grid`, the seed, the shard's chunks and the progress observer.
+struct Draws<'a, M: ?Sized> {
+    mech: &'a M,
     stat: Statistic,
-    grid: &Grid,
+    grid: &'a Grid,
     seed: u64,
-    phase: Phase,
-    n: u64,
     shard: Shard,
-    bar: &Observer,
-) -> Histograms {
-    let n_chunks = n.div_ceil(CHUNK);
-    let slots = grid.slots();
-    let tasks: Vec<u64> = (0..2 * n_chunks)
-        .filter(|t| shard.owns(t % n_chunks))
-        .collect();
-    let (p, q) = tasks
-        .into_par_iter()
-        .fold(
-            || (vec![0u64; slots], vec![0u64; slots], vec![0u32; slots]),
-            |(mut hp, mut hq, mut local), task| {
-                let (side, chunk) = if task < n_chunks {
-                    (Side::P, task)
-                } else {
-                    (Side::Q, task - n_chunks)
-                };
-                let len = (n - chunk * CHUNK).min(CHUNK);
-                let mut rng = stream_rng(seed, stream_id(phase, side, chunk));
-                // u32 slot counts per chunk (CHUNK < 2^32): half the cache footprint of u64.
-                local.fill(0);
-                mech.bin_statistic(side, stat, &mut rng, grid, len as usize, &mut local);
-                let h = match side {
-                    Side::P => &mut hp,
-                    Side::Q => &mut hq,
-                };
-                for (x, &c) in h.iter_mut().zip(&local) {
-                    *x += u64::from(c);
-                }
-                bar.advance(len);
-                (hp, hq, local)
-            },
-        )
-        .map(|(hp, hq, _)| (hp, hq))
-        .reduce(
-            || (vec![0u64; slots], vec![0u64; slots]),
-            |(mut ap, mut aq), (bp, bq)| {
-                add_into(&mut ap, &bp);
-                add_into(&mut aq, &bq);
-                (ap, aq)
-            },
+    bar: &'a Observer,
+}
+
+impl<M: Mechanism + ?Sized> Draws<'_, M> {
+    /// [`histograms`] restricted to the chunks of the shard.
+    fn histograms(&self, phase: Phase, n: u64) -> Histograms {
+        let (mech, stat, grid, seed, shard, bar) = (
+            self.mech, self.stat, self.grid, self.seed, self.shard, self.bar,
         );
-    Histograms { p, q }
+        let n_chunks = n.div_ceil(CHUNK);
+        let slots = grid.slots();
+        let tasks: Vec<u64> = (0..2 * n_chunks)
+            .filter(|t| shard.owns(t % n_chunks))
+            .collect();
+        let (p, q) = tasks
+            .into_par_iter()
+            .fold(
+                || (vec![0u64; slots], vec![0u64; slots], vec![0u32; slots]),
+                |(mut hp, mut hq, mut local), task| {
+                    let (side, chunk) = if task < n_chunks {
+                        (Side::P, task)
+                    } else {
+                        (Side::Q, task - n_chunks)
+                    };
+                    let len = (n - chunk * CHUNK).min(CHUNK);
+                    let mut rng = stream_rng(seed, stream_id(phase, side, chunk));
+                    // u32 slot counts per chunk (CHUNK < 2^32): half the cache footprint of u64.
+                    local.fill(0);
+                    mech.bin_statistic(side, stat, &mut rng, grid, len as usize, &mut local);
+                    let h = match side {
+                        Side::P => &mut hp,
+                        Side::Q => &mut hq,
+                    };
+                    for (x, &c) in h.iter_mut().zip(&local) {
+                        *x += u64::from(c);
+                    }
+                    bar.advance(len);
+                    (hp, hq, local)
+                },
+            )
+            .map(|(hp, hq, _)| (hp, hq))
+            .reduce(
+                || (vec![0u64; slots], vec![0u64; slots]),
+                |(mut ap, mut aq), (bp, bq)| {
+                    add_into(&mut ap, &bp);
+                    add_into(&mut aq, &bq);
+                    (ap, aq)
+                },
+            );
+        Histograms { p, q }
+    }
 }
 
 /// Wilson score upper bound for k successes in n at normal quantile z (a cheap stand-in for
@@ -545,28 +559,16 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
     let bar = &cfg.progress;
     bar.start(2 * (share(n) + share(pilot_n)));
     let t0 = Instant::now();
-    let pilot = (pilot_n > 0).then(|| {
-        histograms_shard(
-            mech,
-            cfg.statistic,
-            &grid,
-            cfg.seed,
-            Phase::Pilot,
-            pilot_n,
-            shard,
-            bar,
-        )
-    });
-    let main = histograms_shard(
+    let draws = Draws {
         mech,
-        cfg.statistic,
-        &grid,
-        cfg.seed,
-        Phase::Main,
-        n,
+        stat: cfg.statistic,
+        grid: &grid,
+        seed: cfg.seed,
         shard,
         bar,
-    );
+    };
+    let pilot = (pilot_n > 0).then(|| draws.histograms(Phase::Pilot, pilot_n));
+    let main = draws.histograms(Phase::Main, n);
     bar.finish();
     Ok(AuditDraws {
         shard,

@@ -19,8 +19,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::stats::{
-    check_audit_beta, check_same_thresholds, region_record, search_best, CpCache, Direction,
-    RegionAudit, ThresholdTable,
+    check_audit_beta, held_out_record, region_record, search_best, CpCache, Direction, RegionAudit,
+    ThresholdTable,
 };
 use crate::error::{Error, Result};
 use crate::numeric::f64s::{gaussian_eps_for_delta, ndtri_upper};
@@ -140,20 +140,8 @@ pub fn gdp_held_out(
     delta: f64,
     beta: f64,
 ) -> Result<GdpAudit> {
-    evaluate.validate()?;
-    check_same_thresholds(select, evaluate)?;
-    let (i, chosen) = gdp_best_indexed(select, delta, beta)?;
-    let mut cache = CpCache::new(beta / 2.0);
-    let region = region_record(
-        evaluate,
-        i,
-        chosen.tail,
-        Direction::PvsQ,
-        delta,
-        &mut cache,
-        2,
-        1.0 - beta,
-    )?;
+    // The GDP search runs in direction P vs Q only: the chosen region's direction is PvsQ.
+    let region = held_out_record(select, evaluate, delta, beta, gdp_best_indexed)?;
     finish(region, delta)
 }
 

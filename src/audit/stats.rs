@@ -712,10 +712,7 @@ fn best_region_indexed(
 }
 
 /// Checks that two tables share their thresholds (bit for bit).
-pub(crate) fn check_same_thresholds(
-    select: &ThresholdTable,
-    evaluate: &ThresholdTable,
-) -> Result<()> {
+fn check_same_thresholds(select: &ThresholdTable, evaluate: &ThresholdTable) -> Result<()> {
     if select.thresholds.len() != evaluate.thresholds.len()
         || select
             .thresholds
@@ -744,9 +741,22 @@ pub fn held_out_region(
     delta: f64,
     beta: f64,
 ) -> Result<RegionAudit> {
+    held_out_record(select, evaluate, delta, beta, best_region_indexed)
+}
+
+/// The held-out audit of [`held_out_region`] and of the GDP route: the region (index, tail,
+/// direction) that `choose` picks on `select` (from `select`, δ and β), audited on the
+/// independent split `evaluate` with the full β (family of 2 bounds, β/2 each).
+pub(crate) fn held_out_record(
+    select: &ThresholdTable,
+    evaluate: &ThresholdTable,
+    delta: f64,
+    beta: f64,
+    choose: fn(&ThresholdTable, f64, f64) -> Result<(usize, RegionAudit)>,
+) -> Result<RegionAudit> {
     evaluate.validate()?;
     check_same_thresholds(select, evaluate)?;
-    let (i, chosen) = best_region_indexed(select, delta, beta)?;
+    let (i, chosen) = choose(select, delta, beta)?;
     let mut cache = CpCache::new(beta / 2.0);
     region_record(
         evaluate,

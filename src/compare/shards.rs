@@ -84,35 +84,62 @@ pub fn write_shard(
         samples_per_side: samples,
         draws,
     };
-    let body = toml::to_string(&file)
-        .map_err(|e| Error::Io(format!("cannot serialise shard {shard}: {e}")))?;
+    write_shard_file(
+        &file,
+        "shard",
+        shard,
+        &out.join(file_name(&spec.name, shard)),
+    )
+}
+
+/// Serialises shard `shard`'s `file` as TOML and writes it atomically to `path`, creating its
+/// directory; `what` names the kind of shard in errors.
+pub(crate) fn write_shard_file<T: Serialize>(
+    file: &T,
+    what: &str,
+    shard: Shard,
+    path: &Path,
+) -> Result<PathBuf> {
+    let body = toml::to_string(file)
+        .map_err(|e| Error::Io(format!("cannot serialise {what} {shard}: {e}")))?;
+    let out = path.parent().unwrap_or(Path::new(""));
     std::fs::create_dir_all(out).map_err(|e| {
         Error::Io(format!(
             "cannot create output directory {}: {e}",
             out.display()
         ))
     })?;
-    let p = out.join(file_name(&spec.name, shard));
-    crate::fsio::write_atomic(&p, body.as_bytes())?;
-    Ok(p)
+    crate::fsio::write_atomic(path, body.as_bytes())?;
+    Ok(path.to_path_buf())
+}
+
+/// Reads and parses the TOML shard file `path`; `what` names the kind of file in errors.
+pub(crate) fn read_toml<T: serde::de::DeserializeOwned>(path: &Path, what: &str) -> Result<T> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Io(format!("cannot read shard {}: {e}", path.display())))?;
+    toml::from_str(&text).map_err(|e| Error::Parse {
+        what: what.into(),
+        text: path.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// Fails unless the shard file `path` (of the kind `what`) has the format tag `expected`.
+pub(crate) fn check_format(path: &Path, what: &str, format: &str, expected: &str) -> Result<()> {
+    if format != expected {
+        return Err(Error::Parse {
+            what: what.into(),
+            text: path.display().to_string(),
+            reason: format!("format {format:?}, expected {expected:?}"),
+        });
+    }
+    Ok(())
 }
 
 /// Reads one shard file.
 pub fn read_shard(path: &Path) -> Result<ShardFile> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io(format!("cannot read shard {}: {e}", path.display())))?;
-    let f: ShardFile = toml::from_str(&text).map_err(|e| Error::Parse {
-        what: "shard file".into(),
-        text: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    if f.format != FORMAT {
-        return Err(Error::Parse {
-            what: "shard file".into(),
-            text: path.display().to_string(),
-            reason: format!("format {:?}, expected {FORMAT:?}", f.format),
-        });
-    }
+    let f: ShardFile = read_toml(path, "shard file")?;
+    check_format(path, "shard file", &f.format, FORMAT)?;
     Ok(f)
 }
 
@@ -200,13 +227,7 @@ pub fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
     }
     let mut kind: Option<(ShardKind, &PathBuf)> = None;
     for p in files {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| Error::Io(format!("cannot read shard {}: {e}", p.display())))?;
-        let tag: Tag = toml::from_str(&text).map_err(|e| Error::Parse {
-            what: "shard file".into(),
-            text: p.display().to_string(),
-            reason: e.to_string(),
-        })?;
+        let tag: Tag = read_toml(p, "shard file")?;
         let k = match tag.format.as_str() {
             FORMAT => ShardKind::Mechanism,
             crate::train::sgd::shard::FORMAT => ShardKind::Training,

@@ -113,33 +113,108 @@ impl ScalarDist for SubsampledGaussian {
 // ---------------------------------------------------------------------------------------------
 // The neighbouring pair, as a model family of `crate::model`
 
+/// One of the three laws a one-step pair is made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Law {
+    /// (1−q)·N(0, σ²) + q·N(1, σ²): the dataset with the record.
+    Mixture,
+    /// (1−q)·N(0, σ²) + q·N(−1, σ²): the mixture reflected, the record replaced by its antipode.
+    Reflected,
+    /// N(0, σ²): the dataset without the record.
+    Base,
+}
+
+/// Marker of the add/remove neighbour relation of [`SubsampledStep`].
+#[derive(Clone, Copy, Debug)]
+pub struct AddRemove;
+
+/// Marker of the substitution (replace-one) neighbour relation of [`SubsampledStep`].
+#[derive(Clone, Copy, Debug)]
+pub struct Substitution;
+
+/// One DP-SGD step as a neighbouring pair (P1, P2) of laws drawn from the mixture
+/// (1−q)·N(0, σ²) + q·N(1, σ²), its reflection and N(0, σ²); the marker `N` is the neighbour
+/// relation ([`AddRemove`]: [`SubsampledPair`], [`Substitution`]: [`SubsampledSubstPair`]).
+/// Divergences come from the generic quadrature route of the model layer; the accountant's
+/// binomial closed form stays in [`crate::accounting`], which cross-checks it against this route
+/// in its tests.
+#[derive(Clone, Debug)]
+pub struct SubsampledStep<N> {
+    q: crate::scalar::Scalar,
+    sigma: crate::scalar::Scalar,
+    p1: Law,
+    p2: Law,
+    mixture: SubsampledGaussian,
+    base: Gaussian,
+    neighbours: std::marker::PhantomData<N>,
+}
+
 /// One step of DP-SGD as a neighbouring pair: the mixture P = (1−q)·N(0, σ²) + q·N(1, σ²) (the
 /// dataset with the record) against Q = N(0, σ²) (without it). Family `subsampled_gaussian` is
 /// the remove order D(P ‖ Q); `subsampled_gaussian_add` the add order D(Q ‖ P)
-/// (docs/accounting.md, docs/formulas.md §11). Divergences come from the generic quadrature route
-/// of the model layer; the accountant's binomial closed form stays in [`crate::accounting`],
-/// which cross-checks it against this route in its tests.
-#[derive(Clone, Debug)]
-pub struct SubsampledPair {
-    q: crate::scalar::Scalar,
-    sigma: crate::scalar::Scalar,
-    add: bool,
-    mixture: SubsampledGaussian,
-    base: Gaussian,
-}
+/// (docs/accounting.md, docs/formulas.md §11).
+pub type SubsampledPair = SubsampledStep<AddRemove>;
+
+/// One DP-SGD step under substitution (replace-one) neighbours, clip norm 1: the record's
+/// contribution u is replaced by v with ‖u‖, ‖v‖ ≤ 1, and the pair is
+/// P = (1−q)·N(0, σ²) + q·N(1, σ²) against Q = (1−q)·N(0, σ²) + q·N(−1, σ²)
+/// (docs/accounting.md#substitution: the antipodal case u = −v, attained in one dimension; the
+/// same pair as dp_accounting's `REPLACE_ONE` for a Poisson-sampled Gaussian).
+///
+/// The pair is symmetric: Q is the law of −X for X ~ P, so D(P‖Q) = D(Q‖P) for every
+/// divergence, and one order (family `subsampled_gaussian_subst`) suffices. The log-ratio
+/// ln r₊(x) − ln r₊(−x), r₊(x) = 1 − q + q·e^{(2x−1)/(2σ²)}, is increasing and odd.
+pub type SubsampledSubstPair = SubsampledStep<Substitution>;
 
 impl SubsampledPair {
     /// The validated pair (q ∈ (0, 1], σ > 0); `add` selects the order D(Q ‖ P).
     pub fn new(q: crate::scalar::Scalar, sigma: crate::scalar::Scalar, add: bool) -> Result<Self> {
+        let (p1, p2) = if add {
+            (Law::Base, Law::Mixture)
+        } else {
+            (Law::Mixture, Law::Base)
+        };
+        SubsampledStep::with_laws(q, sigma, p1, p2)
+    }
+}
+
+impl SubsampledSubstPair {
+    /// The validated pair (q ∈ (0, 1], σ > 0).
+    pub fn new(q: crate::scalar::Scalar, sigma: crate::scalar::Scalar) -> Result<Self> {
+        SubsampledStep::with_laws(q, sigma, Law::Mixture, Law::Reflected)
+    }
+}
+
+impl<N> SubsampledStep<N> {
+    fn with_laws(
+        q: crate::scalar::Scalar,
+        sigma: crate::scalar::Scalar,
+        p1: Law,
+        p2: Law,
+    ) -> Result<Self> {
         let mixture = SubsampledGaussian::new(q.f64(), sigma.f64())?;
         let base = Gaussian::new(0.0, sigma.f64())?;
-        Ok(SubsampledPair {
+        Ok(SubsampledStep {
             q,
             sigma,
-            add,
+            p1,
+            p2,
             mixture,
             base,
+            neighbours: std::marker::PhantomData,
         })
+    }
+
+    /// Substitution neighbours: one side is the reflected mixture.
+    fn substitution(&self) -> bool {
+        self.p1 == Law::Reflected || self.p2 == Law::Reflected
+    }
+
+    fn law(&self, which: crate::model::Which) -> Law {
+        match which {
+            crate::model::Which::P1 => self.p1,
+            crate::model::Which::P2 => self.p2,
+        }
     }
 
     /// ln of the mixture density at the precision of `x`, from the exact q and σ.
@@ -159,52 +234,21 @@ impl SubsampledPair {
         mp::log_norm_pdf(&z) - s.ln()
     }
 
-    /// The remove-order log-ratio ln(P/Q)(x) = ln((1−q) + q·e^{(2x−1)/(2σ²)}) in f64.
-    fn llr_remove(&self, x: f64) -> f64 {
-        self.mixture.ln_pdf(x) - self.base.ln_pdf(x)
+    /// ln of `law`'s density at x in f64.
+    fn ln_pdf_f64(&self, law: Law, x: f64) -> f64 {
+        match law {
+            Law::Mixture => self.mixture.ln_pdf(x),
+            Law::Reflected => self.mixture.ln_pdf(-x),
+            Law::Base => self.base.ln_pdf(x),
+        }
     }
-}
 
-impl crate::model::PairModel for SubsampledPair {
-    fn family(&self) -> &'static crate::model::ModelFamily {
-        if self.add {
-            &FAMILY_ADD
-        } else {
-            &FAMILY
-        }
-    }
-    fn params(&self) -> Vec<(&'static str, crate::scalar::Scalar)> {
-        vec![("q", self.q.clone()), ("sigma", self.sigma.clone())]
-    }
-    fn swapped(&self) -> std::sync::Arc<dyn crate::model::PairModel> {
-        std::sync::Arc::new(SubsampledPair {
-            add: !self.add,
-            ..self.clone()
-        })
-    }
-    fn identical(&self) -> bool {
-        false
-    }
-    fn ln_pdf_mp(&self, which: crate::model::Which, x: &Float) -> Float {
-        let mixture_side = match which {
-            crate::model::Which::P1 => !self.add,
-            crate::model::Which::P2 => self.add,
-        };
-        if mixture_side {
-            self.ln_mixture(x)
-        } else {
-            Float::with_val(x.prec(), self.ln_normal(x, 0))
-        }
-    }
-    fn breakpoints(&self, prec: u32) -> Vec<Float> {
-        // The component means: the tails are integrated from there outwards.
-        vec![Float::new(prec), Float::with_val(prec, 1u32)]
-    }
-    fn llr_level(&self, c: &Float) -> Vec<Float> {
-        // Remove order: ln((1−q) + q e^{(2x−1)/(2σ²)}) = c ⟺ x = σ² ln((e^c − (1−q))/q) + ½,
-        // which exists iff e^c > 1 − q (the log-ratio is increasing). Add order: level −c.
+    /// Add/remove level points: ln((1−q) + q e^{(2x−1)/(2σ²)}) = c ⟺
+    /// x = σ² ln((e^c − (1−q))/q) + ½, which exists iff e^c > 1 − q (the remove-order log-ratio
+    /// is increasing). Add order: level −c.
+    fn llr_level_add_remove(&self, c: &Float) -> Vec<Float> {
         let p = c.prec() + 32;
-        let c = if self.add {
+        let c = if self.p1 == Law::Base {
             Float::with_val(p, -c)
         } else {
             Float::with_val(p, c)
@@ -218,189 +262,12 @@ impl crate::model::PairModel for SubsampledPair {
         let x = Float::with_val(p, (e / q).ln() * s2) + Float::with_val(p, 0.5);
         vec![Float::with_val(c.prec() - 32, x)]
     }
-    fn tail_scale(&self) -> f64 {
-        self.sigma.f64()
-    }
-    fn sample_many(
-        &self,
-        which: crate::model::Which,
-        rng: &mut super::stream::StreamRng,
-        out: &mut [f64],
-    ) {
-        let mixture_side = match which {
-            crate::model::Which::P1 => !self.add,
-            crate::model::Which::P2 => self.add,
-        };
-        if mixture_side {
-            self.mixture.sample_many(rng, out)
-        } else {
-            self.base.sample_many(rng, out)
-        }
-    }
-    fn llr(&self, x: f64) -> f64 {
-        let l = self.llr_remove(x);
-        if self.add {
-            -l
-        } else {
-            l
-        }
-    }
-    fn support(&self) -> (f64, f64) {
-        (f64::NEG_INFINITY, f64::INFINITY)
-    }
-    fn llr_range(&self) -> (f64, f64) {
-        // The log-ratio is unbounded above; the audit grid covers ±12σ around the means.
-        let s = self.sigma.f64();
-        let (a, b) = (self.llr(-12.0 * s), self.llr(1.0 + 12.0 * s));
-        (a.min(b), a.max(b))
-    }
-}
 
-fn build_remove(
-    get: crate::model::ParamLookup<'_>,
-) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
-    Ok(std::sync::Arc::new(SubsampledPair::new(
-        get("q")?,
-        get("sigma")?,
-        false,
-    )?))
-}
-
-fn build_add(
-    get: crate::model::ParamLookup<'_>,
-) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
-    Ok(std::sync::Arc::new(SubsampledPair::new(
-        get("q")?,
-        get("sigma")?,
-        true,
-    )?))
-}
-
-/// No per-step published claim: a DP-SGD guarantee is a composition over steps, computed by
-/// [`crate::accounting`] (`dpaudit` reports it there, not as a single-step bound).
-fn no_claim(_pair: &dyn crate::model::PairModel, _delta: f64) -> Result<f64> {
-    Err(Error::Unsupported(
-        "the subsampled Gaussian has no single-step published claim; its guarantee is a \
-         composition computed by the accountant"
-            .into(),
-    ))
-}
-
-/// Registry entry: one DP-SGD step, remove order D(P ‖ Q).
-pub static FAMILY: crate::model::ModelFamily = crate::model::ModelFamily {
-    name: "subsampled_gaussian",
-    pair_keys: &["q", "sigma"],
-    input_keys: &[],
-    location_keys: &[],
-    pair: build_remove,
-    location: None,
-    claim: no_claim,
-    claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
-};
-
-/// Registry entry: one DP-SGD step, add order D(Q ‖ P).
-pub static FAMILY_ADD: crate::model::ModelFamily = crate::model::ModelFamily {
-    name: "subsampled_gaussian_add",
-    pair_keys: &["q", "sigma"],
-    input_keys: &[],
-    location_keys: &[],
-    pair: build_add,
-    location: None,
-    claim: no_claim,
-    claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
-};
-
-// ---------------------------------------------------------------------------------------------
-// Substitution (replace-one) neighbours
-
-/// One DP-SGD step under substitution (replace-one) neighbours, clip norm 1: the record's
-/// contribution u is replaced by v with ‖u‖, ‖v‖ ≤ 1, and the pair is
-/// P = (1−q)·N(0, σ²) + q·N(1, σ²) against Q = (1−q)·N(0, σ²) + q·N(−1, σ²)
-/// (docs/accounting.md#substitution: the antipodal case u = −v, attained in one dimension; the
-/// same pair as dp_accounting's `REPLACE_ONE` for a Poisson-sampled Gaussian).
-///
-/// The pair is symmetric: Q is the law of −X for X ~ P, so D(P‖Q) = D(Q‖P) for every
-/// divergence, and one order (family `subsampled_gaussian_subst`) suffices. The log-ratio
-/// ln r₊(x) − ln r₊(−x), r₊(x) = 1 − q + q·e^{(2x−1)/(2σ²)}, is increasing and odd.
-#[derive(Clone, Debug)]
-pub struct SubsampledSubstPair {
-    q: crate::scalar::Scalar,
-    sigma: crate::scalar::Scalar,
-    swapped: bool,
-    mixture: SubsampledGaussian,
-}
-
-impl SubsampledSubstPair {
-    /// The validated pair (q ∈ (0, 1], σ > 0).
-    pub fn new(q: crate::scalar::Scalar, sigma: crate::scalar::Scalar) -> Result<Self> {
-        let mixture = SubsampledGaussian::new(q.f64(), sigma.f64())?;
-        Ok(SubsampledSubstPair {
-            q,
-            sigma,
-            swapped: false,
-            mixture,
-        })
-    }
-
-    /// ln of (1−q)N(0, σ²) + q·N(1, σ²) at x, at the precision of `x`, from the exact q and σ.
-    fn ln_plus(&self, x: &Float) -> Float {
-        let wp = x.prec() + 16;
-        let q = self.q.mp(wp);
-        let s = self.sigma.mp(wp);
-        let ln_s = Float::with_val(wp, s.ln_ref());
-        let ln_normal = |mu: u32| -> Float {
-            let z = Float::with_val(wp, x - mu) / &s;
-            mp::log_norm_pdf(&z) - &ln_s
-        };
-        let la = Float::with_val(wp, Float::with_val(wp, 1u32 - &q).ln()) + ln_normal(0);
-        let lb = Float::with_val(wp, q.ln_ref()) + ln_normal(1);
-        Float::with_val(x.prec(), mp::log_add_exp(&la, &lb))
-    }
-
-    /// ln P(x) − ln Q(x) in f64 (P with the +1 component).
-    fn llr_plus(&self, x: f64) -> f64 {
-        self.mixture.ln_pdf(x) - self.mixture.ln_pdf(-x)
-    }
-}
-
-impl crate::model::PairModel for SubsampledSubstPair {
-    fn family(&self) -> &'static crate::model::ModelFamily {
-        &FAMILY_SUBST
-    }
-    fn params(&self) -> Vec<(&'static str, crate::scalar::Scalar)> {
-        vec![("q", self.q.clone()), ("sigma", self.sigma.clone())]
-    }
-    fn swapped(&self) -> std::sync::Arc<dyn crate::model::PairModel> {
-        std::sync::Arc::new(SubsampledSubstPair {
-            swapped: !self.swapped,
-            ..self.clone()
-        })
-    }
-    fn identical(&self) -> bool {
-        false
-    }
-    fn ln_pdf_mp(&self, which: crate::model::Which, x: &Float) -> Float {
-        // P1 is the +1 mixture unless swapped; the −1 mixture is the +1 one reflected.
-        let plus_side = (which == crate::model::Which::P1) != self.swapped;
-        if plus_side {
-            self.ln_plus(x)
-        } else {
-            self.ln_plus(&Float::with_val(x.prec(), -x))
-        }
-    }
-    fn breakpoints(&self, prec: u32) -> Vec<Float> {
-        // The component means.
-        vec![
-            Float::with_val(prec, -1i32),
-            Float::new(prec),
-            Float::with_val(prec, 1u32),
-        ]
-    }
-    fn llr_level(&self, c: &Float) -> Vec<Float> {
-        // With y = e^{x/σ²} and k = e^{−1/(2σ²)}: r₊(x) = 1−q + qky, r₊(−x) = 1−q + qk/y, and
-        // r₊(x) = e^c r₊(−x) ⟺ qk·y² + B·y − e^c·qk = 0 with B = (1−q)(1 − e^c). Its roots
-        // have product −e^c < 0: exactly one is positive, taken in the form without
-        // cancellation. The swapped pair's log-ratio is llr(−x): its level point is −x.
+    /// Substitution level points. With y = e^{x/σ²} and k = e^{−1/(2σ²)}: r₊(x) = 1−q + qky,
+    /// r₊(−x) = 1−q + qk/y, and r₊(x) = e^c r₊(−x) ⟺ qk·y² + B·y − e^c·qk = 0 with
+    /// B = (1−q)(1 − e^c). Its roots have product −e^c < 0: exactly one is positive, taken in the
+    /// form without cancellation. The swapped pair's log-ratio is llr(−x): its level point is −x.
+    fn llr_level_substitution(&self, c: &Float) -> Vec<Float> {
         let p = c.prec() + 32;
         let q = self.q.mp(p);
         let s2 = Float::with_val(p, self.sigma.mp(p).square_ref());
@@ -419,8 +286,56 @@ impl crate::model::PairModel for SubsampledSubstPair {
             return Vec::new();
         }
         let x = Float::with_val(p, y.ln() * s2);
-        let x = if self.swapped { -x } else { x };
+        let x = if self.p1 == Law::Reflected { -x } else { x };
         vec![Float::with_val(c.prec(), x)]
+    }
+}
+
+impl<N: Clone + std::fmt::Debug + Send + Sync + 'static> crate::model::PairModel
+    for SubsampledStep<N>
+{
+    fn family(&self) -> &'static crate::model::ModelFamily {
+        match (self.p1, self.p2) {
+            (Law::Mixture, Law::Base) => &FAMILY,
+            (Law::Base, _) => &FAMILY_ADD,
+            _ => &FAMILY_SUBST,
+        }
+    }
+    fn params(&self) -> Vec<(&'static str, crate::scalar::Scalar)> {
+        vec![("q", self.q.clone()), ("sigma", self.sigma.clone())]
+    }
+    fn swapped(&self) -> std::sync::Arc<dyn crate::model::PairModel> {
+        std::sync::Arc::new(SubsampledStep {
+            p1: self.p2,
+            p2: self.p1,
+            ..self.clone()
+        })
+    }
+    fn identical(&self) -> bool {
+        false
+    }
+    fn ln_pdf_mp(&self, which: crate::model::Which, x: &Float) -> Float {
+        match self.law(which) {
+            Law::Mixture => self.ln_mixture(x),
+            Law::Reflected => self.ln_mixture(&Float::with_val(x.prec(), -x)),
+            Law::Base => Float::with_val(x.prec(), self.ln_normal(x, 0)),
+        }
+    }
+    fn breakpoints(&self, prec: u32) -> Vec<Float> {
+        // The component means: the tails are integrated from there outwards.
+        let means = vec![Float::new(prec), Float::with_val(prec, 1u32)];
+        if self.substitution() {
+            [vec![Float::with_val(prec, -1i32)], means].concat()
+        } else {
+            means
+        }
+    }
+    fn llr_level(&self, c: &Float) -> Vec<Float> {
+        if self.substitution() {
+            self.llr_level_substitution(c)
+        } else {
+            self.llr_level_add_remove(c)
+        }
     }
     fn tail_scale(&self) -> f64 {
         self.sigma.f64()
@@ -431,49 +346,105 @@ impl crate::model::PairModel for SubsampledSubstPair {
         rng: &mut super::stream::StreamRng,
         out: &mut [f64],
     ) {
-        let plus_side = (which == crate::model::Which::P1) != self.swapped;
-        self.mixture.sample_many(rng, out);
-        if !plus_side {
-            for o in out.iter_mut() {
-                *o = -*o;
+        match self.law(which) {
+            Law::Mixture => self.mixture.sample_many(rng, out),
+            Law::Reflected => {
+                self.mixture.sample_many(rng, out);
+                for o in out.iter_mut() {
+                    *o = -*o;
+                }
             }
+            Law::Base => self.base.sample_many(rng, out),
         }
     }
     fn llr(&self, x: f64) -> f64 {
-        if self.swapped {
-            self.llr_plus(-x)
-        } else {
-            self.llr_plus(x)
-        }
+        self.ln_pdf_f64(self.p1, x) - self.ln_pdf_f64(self.p2, x)
     }
     fn support(&self) -> (f64, f64) {
         (f64::NEG_INFINITY, f64::INFINITY)
     }
     fn llr_range(&self) -> (f64, f64) {
-        // Unbounded both ways; the audit grid covers ±(1 + 12σ).
-        let e = 1.0 + 12.0 * self.sigma.f64();
-        let (a, b) = (self.llr(-e), self.llr(e));
+        // The log-ratio is unbounded above (substitution: both ways); the audit grid covers
+        // 12σ beyond the component means.
+        let s = self.sigma.f64();
+        let lo = if self.substitution() {
+            -(1.0 + 12.0 * s)
+        } else {
+            -12.0 * s
+        };
+        let (a, b) = (self.llr(lo), self.llr(1.0 + 12.0 * s));
         (a.min(b), a.max(b))
     }
+}
+
+/// The registry's constructor of each family: the pair of `family` from the looked-up q and σ.
+fn build(
+    family: &crate::model::ModelFamily,
+    get: crate::model::ParamLookup<'_>,
+) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
+    let (q, sigma) = (get("q")?, get("sigma")?);
+    Ok(if family.name == FAMILY_SUBST.name {
+        std::sync::Arc::new(SubsampledSubstPair::new(q, sigma)?)
+    } else {
+        std::sync::Arc::new(SubsampledPair::new(
+            q,
+            sigma,
+            family.name == FAMILY_ADD.name,
+        )?)
+    })
+}
+
+fn build_remove(
+    get: crate::model::ParamLookup<'_>,
+) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
+    build(&FAMILY, get)
+}
+
+fn build_add(
+    get: crate::model::ParamLookup<'_>,
+) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
+    build(&FAMILY_ADD, get)
 }
 
 fn build_subst(
     get: crate::model::ParamLookup<'_>,
 ) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
-    Ok(std::sync::Arc::new(SubsampledSubstPair::new(
-        get("q")?,
-        get("sigma")?,
-    )?))
+    build(&FAMILY_SUBST, get)
 }
 
+/// No per-step published claim: a DP-SGD guarantee is a composition over steps, computed by
+/// [`crate::accounting`] (`dpaudit` reports it there, not as a single-step bound).
+fn no_claim(_pair: &dyn crate::model::PairModel, _delta: f64) -> Result<f64> {
+    Err(Error::Unsupported(
+        "the subsampled Gaussian has no single-step published claim; its guarantee is a \
+         composition computed by the accountant"
+            .into(),
+    ))
+}
+
+/// A one-step registry entry: pair keys q and σ, no location model, no single-step claim.
+const fn family(
+    name: &'static str,
+    pair: fn(crate::model::ParamLookup<'_>) -> Result<std::sync::Arc<dyn crate::model::PairModel>>,
+) -> crate::model::ModelFamily {
+    crate::model::ModelFamily {
+        name,
+        pair_keys: &["q", "sigma"],
+        input_keys: &[],
+        location_keys: &[],
+        pair,
+        location: None,
+        claim: no_claim,
+        claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
+    }
+}
+
+/// Registry entry: one DP-SGD step, remove order D(P ‖ Q).
+pub static FAMILY: crate::model::ModelFamily = family("subsampled_gaussian", build_remove);
+
+/// Registry entry: one DP-SGD step, add order D(Q ‖ P).
+pub static FAMILY_ADD: crate::model::ModelFamily = family("subsampled_gaussian_add", build_add);
+
 /// Registry entry: one DP-SGD step under substitution neighbours (symmetric pair).
-pub static FAMILY_SUBST: crate::model::ModelFamily = crate::model::ModelFamily {
-    name: "subsampled_gaussian_subst",
-    pair_keys: &["q", "sigma"],
-    input_keys: &[],
-    location_keys: &[],
-    pair: build_subst,
-    location: None,
-    claim: no_claim,
-    claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
-};
+pub static FAMILY_SUBST: crate::model::ModelFamily =
+    family("subsampled_gaussian_subst", build_subst);

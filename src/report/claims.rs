@@ -37,9 +37,21 @@ fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
+/// The count per verdict: `N claims: H hold, F fail, M misprints, X not checkable here`.
+pub fn claims_summary(claims: &[Claim]) -> String {
+    let count = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
+    format!(
+        "{} claims: {} hold, {} fail, {} misprints, {} not checkable here",
+        claims.len(),
+        count(Verdict::Holds),
+        count(Verdict::Fails),
+        count(Verdict::Misprint),
+        count(Verdict::NotCheckable)
+    )
+}
+
 /// The Markdown page of the claims, with a count per verdict.
 pub fn claims_markdown(claims: &[Claim], command: &str) -> String {
-    let count = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
     let mut s = String::new();
     s.push_str("# The seed claims, checked\n\n");
     s.push_str(&format!(
@@ -48,14 +60,7 @@ pub fn claims_markdown(claims: &[Claim], command: &str) -> String {
          page was written, never typed in), a verdict and the command that reproduces the \
          figure.\n\n"
     ));
-    s.push_str(&format!(
-        "{} claims: {} hold, {} fail, {} misprints, {} not checkable here.\n\n",
-        claims.len(),
-        count(Verdict::Holds),
-        count(Verdict::Fails),
-        count(Verdict::Misprint),
-        count(Verdict::NotCheckable)
-    ));
+    s.push_str(&format!("{}.\n\n", claims_summary(claims)));
     s.push_str("| id | where | claim | dpaudit's figure | verdict | why | reproduce |\n");
     s.push_str("|---|---|---|---|---|---|---|\n");
     for c in claims {

@@ -7,6 +7,7 @@
 //! composed (ε, δ) ("clip@RGM-eps"), which answers whether RGM still beats clipping at equal
 //! certified (ε, δ). See `docs/training.md#experiments`.
 
+use super::band_plot::{plot_bands, Band, Frame};
 use super::data::{synthetic, Dataset, SyntheticSpec};
 use super::dpgd::{RdpTarget, Release, Split, TwoNode};
 use super::privacy::{run_privacy, RunPrivacy};
@@ -249,60 +250,43 @@ fn write_atomic(path: &Path, text: &str) -> Result<()> {
 }
 
 fn plot(path: &Path, title: &str, r: &SplitResult) -> Result<()> {
-    let err = |e: &dyn std::fmt::Display| Error::Io(format!("{}: {e}", path.display()));
-    crate::report::plots::register_font()?;
-    let tmp = path.with_extension("tmp.svg");
-    {
-        let root = SVGBackend::new(&tmp, (800, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let all = r.curves.iter().flat_map(|c| c.min.iter().chain(&c.max));
-        let pos: Vec<f64> = all.copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
-        let lo = pos
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min)
-            .max(1e-300);
-        let hi = pos.iter().copied().fold(0.0, f64::max).max(lo * 10.0);
-        let steps = r.curves[0].min.len() - 1;
-        let mut ch = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 20))
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0..steps, (lo..hi).log_scale())
-            .map_err(|e| err(&e))?;
-        ch.configure_mesh()
-            .x_desc("t")
-            .y_desc("F(theta_t) - F*")
-            .draw()
-            .map_err(|e| err(&e))?;
-        for (i, c) in r.curves.iter().enumerate() {
-            let col = Palette99::pick(i).to_rgba();
-            let band: Vec<(usize, f64)> = c
+    let all = r.curves.iter().flat_map(|c| c.min.iter().chain(&c.max));
+    let pos: Vec<f64> = all.copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
+    let lo = pos
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .max(1e-300);
+    let hi = pos.iter().copied().fold(0.0, f64::max).max(lo * 10.0);
+    let steps = r.curves[0].min.len() - 1;
+    let bands = r
+        .curves
+        .iter()
+        .map(|c| Band {
+            label: c.label.clone(),
+            band: c
                 .max
                 .iter()
                 .enumerate()
                 .map(|(t, v)| (t, v.max(lo)))
                 .chain(c.min.iter().enumerate().rev().map(|(t, v)| (t, v.max(lo))))
-                .collect();
-            ch.draw_series(std::iter::once(Polygon::new(band, col.mix(0.2).filled())))
-                .map_err(|e| err(&e))?;
-            ch.draw_series(LineSeries::new(
-                c.max.iter().enumerate().map(|(t, v)| (t, v.max(lo))),
-                col.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?
-            .label(c.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
-        }
-        ch.configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|e| err(&e))
+                .collect(),
+            line: c
+                .max
+                .iter()
+                .enumerate()
+                .map(|(t, v)| (t, v.max(lo)))
+                .collect(),
+        })
+        .collect();
+    let frame = Frame {
+        title,
+        title_size: 20,
+        y_label_area: 70,
+        x_desc: "t",
+        y_desc: "F(theta_t) - F*",
+    };
+    plot_bands(path, &frame, 0..steps, (lo..hi).log_scale(), bands)
 }
 
 fn fmt_opt(v: Option<f64>) -> String {

@@ -3,12 +3,12 @@
 //! `<out>/<name>/`. See `docs/training.md#hg-mean-estimation` and
 //! `docs/training.md#hg-per-coordinate-gradient-descent`.
 
+use super::band_plot::{plot_bands, Band, Frame};
 use super::data::Dataset;
 use super::hg::{Family, Noise};
 use super::hg_gd::{self, GdConfig};
 use super::hg_mean::{self, EqualMse};
 use crate::error::{Error, Result};
-use plotters::prelude::*;
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -80,38 +80,21 @@ struct Series {
 /// Lines at y_mid with a filled min–max band, on linear axes (callers pass log10 values for
 /// log plots and say so in the axis label).
 fn plot(path: &Path, title: &str, xdesc: &str, ydesc: &str, series: &[Series]) -> Result<()> {
-    let err = |e: &dyn std::fmt::Display| io(path, e);
-    crate::report::plots::register_font()?;
-    let tmp = path.with_extension("tmp.svg");
-    {
-        let root = SVGBackend::new(&tmp, (800, 500)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let all = || series.iter().flat_map(|s| s.pts.iter());
-        let fin = |v: &f64| v.is_finite();
-        let xs: Vec<f64> = all().map(|p| p.0).filter(fin).collect();
-        let ys: Vec<f64> = all().flat_map(|p| [p.1, p.3]).filter(fin).collect();
-        let range = |v: &[f64]| {
-            let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
-            let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let pad = if hi > lo { 0.03 * (hi - lo) } else { 1.0 };
-            (lo - pad, hi + pad)
-        };
-        let (x0, x1) = range(&xs);
-        let (y0, y1) = range(&ys);
-        let mut ch = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| err(&e))?;
-        ch.configure_mesh()
-            .x_desc(xdesc)
-            .y_desc(ydesc)
-            .draw()
-            .map_err(|e| err(&e))?;
-        for (i, s) in series.iter().enumerate() {
-            let col = Palette99::pick(i).to_rgba();
+    let all = || series.iter().flat_map(|s| s.pts.iter());
+    let fin = |v: &f64| v.is_finite();
+    let xs: Vec<f64> = all().map(|p| p.0).filter(fin).collect();
+    let ys: Vec<f64> = all().flat_map(|p| [p.1, p.3]).filter(fin).collect();
+    let range = |v: &[f64]| {
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let pad = if hi > lo { 0.03 * (hi - lo) } else { 1.0 };
+        (lo - pad, hi + pad)
+    };
+    let (x0, x1) = range(&xs);
+    let (y0, y1) = range(&ys);
+    let bands = series
+        .iter()
+        .map(|s| {
             let ok: Vec<_> = s
                 .pts
                 .iter()
@@ -119,29 +102,25 @@ fn plot(path: &Path, title: &str, xdesc: &str, ydesc: &str, series: &[Series]) -
                     p.0.is_finite() && p.1.is_finite() && p.2.is_finite() && p.3.is_finite()
                 })
                 .collect();
-            let band: Vec<(f64, f64)> = ok
-                .iter()
-                .map(|p| (p.0, p.3))
-                .chain(ok.iter().rev().map(|p| (p.0, p.1)))
-                .collect();
-            ch.draw_series(std::iter::once(Polygon::new(band, col.mix(0.2).filled())))
-                .map_err(|e| err(&e))?;
-            ch.draw_series(LineSeries::new(
-                ok.iter().map(|p| (p.0, p.2)),
-                col.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?
-            .label(s.label.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
-        }
-        ch.configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|e| err(&e))
+            Band {
+                label: s.label.clone(),
+                band: ok
+                    .iter()
+                    .map(|p| (p.0, p.3))
+                    .chain(ok.iter().rev().map(|p| (p.0, p.1)))
+                    .collect(),
+                line: ok.iter().map(|p| (p.0, p.2)).collect(),
+            }
+        })
+        .collect();
+    let frame = Frame {
+        title,
+        title_size: 18,
+        y_label_area: 60,
+        x_desc: xdesc,
+        y_desc: ydesc,
+    };
+    plot_bands(path, &frame, x0..x1, y0..y1, bands)
 }
 
 fn min_mean_max(v: &[f64]) -> (f64, f64, f64) {

@@ -24,6 +24,8 @@
 //!
 //! Derivations and choices are written up in `docs/training.md`.
 
+#[cfg(feature = "cli")]
+mod band_plot;
 pub mod data;
 pub mod dpgd;
 #[cfg(feature = "cli")]

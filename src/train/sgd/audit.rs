@@ -332,65 +332,64 @@ fn trainer<'a>(problem: &'a CanaryProblem, cfg: &'a SgdConfig, side: Side) -> Re
     Trainer::new(&problem.model, &problem.data, canary, cfg)
 }
 
-/// The scores of the `len` runs of chunk `chunk` of (phase, side).
-#[allow(clippy::too_many_arguments)]
-fn chunk_scores(
-    problem: &CanaryProblem,
-    cfg: &SgdConfig,
+/// What every run of one audit is drawn from: the problem, the training configuration, the
+/// adversary's view and the audit's seed.
+#[derive(Clone, Copy)]
+struct Runs<'a> {
+    problem: &'a CanaryProblem,
+    cfg: &'a SgdConfig,
     view: View,
     seed: u64,
-    phase: Phase,
-    side: Side,
-    chunk: u64,
-    len: usize,
-) -> Result<Vec<f64>> {
-    let tr = trainer(problem, cfg, side)?;
-    let mut ws = tr.workspace();
-    let theta0 = problem.model.init(0);
-    let mut adv = Adversary::new(problem, cfg, view)?;
-    let mut rng = chunk_rng(seed, stream_id(phase, side, chunk));
-    let mut out = Vec::with_capacity(len);
-    let u = &problem.u;
-    for _ in 0..len {
-        ws.theta.copy_from_slice(&theta0);
-        adv.reset();
-        match view {
-            View::WhiteBox => tr.run(&mut ws, &mut rng, &mut |v: &StepView| adv.observe(v)),
-            View::BlackBox => tr.run(&mut ws, &mut rng, &mut |_: &StepView| {}),
-        }
-        out.push(match adv.view {
-            View::WhiteBox => adv.score,
-            View::BlackBox => -(dot(&ws.theta, u) - dot(&theta0, u)),
-        });
-    }
-    Ok(out)
 }
 
-/// `f` of the scores of every chunk of (phase, side) that `shard` owns, n runs in all, in chunk
-/// order (chunks run in parallel; each chunk's scores depend only on its stream, so the result
-/// does not depend on the number of threads).
-#[allow(clippy::too_many_arguments)]
-fn map_scores<T: Send>(
-    problem: &CanaryProblem,
-    cfg: &SgdConfig,
-    view: View,
-    seed: u64,
-    phase: Phase,
-    side: Side,
-    n: u64,
-    shard: Shard,
-    f: impl Fn(Vec<f64>) -> T + Sync,
-) -> Result<Vec<T>> {
-    let chunks = n.div_ceil(RUN_CHUNK);
-    (0..chunks)
-        .filter(|c| shard.owns(*c))
-        .collect::<Vec<u64>>()
-        .into_par_iter()
-        .map(|c| {
-            let len = (n - c * RUN_CHUNK).min(RUN_CHUNK) as usize;
-            chunk_scores(problem, cfg, view, seed, phase, side, c, len).map(&f)
-        })
-        .collect()
+impl Runs<'_> {
+    /// The scores of the `len` runs of chunk `chunk` of (phase, side).
+    fn chunk_scores(&self, phase: Phase, side: Side, chunk: u64, len: usize) -> Result<Vec<f64>> {
+        let (problem, view) = (self.problem, self.view);
+        let tr = trainer(problem, self.cfg, side)?;
+        let mut ws = tr.workspace();
+        let theta0 = problem.model.init(0);
+        let mut adv = Adversary::new(problem, self.cfg, view)?;
+        let mut rng = chunk_rng(self.seed, stream_id(phase, side, chunk));
+        let mut out = Vec::with_capacity(len);
+        let u = &problem.u;
+        for _ in 0..len {
+            ws.theta.copy_from_slice(&theta0);
+            adv.reset();
+            match view {
+                View::WhiteBox => tr.run(&mut ws, &mut rng, &mut |v: &StepView| adv.observe(v)),
+                View::BlackBox => tr.run(&mut ws, &mut rng, &mut |_: &StepView| {}),
+            }
+            out.push(match adv.view {
+                View::WhiteBox => adv.score,
+                View::BlackBox => -(dot(&ws.theta, u) - dot(&theta0, u)),
+            });
+        }
+        Ok(out)
+    }
+
+    /// `f` of the scores of every chunk of (phase, side) that `shard` owns, n runs in all, in
+    /// chunk order (chunks run in parallel; each chunk's scores depend only on its stream, so the
+    /// result does not depend on the number of threads).
+    fn map_scores<T: Send>(
+        &self,
+        phase: Phase,
+        side: Side,
+        n: u64,
+        shard: Shard,
+        f: impl Fn(Vec<f64>) -> T + Sync,
+    ) -> Result<Vec<T>> {
+        let chunks = n.div_ceil(RUN_CHUNK);
+        (0..chunks)
+            .filter(|c| shard.owns(*c))
+            .collect::<Vec<u64>>()
+            .into_par_iter()
+            .map(|c| {
+                let len = (n - c * RUN_CHUNK).min(RUN_CHUNK) as usize;
+                self.chunk_scores(phase, side, c, len).map(&f)
+            })
+            .collect()
+    }
 }
 
 /// The region a training audit evaluates, chosen on the pilot runs alone: the main runs with a
@@ -451,26 +450,11 @@ fn check(problem: &CanaryProblem, cfg: &SgdConfig, acfg: &TrainingAuditConfig) -
 
 /// Runs every pilot run (both sides) and chooses the region: a function of the seed and the
 /// configuration only, so every shard of an audit chooses the same region.
-fn select(
-    problem: &CanaryProblem,
-    cfg: &SgdConfig,
-    view: View,
-    acfg: &TrainingAuditConfig,
-) -> Result<Selected> {
+fn select(runs: Runs<'_>, acfg: &TrainingAuditConfig) -> Result<Selected> {
     let beta = 1.0 - acfg.confidence;
     let np = acfg.pilot_runs_per_side;
     let pilot = |side: Side| -> Result<Vec<f64>> {
-        let v = map_scores(
-            problem,
-            cfg,
-            view,
-            acfg.seed,
-            Phase::Pilot,
-            side,
-            np,
-            Shard::WHOLE,
-            |s| s,
-        )?;
+        let v = runs.map_scores(Phase::Pilot, side, np, Shard::WHOLE, |s| s)?;
         let mut x: Vec<f64> = v.into_iter().flatten().collect();
         x.sort_by(f64::total_cmp);
         Ok(x)
@@ -505,9 +489,7 @@ fn select(
 
 /// Counts the main runs of the chunks `shard` owns (both sides) against the selected cut.
 fn count(
-    problem: &CanaryProblem,
-    cfg: &SgdConfig,
-    view: View,
+    runs: Runs<'_>,
     acfg: &TrainingAuditConfig,
     sel: &Selected,
     shard: Shard,
@@ -515,17 +497,9 @@ fn count(
     let n = acfg.runs_per_side;
     let t = sel.threshold;
     let side = |side: Side| -> Result<(u64, u64)> {
-        let v = map_scores(
-            problem,
-            cfg,
-            view,
-            acfg.seed,
-            Phase::Main,
-            side,
-            n,
-            shard,
-            |s| (s.len() as u64, s.iter().filter(|&&x| x > t).count() as u64),
-        )?;
+        let v = runs.map_scores(Phase::Main, side, n, shard, |s| {
+            (s.len() as u64, s.iter().filter(|&&x| x > t).count() as u64)
+        })?;
         Ok(v.into_iter().fold((0, 0), |(a, b), (c, d)| (a + c, b + d)))
     };
     let (runs_p, p_above) = side(Side::P)?;
@@ -605,8 +579,14 @@ pub fn run_training_audit_shard(
 ) -> Result<(Selected, MainCounts)> {
     check(problem, cfg, acfg)?;
     in_pool(acfg.threads, || {
-        let sel = select(problem, cfg, view, acfg)?;
-        let counts = count(problem, cfg, view, acfg, &sel, shard)?;
+        let runs = Runs {
+            problem,
+            cfg,
+            view,
+            seed: acfg.seed,
+        };
+        let sel = select(runs, acfg)?;
+        let counts = count(runs, acfg, &sel, shard)?;
         Ok((sel, counts))
     })
 }

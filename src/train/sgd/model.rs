@@ -74,6 +74,14 @@ fn check_dim(name: &str, v: usize) -> Result<usize> {
     Ok(v)
 }
 
+/// k ≥ 2 classes.
+fn check_classes(k: usize) -> Result<()> {
+    if k < 2 {
+        return Err(Error::invalid("k (classes)", k, ">= 2"));
+    }
+    Ok(())
+}
+
 fn check_class(y: f64, k: usize) -> Result<()> {
     if y.fract() == 0.0 && y >= 0.0 && y < k as f64 {
         Ok(())
@@ -201,9 +209,7 @@ impl Softmax {
     /// d ≥ 1 features, k ≥ 2 classes.
     pub fn new(d: usize, k: usize) -> Result<Self> {
         check_dim("d", d)?;
-        if k < 2 {
-            return Err(Error::invalid("k (classes)", k, ">= 2"));
-        }
+        check_classes(k)?;
         Ok(Softmax { d, k })
     }
 
@@ -290,9 +296,7 @@ impl Mlp {
     pub fn new(d: usize, h: usize, k: usize) -> Result<Self> {
         check_dim("d", d)?;
         check_dim("h (hidden units)", h)?;
-        if k < 2 {
-            return Err(Error::invalid("k (classes)", k, ">= 2"));
-        }
+        check_classes(k)?;
         Ok(Mlp { d, h, k })
     }
 

@@ -34,6 +34,7 @@ use super::suite::{
 };
 use crate::audit::engine::Shard;
 use crate::audit::stats::{Direction, Tail};
+use crate::compare::shards::{check_format, read_toml, write_shard_file};
 use crate::error::{Error, Result};
 
 /// Format tag of a training-audit shard file.
@@ -219,35 +220,14 @@ pub fn write_shard(
     progress: &mut dyn FnMut(&RowShard),
 ) -> Result<PathBuf> {
     let file = draw_shard(opts, shard, progress)?;
-    let body = toml::to_string(&file)
-        .map_err(|e| Error::Io(format!("cannot serialise training shard {shard}: {e}")))?;
-    std::fs::create_dir_all(out).map_err(|e| {
-        Error::Io(format!(
-            "cannot create output directory {}: {e}",
-            out.display()
-        ))
-    })?;
-    let p = out.join(file_name(shard));
-    crate::fsio::write_atomic(&p, body.as_bytes())?;
-    Ok(p)
+    write_shard_file(&file, "training shard", shard, &out.join(file_name(shard)))
 }
 
 /// Reads one training-audit shard file (format checked).
 pub fn read_shard(path: &Path) -> Result<TrainShardFile> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::Io(format!("cannot read shard {}: {e}", path.display())))?;
-    let f: TrainShardFile = toml::from_str(&text).map_err(|e| Error::Parse {
-        what: "training-audit shard file".into(),
-        text: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    if f.format != FORMAT {
-        return Err(Error::Parse {
-            what: "training-audit shard file".into(),
-            text: path.display().to_string(),
-            reason: format!("format {:?}, expected {FORMAT:?}", f.format),
-        });
-    }
+    let what = "training-audit shard file";
+    let f: TrainShardFile = read_toml(path, what)?;
+    check_format(path, what, &f.format, FORMAT)?;
     Ok(f)
 }
 

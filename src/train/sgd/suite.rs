@@ -374,22 +374,31 @@ pub const MARKDOWN_HEADER: &str = "| audit | runs/side | claimed ε (source) | c
 
 /// One Markdown table line.
 pub fn markdown_line(r: &SuiteResult) -> String {
-    let c = &r.row.claim;
+    let (name, runs, claimed, source, (lo, hi), lb, strict, got, want) = fields(r);
     format!(
-        "| {} | {} | {:.4} ({}) | [{:.4}, {:.4}] | {:.4} | {:.3} | {:.4} | {} | {} | {:.1} | {:.3e} |",
+        "| {name} | {runs} | {claimed:.4} ({source}) | [{lo:.4}, {hi:.4}] | {lb:.4} | {:.3} | \
+         {strict:.4} | {got} | {want} | {:.1} | {:.3e} |",
+        lb / claimed,
+        r.audit.seconds,
+        r.runs_per_second,
+    )
+}
+
+/// The fields both table lines print: audit name, runs per side, claimed ε, the claim's source,
+/// certified bracket, ε_lb, strict ε_lb, verdict and expected verdict.
+#[allow(clippy::type_complexity)]
+fn fields(r: &SuiteResult) -> (&str, u64, f64, &str, (f64, f64), f64, f64, &str, &str) {
+    let (claimed, source, bracket) = &r.row.claim;
+    (
         r.row.name,
         r.row.runs,
-        c.0,
-        c.1,
-        c.2 .0,
-        c.2 .1,
+        *claimed,
+        source,
+        *bracket,
         r.audit.eps_lb,
-        r.audit.eps_lb / c.0,
         r.audit.eps_lb_strict,
         verdict(r.flagged),
         verdict(r.row.should_flag),
-        r.audit.seconds,
-        r.runs_per_second,
     )
 }
 
@@ -398,20 +407,8 @@ pub const CSV_HEADER: &str = "audit,runs_per_side,claimed_eps,claim_source,certi
 
 /// One CSV line (deterministic: no timings).
 pub fn csv_line(r: &SuiteResult) -> String {
-    let c = &r.row.claim;
-    format!(
-        "\"{}\",{},{},\"{}\",{},{},{},{},{},{}",
-        r.row.name,
-        r.row.runs,
-        c.0,
-        c.1,
-        c.2 .0,
-        c.2 .1,
-        r.audit.eps_lb,
-        r.audit.eps_lb_strict,
-        verdict(r.flagged),
-        verdict(r.row.should_flag)
-    )
+    let (name, runs, claimed, source, (lo, hi), lb, strict, got, want) = fields(r);
+    format!("\"{name}\",{runs},{claimed},\"{source}\",{lo},{hi},{lb},{strict},{got},{want}")
 }
 
 /// The report's two texts: `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without).
