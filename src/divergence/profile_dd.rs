@@ -204,6 +204,52 @@ fn use_w_outer(s2sq: &Float, diff: &Float, d: u32) -> bool {
 /// docs/formulas.md §7.4).
 const W_OUTER_KAPPA: f64 = 1e-3;
 
+/// The t-part of the privacy loss, ℓ(t) − ε = a t² + b t + l0, with κ, c = 1 + 2κ and ln c, at
+/// `wp` bits from σ1², σ2² and σ1² − σ2² (never a difference of rounded variances;
+/// docs/formulas.md §7.4). Shared by the t-outer and χ²-outer routes.
+struct Loss {
+    /// σ1², σ2² and Δ at `wp` bits.
+    s1: Float,
+    s2: Float,
+    dist: Float,
+    kappa: Float,
+    ln_c: Float,
+    c: Float,
+    a: Float,
+    b: Float,
+    l0: Float,
+}
+
+impl Loss {
+    fn new(vars: [&Float; 3], dist: &Float, d: u32, eps: &Float, wp: u32) -> Loss {
+        let [s1sq, s2sq, diff] = vars;
+        let s1 = Float::with_val(wp, s1sq);
+        let s2 = Float::with_val(wp, s2sq);
+        let df = Float::with_val(wp, diff);
+        let dl = Float::with_val(wp, dist);
+        let two_k = Float::with_val(wp, &df / &s2);
+        let kappa = Float::with_val(wp, &two_k / 2u32);
+        let ln_c = Float::with_val(wp, two_k.ln_1p_ref());
+        let c = Float::with_val(wp, &two_k + 1u32);
+        let a = Float::with_val(wp, &df / Float::with_val(wp, &s1 * &s2)) / 2u32;
+        let b = -Float::with_val(wp, &dl / &s2);
+        let q0 = Float::with_val(wp, dl.square_ref()) / Float::with_val(wp, &s2 * 2u32);
+        let dhalf_ln_c = Float::with_val(wp, &ln_c * d) / 2u32;
+        let l0 = Float::with_val(wp, &q0 - &dhalf_ln_c) - Float::with_val(wp, eps);
+        Loss {
+            s1,
+            s2,
+            dist: dl,
+            kappa,
+            ln_c,
+            c,
+            a,
+            b,
+            l0,
+        }
+    }
+}
+
 /// Constants of ℓ(t) = a t² + b t + q0 − (d/2) ln c, at the working precision.
 struct Setup {
     /// working precision of h (quadrature precision + guard bits)
@@ -360,19 +406,16 @@ fn profile_at(
         0
     };
     let wp = qp + 24 + guard;
-    let s1 = Float::with_val(wp, s1sq);
-    let s2 = Float::with_val(wp, s2sq);
-    let df = Float::with_val(wp, diff);
-    let dl = Float::with_val(wp, dist);
-    let kappa = Float::with_val(wp, &df / &s2) / 2u32;
-    let two_k = Float::with_val(wp, &df / &s2);
-    let ln_c = Float::with_val(wp, two_k.ln_1p_ref());
-    let c = Float::with_val(wp, &two_k + 1u32);
-    let a = Float::with_val(wp, &df / Float::with_val(wp, &s1 * &s2)) / 2u32;
-    let b = -Float::with_val(wp, &dl / &s2);
-    let q0 = Float::with_val(wp, dl.square_ref()) / Float::with_val(wp, &s2 * 2u32);
-    let dhalf_ln_c = Float::with_val(wp, &ln_c * d) / 2u32;
-    let l0 = Float::with_val(wp, &q0 - &dhalf_ln_c) - Float::with_val(wp, eps);
+    let Loss {
+        s1,
+        kappa,
+        ln_c,
+        c,
+        a,
+        b,
+        l0,
+        ..
+    } = Loss::new([s1sq, s2sq, diff], dist, d, eps, wp);
     let khalf_ln_c = Float::with_val(wp, &ln_c * k) / 2u32;
     let lphi0 = -mp::ln_sqrt_2pi(wp) - Float::with_val(wp, s1.ln_ref()) / 2u32;
     let inv2s1 = Float::with_val(wp, Float::with_val(wp, &s1 * 2u32).recip_ref());

@@ -38,15 +38,11 @@ const LN_10: f64 = std::f64::consts::LN_10;
 struct Quadratic {
     wp: u32,
     k: u32,
-    kappa: Float,
-    c: Float,
-    a: Float,
-    b: Float,
-    l0: Float,
-    /// σ1, σ2 and Δ (t ~ N(0, σ1²) under P, N(Δ, σ2²) under Q).
+    /// ℓ(t) − ε = a t² + b t + l0, κ and c (its `s1`, `s2` are the variances).
+    loss: super::Loss,
+    /// σ1 and σ2 (t ~ N(0, σ1²) under P, N(Δ, σ2²) under Q).
     s1: Float,
     s2: Float,
-    dist: Float,
     /// ln 2 − (k/2) ln 2 − ln Γ(k/2): the log-constant of the χ_k density 2u f_k(u²).
     ln_chi_const: Float,
 }
@@ -62,17 +58,17 @@ impl Quadratic {
     /// κ_eff: the coefficient of w in the threshold (κ under P, κ/c under Q).
     fn kappa_eff(&self, side: Side) -> Float {
         match side {
-            Side::P => self.kappa.clone(),
-            Side::Q => Float::with_val(self.wp, &self.kappa / &self.c),
+            Side::P => self.loss.kappa.clone(),
+            Side::Q => Float::with_val(self.wp, &self.loss.kappa / &self.loss.c),
         }
     }
 
     /// w* where the roots of a t² + b t + l0 + κ_eff w merge (None if they never do for w > 0).
     fn w_star(&self, side: Side) -> Option<Float> {
         let wp = self.wp;
-        let disc0 = Float::with_val(wp, self.b.square_ref())
-            - Float::with_val(wp, &self.a * &self.l0) * 4u32;
-        let den = Float::with_val(wp, &self.a * self.kappa_eff(side)) * 4u32;
+        let disc0 = Float::with_val(wp, self.loss.b.square_ref())
+            - Float::with_val(wp, &self.loss.a * &self.loss.l0) * 4u32;
+        let den = Float::with_val(wp, &self.loss.a * self.kappa_eff(side)) * 4u32;
         let w = Float::with_val(wp, &disc0 / &den);
         (w > 0 && w.is_finite()).then_some(w)
     }
@@ -84,17 +80,17 @@ impl Quadratic {
         let w = Float::with_val(wp, u.square_ref());
         let c0 = Float::with_val(
             wp,
-            &self.l0 + Float::with_val(wp, self.kappa_eff(side) * &w),
+            &self.loss.l0 + Float::with_val(wp, self.kappa_eff(side) * &w),
         );
-        let rts = super::roots(&self.a, &self.b, &c0, wp);
-        let pos = self.a > 0;
+        let rts = super::roots(&self.loss.a, &self.loss.b, &c0, wp);
+        let pos = self.loss.a > 0;
         if rts.len() < 2 {
             // No sign change: {a t² + b t + c0 > 0} is all of ℝ (a > 0) or empty (a < 0).
             return Float::with_val(wp, if pos { 0.0 } else { f64::NEG_INFINITY });
         }
         let (m, s) = match side {
             Side::P => (Float::new(wp), &self.s1),
-            Side::Q => (self.dist.clone(), &self.s2),
+            Side::Q => (self.loss.dist.clone(), &self.s2),
         };
         let z = |r: &Float| Float::with_val(wp, Float::with_val(wp, r - &m) / s);
         let (z1, z2) = (z(&rts[0]), z(&rts[1]));
@@ -148,9 +144,9 @@ pub(super) fn w_outer_at(
     {
         // Empty region: κ < 0 and ℓ(t) < ε for every t (no real root at w = 0) give L < ε.
         let q = setup(vars, dist, d, eps, 128)?;
-        if q.a < 0 && q.w_star(Side::P).is_none() {
-            let disc0 =
-                Float::with_val(128, q.b.square_ref()) - Float::with_val(128, &q.a * &q.l0) * 4u32;
+        if q.loss.a < 0 && q.w_star(Side::P).is_none() {
+            let disc0 = Float::with_val(128, q.loss.b.square_ref())
+                - Float::with_val(128, &q.loss.a * &q.loss.l0) * 4u32;
             if disc0 <= 0 {
                 return Ok(Float::new(qp));
             }
@@ -242,26 +238,13 @@ fn tail_ln(k: u32, u_max: f64) -> f64 {
 }
 
 fn setup(vars: [&Float; 3], dist: &Float, d: u32, eps: &Float, wp: u32) -> Result<Quadratic> {
-    let [s1sq, s2sq, diff] = vars;
     let k = d - 1;
-    let s1 = Float::with_val(wp, s1sq);
-    let s2 = Float::with_val(wp, s2sq);
-    let df = Float::with_val(wp, diff);
-    let dl = Float::with_val(wp, dist);
-    let two_k = Float::with_val(wp, &df / &s2);
-    let kappa = Float::with_val(wp, &two_k / 2u32);
-    let ln_c = Float::with_val(wp, two_k.ln_1p_ref());
-    let c = Float::with_val(wp, &two_k + 1u32);
-    let a = Float::with_val(wp, &df / Float::with_val(wp, &s1 * &s2)) / 2u32;
-    let b = -Float::with_val(wp, &dl / &s2);
-    let q0 = Float::with_val(wp, dl.square_ref()) / Float::with_val(wp, &s2 * 2u32);
-    let dhalf_ln_c = Float::with_val(wp, &ln_c * d) / 2u32;
-    let l0 = Float::with_val(wp, &q0 - &dhalf_ln_c) - Float::with_val(wp, eps);
+    let loss = super::Loss::new(vars, dist, d, eps, wp);
     let half_k = Float::with_val(wp, k) / 2u32;
     let ln2 = Float::with_val(wp, rug::float::Constant::Log2);
     let ln_chi_const = Float::with_val(wp, &ln2 - Float::with_val(wp, &half_k * &ln2))
         - Float::with_val(wp, half_k.ln_gamma_ref());
-    if !(a.is_finite() && l0.is_finite() && ln_chi_const.is_finite()) {
+    if !(loss.a.is_finite() && loss.l0.is_finite() && ln_chi_const.is_finite()) {
         return Err(Error::Undefined(
             "profile_dd (χ²-outer route): the parameters overflow the working precision".into(),
         ));
@@ -269,14 +252,9 @@ fn setup(vars: [&Float; 3], dist: &Float, d: u32, eps: &Float, wp: u32) -> Resul
     Ok(Quadratic {
         wp,
         k,
-        kappa,
-        c,
-        a,
-        b,
-        l0,
-        s1: s1.sqrt(),
-        s2: s2.sqrt(),
-        dist: dl,
+        s1: Float::with_val(wp, loss.s1.sqrt_ref()),
+        s2: Float::with_val(wp, loss.s2.sqrt_ref()),
+        loss,
         ln_chi_const,
     })
 }
@@ -297,7 +275,7 @@ fn side_integral(
     // Where G ≡ 0 beyond u* (a < 0), the integral stops there.
     let mut hi = Float::with_val(wp, u_max);
     if let Some(us) = &ustar {
-        if q.a < 0 && *us < hi {
+        if q.loss.a < 0 && *us < hi {
             hi = us.clone();
         }
     }
