@@ -393,3 +393,32 @@ fn schedules_and_files() {
     assert!(opt <= mid && mid <= pes, "{mid} not in [{opt}, {pes}]");
     assert!(a.rdp_cks.unwrap().eps.value >= b.hi);
 }
+
+/// σ calibration under substitution: the σ found meets the target (certified ε_hi ≤ target) and
+/// σ·(1 − tol) or less misses it (certified ε_lo > target at `sigma_below`), and substitution needs
+/// more noise than add/remove for the same (q, T, ε, δ).
+#[test]
+fn calibration_under_substitution() {
+    use dpaudit::accounting::{calibrate_sigma_for, Relation};
+    let (q, steps, target, delta, tol) = (s("0.01"), 1000, 1.5, s("1e-5"), 1e-2);
+    let sub = calibrate_sigma_for(Relation::Substitution, &q, steps, target, &delta, tol).unwrap();
+    assert!(sub.eps.hi.to_f64() <= target && sub.eps_below.lo.to_f64() > target);
+    assert!(sub.sigma / sub.sigma_below - 1.0 <= tol);
+    // The bracket at the σ found is the substitution composition's (not add/remove's).
+    let direct = accounting::eps_for_delta(
+        &Schedule::homogeneous_substitution(
+            &SubsampledGaussian::new(q.clone(), dpaudit::Scalar::from(sub.sigma)).unwrap(),
+            steps,
+        )
+        .unwrap(),
+        &delta,
+        &ComposeOptions {
+            digits: 12,
+            force_inversion: false,
+        },
+    )
+    .unwrap();
+    assert_eq!(direct.value, sub.eps);
+    let ar = calibrate_sigma_for(Relation::AddRemove, &q, steps, target, &delta, tol).unwrap();
+    assert!(ar.sigma < sub.sigma_below, "{} vs {}", ar.sigma, sub.sigma);
+}

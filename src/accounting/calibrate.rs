@@ -26,17 +26,31 @@ pub struct SigmaCalibration {
     pub evaluations: usize,
 }
 
+/// The neighbouring relation a calibration is for: add/remove ([`Schedule::homogeneous`]) or
+/// substitution ([`Schedule::homogeneous_substitution`], `docs/accounting.md#substitution`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// Add or remove one record.
+    AddRemove,
+    /// Replace one record (clip norm 1; the antipodal pair).
+    Substitution,
+}
+
 /// Digits requested of every composition bracket of a calibration.
 const DIGITS: u32 = 12;
 
 /// The certified ε(δ) bracket of `steps` steps at rate q and noise multiplier σ, to [`DIGITS`].
-fn eps_at(q: &Scalar, sigma: f64, steps: u64, delta: &Scalar) -> Result<Bracket> {
+fn eps_at(rel: Relation, q: &Scalar, sigma: f64, steps: u64, delta: &Scalar) -> Result<Bracket> {
     let m = SubsampledGaussian::new(q.clone(), Scalar::from(sigma))?;
+    let sched = match rel {
+        Relation::AddRemove => Schedule::homogeneous(&m, steps)?,
+        Relation::Substitution => Schedule::homogeneous_substitution(&m, steps)?,
+    };
     let opts = ComposeOptions {
         digits: DIGITS,
         force_inversion: false,
     };
-    Ok(eps_for_delta(&Schedule::homogeneous(&m, steps)?, delta, &opts)?.value)
+    Ok(eps_for_delta(&sched, delta, &opts)?.value)
 }
 
 /// Whether the certified bracket `b` meets the target `t` (ε_hi ≤ t: true) or fails it
@@ -65,8 +79,20 @@ fn check_target(target_eps: f64) -> Result<()> {
 
 /// The smallest σ (to relative tolerance `rel_tol` ∈ [1e-12, 0.5]) for which T steps of the
 /// subsampled Gaussian with rate q are (target_eps, δ)-DP, by bisection on log σ over the
-/// certified bracket.
+/// certified bracket (add/remove neighbours; [`calibrate_sigma_for`] for either relation).
 pub fn calibrate_sigma(
+    q: &Scalar,
+    steps: u64,
+    target_eps: f64,
+    delta: &Scalar,
+    rel_tol: f64,
+) -> Result<SigmaCalibration> {
+    calibrate_sigma_for(Relation::AddRemove, q, steps, target_eps, delta, rel_tol)
+}
+
+/// [`calibrate_sigma`] under the neighbouring relation `rel`.
+pub fn calibrate_sigma_for(
+    rel: Relation,
     q: &Scalar,
     steps: u64,
     target_eps: f64,
@@ -80,7 +106,7 @@ pub fn calibrate_sigma(
     let mut n = 0;
     let mut eval = |s: f64| -> Result<Bracket> {
         n += 1;
-        eps_at(q, s, steps, delta)
+        eps_at(rel, q, s, steps, delta)
     };
     let t = rug::Float::with_val(64, target_eps);
     // Bracket σ: hi meets the target (ε_hi ≤ t), lo does not (ε_lo > t).
@@ -164,8 +190,20 @@ fn bisect<T: Copy + std::fmt::Display>(
 
 /// The largest T ≤ `max_steps` for which T steps are (target_eps, δ)-DP (certified ε_hi ≤ target),
 /// with the ε bracket at T and at T + 1 (whose ε_lo exceeds the target), or an error when even
-/// one step exceeds it.
+/// one step exceeds it (add/remove neighbours; [`calibrate_steps_for`] for either relation).
 pub fn calibrate_steps(
+    q: &Scalar,
+    sigma: &Scalar,
+    target_eps: f64,
+    delta: &Scalar,
+    max_steps: u64,
+) -> Result<(u64, Bracket, Bracket)> {
+    calibrate_steps_for(Relation::AddRemove, q, sigma, target_eps, delta, max_steps)
+}
+
+/// [`calibrate_steps`] under the neighbouring relation `rel`.
+pub fn calibrate_steps_for(
+    rel: Relation,
     q: &Scalar,
     sigma: &Scalar,
     target_eps: f64,
@@ -176,7 +214,7 @@ pub fn calibrate_steps(
     let t = rug::Float::with_val(64, target_eps);
     let sf = sigma.f64();
     let mut lo = 1u64;
-    let b1 = eps_at(q, sf, lo, delta)?;
+    let b1 = eps_at(rel, q, sf, lo, delta)?;
     if b1.hi > t {
         return Err(Error::invalid(
             "target eps",
@@ -187,7 +225,7 @@ pub fn calibrate_steps(
     let mut b_lo = b1;
     let mut hi = 2u64;
     let b_hi = loop {
-        let b = eps_at(q, sf, hi, delta)?;
+        let b = eps_at(rel, q, sf, hi, delta)?;
         if !meets_target(&b, &t, || format!("T = {hi}"))? {
             break b;
         }
@@ -205,7 +243,7 @@ pub fn calibrate_steps(
         "T",
         |lo, hi| hi - lo > 1,
         |lo, hi| lo + (hi - lo) / 2,
-        &mut |steps| eps_at(q, sf, steps, delta),
+        &mut |steps| eps_at(rel, q, sf, steps, delta),
     )?;
     Ok((lo, b_lo, b_hi))
 }
