@@ -410,3 +410,12 @@ fn a_delta_bracket_certifies_its_digits_or_errs() {
         Err(e) => assert!(matches!(e, dpaudit::Error::Precision { .. }), "{e}"),
     }
 }
+
+/// An everyday calibration (ε = 3 at q = 0.01, T = 1000, δ = 1e-5) stays clear of σ = 0.5, where
+/// the add/remove inversion does not certify (the search once halved onto it and failed).
+#[test]
+fn calibration_does_not_step_into_the_failing_region() {
+    let c = calibrate_sigma(&s("0.01"), 1000, 3.0, &s("1e-5"), 1e-2).unwrap();
+    assert!(c.eps.hi.to_f64() <= 3.0 && c.eps_below.lo.to_f64() > 3.0);
+    assert!(c.sigma > 0.7 && c.sigma < 0.9, "{}", c.sigma);
+}

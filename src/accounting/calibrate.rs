@@ -109,8 +109,10 @@ pub fn calibrate_sigma_for(
         eps_at(rel, q, s, steps, delta)
     };
     let t = rug::Float::with_val(64, target_eps);
-    // Bracket σ: hi meets the target (ε_hi ≤ t), lo does not (ε_lo > t).
-    let (mut lo, mut hi) = (0.5f64, 1.0f64);
+    // Bracket σ: hi meets the target (ε_hi ≤ t), lo does not (ε_lo > t). Downwards in steps of
+    // 0.8, not halving: small σ at small q is where the inversion stops certifying (add/remove at
+    // q = 0.01, σ = 0.5, T = 1000), so the search goes no lower than it must.
+    let (mut lo, mut hi) = (0.8f64, 1.0f64);
     let (mut b_lo, mut b_hi);
     loop {
         b_hi = eval(hi)?;
@@ -136,7 +138,7 @@ pub fn calibrate_sigma_for(
             hi = lo;
             b_hi = b_lo.clone();
         }
-        lo /= 2.0;
+        lo *= 0.8;
         if lo < 1e-3 {
             return Err(Error::invalid(
                 "target eps",
