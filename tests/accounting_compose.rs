@@ -412,7 +412,8 @@ fn a_delta_bracket_certifies_its_digits_or_errs() {
 }
 
 /// An everyday calibration (ε = 3 at q = 0.01, T = 1000, δ = 1e-5) stays clear of σ = 0.5, where
-/// the add/remove inversion does not certify (the search once halved onto it and failed).
+/// the add/remove inversion is slow (38 s) and, with a smaller probe budget, did not certify (the
+/// search once halved onto it and failed).
 #[test]
 fn calibration_does_not_step_into_the_failing_region() {
     let c = calibrate_sigma(&s("0.01"), 1000, 3.0, &s("1e-5"), 1e-2).unwrap();

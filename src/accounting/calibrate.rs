@@ -110,8 +110,9 @@ pub fn calibrate_sigma_for(
     };
     let t = rug::Float::with_val(64, target_eps);
     // Bracket σ: hi meets the target (ε_hi ≤ t), lo does not (ε_lo > t). Downwards in steps of
-    // 0.8, not halving: small σ at small q is where the inversion stops certifying (add/remove at
-    // q = 0.01, σ = 0.5, T = 1000), so the search goes no lower than it must.
+    // 0.8, not halving: small σ at small q is where the inversion is slow or stops certifying
+    // (add/remove at q = 0.01, T = 1000: σ = 0.5 takes 38 s, σ = 0.4 fails), so the search goes
+    // no lower than it must.
     let (mut lo, mut hi) = (0.8f64, 1.0f64);
     let (mut b_lo, mut b_hi);
     loop {
