@@ -300,9 +300,10 @@ fn bad_input_is_a_typed_error() {
 }
 
 /// The two-sided bracket over T steps (q < 1), through `eval` and the library: ε(δ) and δ(ε)
-/// are consistent inverses (δ just outside the ε bracket's ends straddles the δ asked for), the
-/// two directions agree (the pair is symmetric), `eval` gives the same figure, and the
-/// substitution ε is at least the add/remove ε of the same (q, σ, T).
+/// are consistent inverses (δ just outside the ε bracket's ends straddles the δ asked for), `eval`
+/// gives the same figure, and the substitution ε is at least the add/remove ε of the same
+/// (q, σ, T). (The two directions are one computation by construction — the pair's symmetry is
+/// tested at one step, `both_orders_agree_with_the_golden` — so they are not compared here.)
 #[test]
 fn composition_bracket() {
     let m = SubsampledGaussian::new(s("0.1"), s("1")).unwrap();
@@ -313,7 +314,6 @@ fn composition_bracket() {
     };
     let e = accounting::eps_for_delta(&sched, &s("1e-5"), &opts).unwrap();
     assert_eq!(e.route, "mgf inversion");
-    assert_eq!(e.remove, e.add, "the pair is symmetric");
     let (lo, hi) = (e.value.lo.to_f64(), e.value.hi.to_f64());
     let at = |x: f64| {
         accounting::delta_for_eps(&sched, &s(&format!("{x:e}")), &opts)

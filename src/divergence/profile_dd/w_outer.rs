@@ -141,16 +141,11 @@ pub(super) fn w_outer_at(
             "profile_dd: the χ²-outer route needs d ≥ 2 and unequal variances".into(),
         ));
     }
-    {
-        // Empty region: κ < 0 and ℓ(t) < ε for every t (no real root at w = 0) give L < ε.
-        let q = setup(vars, dist, d, eps, 128)?;
-        if q.loss.a < 0 && q.w_star(Side::P).is_none() {
-            let disc0 = Float::with_val(128, q.loss.b.square_ref())
-                - Float::with_val(128, &q.loss.a * &q.loss.l0) * 4u32;
-            if disc0 <= 0 {
-                return Ok(Float::new(qp));
-            }
-        }
+    // Empty region: κ < 0 and ℓ(t) < ε for every t give L < ε. For a < 0 the merge point w*
+    // = disc0/(4aκ) has a positive denominator, so "no w* > 0" is "no real root at w = 0".
+    let q0 = setup(vars, dist, d, eps, 128)?;
+    if q0.loss.a < 0 && q0.w_star(Side::P).is_none() {
+        return Ok(Float::new(qp));
     }
     // Coarse pass (8 digits, then more if the difference cancels): δ̂ and the cancellation ρ.
     let mut coarse_digits = 8.0;
@@ -177,7 +172,9 @@ pub(super) fn w_outer_at(
         }
         if !tail_ok && ld.is_finite() {
             // grow U until Pr[χ²_k > U²] e^{max(ε,0)} ≤ 10^-(digits+3) δ̂
-            while tail_ln(k, u_max) + eps.to_f64().max(0.0) - ld >= -f64::from(digits + 3) * LN_10 {
+            while tail_ln(k, u_max) + eps.to_f64().max(0.0) - ld >= -f64::from(digits + 3) * LN_10
+                && u_max < 1e4
+            {
                 u_max += 2.0;
             }
         }
