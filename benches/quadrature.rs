@@ -17,14 +17,15 @@ fn sc(s: &str) -> Scalar {
 
 /// The pair of audits/rgm_d{d}.toml.
 fn rgm_pair(d: u32) -> Pair {
-    Pair::Rgm {
+    Pair::rgm(
         d,
-        gamma: sc("0.001"),
-        sigma2: sc("5.625"),
-        n1: sc("100"),
-        n2: sc("101.25"),
-        dist: sc("1.25"),
-    }
+        sc("0.001"),
+        sc("5.625"),
+        sc("100"),
+        sc("101.25"),
+        sc("1.25"),
+    )
+    .unwrap()
 }
 
 fn bench_profiles(c: &mut Criterion) {

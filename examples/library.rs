@@ -5,9 +5,7 @@
 use dpaudit::audit::engine::{run_audit, Selection};
 use dpaudit::bounds::rgm;
 use dpaudit::dist::laplace::LaplacePair;
-use dpaudit::model::ModelPair;
 use dpaudit::{divergence, AuditConfig, GaussianMechanism, Method, Pair, Scalar};
-use std::sync::Arc;
 
 fn main() -> dpaudit::Result<()> {
     let s = |t: &str| t.parse::<Scalar>().expect("a decimal");
@@ -62,11 +60,7 @@ fn main() -> dpaudit::Result<()> {
 
     // A model family from the registry (Laplace, scale 1, sensitivity 1): its exact ε(δ)
     // through the same divergence API.
-    let lap = Pair::Model(ModelPair(Arc::new(LaplacePair::new(
-        s("0"),
-        s("1"),
-        s("1"),
-    )?)));
+    let lap = Pair::from(LaplacePair::new(s("0"), s("1"), s("1"))?);
     let e = divergence::eps_for_delta(&lap, &s("1e-5"), 12, Method::Auto)?;
     println!(
         "{lap}: exact eps(1e-5) = {} ({} digits)",

@@ -27,9 +27,10 @@
 //! midpoint of the certified bracket with the digits its width certifies.
 
 use crate::bounds;
+use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
-use crate::model::{self, Family, ModelLocation, ModelPair};
+use crate::model::{self, Family};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rayon::prelude::*;
@@ -267,7 +268,7 @@ fn build_pair(family: Family, p: &Params) -> Result<Pair> {
             match (p.opt_scalar("eta")?, p.opt_scalar("R")?) {
                 (None, None) => {}
                 (Some(eta), Some(r)) => {
-                    if let Pair::Rgm { n1, n2, dist, .. } = &pair {
+                    if let Some(RgmPair { n1, n2, dist, .. }) = pair.downcast_ref::<RgmPair>() {
                         bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)?;
                     }
                 }
@@ -280,7 +281,7 @@ fn build_pair(family: Family, p: &Params) -> Result<Pair> {
             }
             Ok(pair)
         }
-        Family::Model(f) => (f.pair)(&|k| p.scalar(k)).map(|m| Pair::Model(ModelPair(m))),
+        Family::Model(f) => (f.pair)(&|k| p.scalar(k)).map(Pair::new),
     }
 }
 
@@ -622,7 +623,7 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             let p = Params::new(map, context, &accepted(&[], true)?)?;
             let loc = match family()? {
                 Family::Model(f) => match f.location {
-                    Some(build) => Location::Model(ModelLocation(build(&|k| p.scalar(k))?)),
+                    Some(build) => Location::from_model(build(&|k| p.scalar(k))?),
                     None => unreachable!("family_keys refuses fisher for this family"),
                 },
                 f => {

@@ -11,11 +11,10 @@ use dpaudit::dist::subsampled::SubsampledSubstPair;
 use dpaudit::divergence::{self, Method, Pair};
 use dpaudit::error::Error;
 use dpaudit::eval::{evaluate, EvalOptions, Row};
-use dpaudit::model::{ModelPair, PairModel, Which};
+use dpaudit::model::{LinePair, PairModel, Which};
 use dpaudit::numeric::mp::{agreement_digits, Certified};
 use dpaudit::Scalar;
 use rug::Float;
-use std::sync::Arc;
 
 fn s(t: &str) -> Scalar {
     t.parse().unwrap()
@@ -87,7 +86,7 @@ fn both_orders_agree_with_the_golden() {
         .take(5)
     {
         let pair = SubsampledSubstPair::new(s(&f[1]), s(&f[2])).unwrap();
-        let swapped = Pair::Model(ModelPair(pair.swapped()));
+        let swapped = Pair::new(pair.swapped());
         let want = Float::with_val(200, Float::parse(&f[5]).unwrap());
         let got = if f[0] == "renyi" {
             let alpha = s(f[4].trim_start_matches("alpha="));
@@ -137,7 +136,8 @@ fn model_layer_densities_levels_and_sampler() {
         assert!((pair.llr(x) - (p1.ln() - p2.ln())).abs() < 1e-12, "x = {x}");
     }
     for c in [-4.0, -0.5, 0.0, 0.2, 3.0] {
-        for m in [pair.swapped(), Arc::new(pair.clone())] {
+        for m in [Pair::new(pair.swapped()), Pair::from(pair.clone())] {
+            let m = m.line().unwrap();
             let lv = m.llr_level(&Float::with_val(128, c));
             assert_eq!(lv.len(), 1, "c = {c}");
             let got = m.llr(lv[0].to_f64());

@@ -17,14 +17,15 @@ fn sc(s: &str) -> Scalar {
 /// The pair of `audits/rgm_d10.toml` / `audits/rgm_d100.toml` (γ = 0.001, σ² = 5.625,
 /// ‖r1‖ = 100, ‖r2‖ = 101.25, ‖r1 − r2‖ = 1.25).
 fn audit_pair(d: u32) -> Pair {
-    Pair::Rgm {
+    Pair::rgm(
         d,
-        gamma: sc("0.001"),
-        sigma2: sc("5.625"),
-        n1: sc("100"),
-        n2: sc("101.25"),
-        dist: sc("1.25"),
-    }
+        sc("0.001"),
+        sc("5.625"),
+        sc("100"),
+        sc("101.25"),
+        sc("1.25"),
+    )
+    .unwrap()
 }
 
 /// 31 log-spaced δ in [1e-12, 0.1].

@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use super::engine::Grid;
 use crate::dist::{Rectified, Rgm, StochasticSign, Truncated};
-use crate::divergence::{self, Method, Pair};
+use crate::divergence::Pair;
 use crate::error::{
     check_finite, check_interval, check_nonnegative, check_positive, Error, Result,
 };
@@ -44,9 +44,7 @@ use crate::scalar::Scalar;
 /// [`crate::dist::stream`].
 pub use crate::dist::stream::StreamRng;
 
-/// Digits to which claimed ε values are certified (a claim is compared with a Monte Carlo lower
-/// bound, so a few digits suffice).
-pub const CLAIM_DIGITS: u32 = 6;
+pub use crate::divergence::CLAIM_DIGITS;
 
 /// Half-width of the statistic grid in noise standard deviations (tails beyond it fall in the
 /// under/overflow bins, which the threshold search still uses).
@@ -185,15 +183,7 @@ pub(crate) fn check_delta(delta: f64) -> Result<f64> {
     crate::error::check_open_unit("delta", delta)
 }
 
-/// The exact ε(δ) of a pair, maximised over both orders, from the certified closed forms (or
-/// quadrature where there is none) of [`crate::divergence`].
-pub(crate) fn pair_eps(pair: &Pair, delta: f64) -> Result<f64> {
-    check_delta(delta)?;
-    let d = Scalar::from(delta);
-    let e1 = divergence::eps_for_delta(pair, &d, CLAIM_DIGITS, Method::Auto)?;
-    let e2 = divergence::eps_for_delta(&pair.swapped(), &d, CLAIM_DIGITS, Method::Auto)?;
-    Ok(e1.value.to_f64().max(e2.value.to_f64()))
-}
+pub(crate) use crate::divergence::exact_claim as pair_eps;
 
 /// 0 for P, 1 for Q.
 #[inline]

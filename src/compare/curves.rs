@@ -14,6 +14,7 @@ use super::figure::{Legend, Panel, PlotFigure, Series, Style};
 use super::sources;
 use super::threeway::{rgm_alpha_max, Role, ThreeWay};
 use crate::compare::spec::{AuditSpec, MechanismSpec};
+use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::Result;
 use crate::scalar::Scalar;
@@ -110,7 +111,7 @@ pub fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
             .collect();
         if exact.len() == deltas.len() {
             series.push(Series::new("exact ε(δ)", exact, Style::Line, 0));
-        } else if let Pair::Rgm { .. } = pair {
+        } else if pair.downcast_ref::<RgmPair>().is_some() {
             // d > 1: no closed form; the certified χ² quadrature profile (docs/formulas.md §7.4).
             if let Ok(dd) = exact_profile_dd(&pair, &deltas, CURVE_DIGITS) {
                 series.push(Series::new(EXACT_DD_LABEL, dd, Style::Line, 0));

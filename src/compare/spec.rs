@@ -42,7 +42,7 @@ use crate::audit::mechanisms::{
 };
 use crate::divergence::Pair;
 use crate::error::{Error, Result};
-use crate::model::{self, ModelFamily, ModelPair};
+use crate::model::{self, ModelFamily};
 use crate::scalar::Scalar;
 use rug::Float;
 use serde::Deserialize;
@@ -624,7 +624,7 @@ impl AuditSpec {
                             }),
                     }
                 };
-                (family.pair)(&lookup).map(|m| Pair::Model(ModelPair(m)))
+                (family.pair)(&lookup).map(Pair::new)
             }
             _ => Err(Error::Unsupported(format!(
                 "{}: the pair does not fit mechanism family {}",
@@ -686,10 +686,7 @@ impl AuditSpec {
                 sigma2.f64(),
             )?),
             (MechanismSpec::Model { .. }, PairSpec::Locations { .. }) => {
-                match self.divergence_pair()? {
-                    Pair::Model(m) => Box::new(ModelMechanism::new(m.0)),
-                    _ => unreachable!("a model spec always builds a model pair"),
-                }
+                Box::new(ModelMechanism::new(self.divergence_pair()?)?)
             }
             _ => {
                 return Err(Error::Unsupported(format!(

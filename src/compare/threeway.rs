@@ -17,6 +17,7 @@
 
 use super::sources::{self, AuditOutcome, DIGITS};
 use crate::compare::spec::{AuditSpec, MechanismSpec, PairSpec};
+use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Method, Pair};
 use crate::error::Result;
 use crate::numeric::mp::Certified;
@@ -256,10 +257,9 @@ pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
             }
         }
         MechanismSpec::Model { family, .. } => {
-            let claim = spec.divergence_pair().and_then(|pair| match pair {
-                Pair::Model(m) => (family.claim)(m.0.as_ref(), delta.f64()),
-                _ => Err(crate::error::Error::Unsupported("not a model pair".into())),
-            });
+            let claim = spec
+                .divergence_pair()
+                .and_then(|pair| (family.claim)(&pair, delta.f64()));
             out.push(match claim {
                 Ok(e) => Figure {
                     role: Role::Bound,
@@ -289,7 +289,7 @@ pub fn exact(spec: &AuditSpec) -> Vec<Figure> {
     match eps_both_orders(&pair, delta) {
         Ok(c) => vec![Figure::ok(Role::Exact, "exact", lab, &c, String::new())],
         Err(first) => {
-            if let Pair::Rgm { .. } = pair {
+            if pair.downcast_ref::<RgmPair>().is_some() {
                 let labu = "UPPER BOUND on the exact ε(δ): exact RDP curve D_α (HMB Lemma 2, \
                             max of both orders) → (ε,δ) by Canonne–Kamath–Steinke, optimised \
                             over α";

@@ -2,12 +2,20 @@
 //! sampler every other sampler is benchmarked against.
 
 use super::{ln_mp, mpf, ScalarDist};
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::model::logquad::{combine_logs, int_times_llr, integral, log_of, val_of, Ctx, Val};
+use crate::model::normal::Law;
+use crate::model::normal::{self, Gauss, NormalPair, Orders, Shift, Variances};
+use crate::model::{location_model_common, pair_model_common};
+use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::numeric::quad::{Factor, Quadratic};
 use crate::numeric::{f64s, mp};
+use crate::scalar::Scalar;
 use rand::distr::Distribution;
 use rand::Rng;
 use rand_distr::StandardNormal;
 use rug::Float;
+use std::sync::Arc;
 
 /// The [normal distribution](https://en.wikipedia.org/wiki/Normal_distribution) N(μ, σ²).
 ///
@@ -132,3 +140,114 @@ impl ScalarDist for Gaussian {
         Float::with_val(prec, mp::ndtr(&(-z)))
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The pair model
+
+/// N(μ1, σ²) vs N(μ2, σ²): the Gaussian mechanism on neighbouring inputs.
+///
+/// Closed forms (docs/formulas.md §7.1, §4): D_α = αΔ²/(2σ²) (Mironov 2017, Prop. 7), KL =
+/// Δ²/(2σ²), δ(ε) by Balle & Wang 2018, Thm 8. The quadrature route integrates the log-quadratic
+/// integrands in closed-form shape ([`crate::numeric::quad::gaussian`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianPair(pub Shift);
+
+impl Pair {
+    /// The Gaussian pair N(μ1, σ²) vs N(μ2, σ²), validated (σ > 0, finite locations).
+    pub fn gaussian(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
+        Shift::new(mu1, mu2, sigma).map(|s| Pair::from(GaussianPair(s)))
+    }
+}
+
+impl PairModel for GaussianPair {
+    pair_model_common!(wrapper GaussianPair, normal);
+}
+
+impl NormalPair for GaussianPair {
+    fn gauss(&self, p: u32) -> Gauss {
+        let s = self.0.sigma.mp(p);
+        Gauss {
+            dist: Float::with_val(p, self.0.mu1.mp(p) - self.0.mu2.mp(p)).abs(),
+            s1sq: Float::with_val(p, s.square_ref()),
+            s2sq: Float::with_val(p, s.square_ref()),
+            u: Float::new(p),
+            d: 1,
+        }
+    }
+    fn variances(&self, hp: u32) -> Variances {
+        let s = Float::with_val(hp, self.0.sigma.mp(hp).square_ref());
+        Variances {
+            s1: s.clone(),
+            s2: s,
+            diff: Float::new(hp),
+            dist: Float::with_val(hp, self.0.mu1.mp(hp) - self.0.mu2.mp(hp)).abs(),
+            d: 1,
+        }
+    }
+}
+
+impl OwnIntegrals for GaussianPair {
+    fn renyi(&self, ctx: &Ctx, alpha: &Scalar) -> Result<Val> {
+        let p = ctx.prec;
+        let Orders { al, one_m, am1 } = Orders::at(ctx, alpha);
+        let (q1, q2) = normal::gauss_q(ctx, &self.0.mu1, &self.0.mu2, &self.0.sigma);
+        let qa = Quadratic::combine(&al, &q1, &one_m, &q2, p);
+        let j = log_of(&integral(ctx, &qa, &Factor::One, None, None, &[])?)?;
+        Ok(combine_logs(&[(Float::with_val(p, 1u32), j)], &am1, p))
+    }
+    fn kl(&self, ctx: &Ctx) -> Result<Val> {
+        let (q1, q2) = normal::gauss_q(ctx, &self.0.mu1, &self.0.mu2, &self.0.sigma);
+        int_times_llr(ctx, &q1, &q2, None)
+    }
+    fn hockey(&self, ctx: &Ctx, eps: &Scalar) -> Result<Val> {
+        let (q1, q2) = normal::gauss_q(ctx, &self.0.mu1, &self.0.mu2, &self.0.sigma);
+        normal::region(ctx, (&q1, &q2), &ctx.f(eps), None)
+    }
+}
+
+/// A single N(μ, σ²), for the Fisher information about μ: 1/σ².
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianLocation(pub Law);
+
+impl LocationModel for GaussianLocation {
+    location_model_common!();
+    fn fisher_at(&self, p: u32) -> Result<Float> {
+        let s = self.0.sigma.mp(p);
+        Ok(Float::with_val(p, s.square_ref()).recip())
+    }
+}
+
+impl OwnFisher for GaussianLocation {
+    fn fisher(&self, ctx: &Ctx) -> Result<Val> {
+        let (m, s) = (ctx.f(&self.0.mu), ctx.f(&self.0.sigma));
+        let q = Quadratic::log_normal(&m, &s, ctx.prec);
+        Ok(val_of(&integral(
+            ctx,
+            &q,
+            &normal::score2(ctx, &m, &s),
+            None,
+            None,
+            &[],
+        )?))
+    }
+}
+
+/// The published guarantee of the Gaussian mechanism on this pair: the exact ε(δ) of
+/// Balle & Wang 2018, Thm 8 (the calibration it is designed by), in double precision.
+fn claim(pair: &Pair, delta: f64) -> Result<f64> {
+    let g = pair
+        .downcast_ref::<GaussianPair>()
+        .ok_or_else(|| Error::Unsupported(format!("not a Gaussian pair: {pair}")))?;
+    crate::error::check_open_unit("delta", delta)?;
+    let sens = (g.0.mu1.f64() - g.0.mu2.f64()).abs();
+    Ok(f64s::gaussian_eps_for_delta(sens / g.0.sigma.f64(), delta))
+}
+
+/// The registry entry of the Gaussian family.
+pub static FAMILY: ModelFamily = normal::shift_family(
+    "gaussian",
+    |get| Ok(Arc::new(GaussianPair(Shift::looked_up(get)?))),
+    |get| Law::located("gaussian", get),
+    claim,
+    "exact eps(delta) of the Gaussian mechanism (Balle & Wang 2018, Thm 8)",
+);

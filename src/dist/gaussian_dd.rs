@@ -3,11 +3,17 @@
 
 use super::mpf;
 use crate::error::{check_finite, check_positive, Error, Result};
+use crate::model::logquad::{same, Ctx};
+use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
+use crate::model::pair_model_common;
+use crate::model::{finite, positive, ModelFamily, Pair, PairModel, ParamLookup};
 use crate::numeric::{f64s, mp};
+use crate::scalar::Scalar;
 use rand::distr::Distribution;
 use rand::Rng;
 use rand_distr::StandardNormal;
 use rug::Float;
+use std::sync::Arc;
 
 /// The isotropic multivariate normal N(m, σ² I_d).
 ///
@@ -154,3 +160,150 @@ impl Distribution<Vec<f64>> for IsotropicGaussian {
         v
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The pair model
+
+/// N(μ1, σ1² I_d) vs N(μ2, σ2² I_d) with ‖μ1 − μ2‖ = `dist` (HMB Lemma 2).
+///
+/// Closed forms: D_α and KL by HMB Lemma 2, eq. (13), in its stable ℓ-form (docs/formulas.md §4);
+/// δ(ε) by Balle & Wang 2018, Thm 8 for σ1 = σ2 and docs/formulas.md §7.3 in d = 1. The quadrature
+/// route reduces to one dimension by rotation (docs/formulas.md §4), and δ(ε) with σ1 ≠ σ2 in
+/// d > 1 goes by the χ² profile route of docs/formulas.md §7.4.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GaussianDdPair {
+    /// ‖μ1 − μ2‖.
+    pub dist: Scalar,
+    /// Standard deviation under P1.
+    pub sigma1: Scalar,
+    /// Standard deviation under P2.
+    pub sigma2: Scalar,
+    /// Dimension.
+    pub d: u32,
+}
+
+impl GaussianDdPair {
+    /// The validated pair (σ_i > 0, dist ≥ 0, d ≥ 1).
+    pub fn new(dist: Scalar, sigma1: Scalar, sigma2: Scalar, d: u32) -> Result<Self> {
+        finite("dist", &dist)?;
+        if dist.f64() < 0.0 {
+            return Err(Error::invalid("dist", &dist, ">= 0"));
+        }
+        positive("sigma1", &sigma1)?;
+        positive("sigma2", &sigma2)?;
+        if d == 0 {
+            return Err(Error::invalid("d", d, "an integer >= 1"));
+        }
+        Ok(GaussianDdPair {
+            dist,
+            sigma1,
+            sigma2,
+            d,
+        })
+    }
+}
+
+impl Pair {
+    /// The isotropic d-dimensional Gaussian pair, validated (σ_i > 0, dist ≥ 0, d ≥ 1).
+    pub fn gaussian_dd(dist: Scalar, sigma1: Scalar, sigma2: Scalar, d: u32) -> Result<Self> {
+        GaussianDdPair::new(dist, sigma1, sigma2, d).map(Pair::from)
+    }
+}
+
+impl PairModel for GaussianDdPair {
+    fn params(&self) -> Vec<(&'static str, Scalar)> {
+        vec![
+            ("dist", self.dist.clone()),
+            ("sigma1", self.sigma1.clone()),
+            ("sigma2", self.sigma2.clone()),
+            ("d", Scalar::from(self.d)),
+        ]
+    }
+    fn swapped(&self) -> Arc<dyn PairModel> {
+        Arc::new(GaussianDdPair {
+            sigma1: self.sigma2.clone(),
+            sigma2: self.sigma1.clone(),
+            ..self.clone()
+        })
+    }
+    fn identical(&self) -> bool {
+        self.dist.f64() == 0.0 && same(&self.sigma1, &self.sigma2)
+    }
+    pair_model_common!(own, normal);
+}
+
+impl NormalPair for GaussianDdPair {
+    fn gauss(&self, p: u32) -> Gauss {
+        let s1 = Float::with_val(p, self.sigma1.mp(p).square_ref());
+        let s2 = Float::with_val(p, self.sigma2.mp(p).square_ref());
+        let u = Float::with_val(p, &s2 - &s1) / &s1;
+        Gauss {
+            dist: self.dist.mp(p),
+            s1sq: s1,
+            s2sq: s2,
+            u,
+            d: self.d,
+        }
+    }
+    fn variances(&self, hp: u32) -> Variances {
+        let (a, b) = (self.sigma1.mp(hp), self.sigma2.mp(hp));
+        Variances {
+            s1: Float::with_val(hp, a.square_ref()),
+            s2: Float::with_val(hp, b.square_ref()),
+            diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b),
+            dist: self.dist.mp(hp),
+            d: self.d,
+        }
+    }
+    fn needs_profile(&self) -> bool {
+        self.d > 1 && !same(&self.sigma1, &self.sigma2)
+    }
+}
+
+impl Isotropic for GaussianDdPair {
+    fn sds(&self, ctx: &Ctx) -> (Float, Float, Float, u32) {
+        (
+            ctx.f(&self.sigma1),
+            ctx.f(&self.sigma2),
+            ctx.f(&self.dist),
+            self.d,
+        )
+    }
+    fn ratio_minus_one(&self) -> f64 {
+        let r = self.sigma2.f64() / self.sigma1.f64();
+        r * r - 1.0
+    }
+}
+
+fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
+    let d = get("d")?;
+    let dim = dimension(&d)?;
+    Ok(Arc::new(GaussianDdPair::new(
+        get("dist")?,
+        get("sigma1")?,
+        get("sigma2")?,
+        dim,
+    )?))
+}
+
+/// A dimension given as a [`Scalar`]: an integer in [1, 2^32).
+pub(crate) fn dimension(d: &Scalar) -> Result<u32> {
+    let v = d.f64();
+    if (1.0..4294967296.0).contains(&v) && v.fract() == 0.0 {
+        Ok(v as u32)
+    } else {
+        Err(Error::invalid("d", d, "an integer >= 1"))
+    }
+}
+
+/// The registry entry of the `gaussian_dd` family.
+pub static FAMILY: ModelFamily = ModelFamily {
+    name: "gaussian_dd",
+    pair_keys: &["dist", "sigma1", "sigma2", "d"],
+    input_keys: &["dist"],
+    location_keys: &[],
+    pair: build_pair,
+    location: None,
+    claim: crate::divergence::exact_claim,
+    claim_source: "exact eps(delta) of the pair, both orders (docs/formulas.md §7.1, §7.3, §7.4)",
+};

@@ -22,11 +22,15 @@
 use super::stream::StreamRng;
 use super::ScalarDist;
 use crate::error::Result;
-use crate::model::{LocationModel, ModelFamily, PairModel, ParamLookup, Which};
+use crate::model::{
+    FisherIntegrals, Integrals, LineLocation, LinePair, LocationModel, ModelFamily, Pair,
+    PairModel, ParamLookup, Which,
+};
 use crate::scalar::Scalar;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
 use rug::Float;
+use std::any::Any;
 use std::sync::Arc;
 
 /// The Laplace law Lap(μ, b) with f64 parameters.
@@ -209,6 +213,41 @@ impl PairModel for LaplacePair {
     fn identical(&self) -> bool {
         self.mu1.mp(2048) == self.mu2.mp(2048)
     }
+    fn integrals(&self) -> Integrals<'_> {
+        Integrals::Line(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
+        let wp = p + 16;
+        let t = self.t(wp);
+        let am1 = Float::with_val(wp, alpha - 1u32);
+        let tam1 = Float::with_val(wp, alpha * 2u32) - 1u32;
+        let e = Float::with_val(wp, -Float::with_val(wp, &tam1 * &t)).exp_m1();
+        let inner = Float::with_val(wp, &am1 / &tam1) * e;
+        let d = t + inner.ln_1p() / am1;
+        Ok(Float::with_val(p, d))
+    }
+    fn kl_at(&self, p: u32) -> Result<Float> {
+        let wp = p + 16;
+        let t = self.t(wp);
+        let e = Float::with_val(wp, -&t).exp_m1();
+        Ok(Float::with_val(p, t + e))
+    }
+    fn hockey_at(&self, eps: &Float, p: u32) -> Result<Float> {
+        let wp = p + 16;
+        let t = self.t(wp);
+        if Float::with_val(wp, eps) >= t {
+            return Ok(Float::new(p));
+        }
+        let h = Float::with_val(wp, eps - t) / 2u32;
+        Ok(Float::with_val(p, -h.exp_m1()))
+    }
+}
+
+impl LinePair for LaplacePair {
     fn ln_pdf_mp(&self, which: Which, x: &Float) -> Float {
         let wp = x.prec() + 16;
         let mu = match which {
@@ -245,32 +284,6 @@ impl PairModel for LaplacePair {
         self.scale.f64()
     }
 
-    fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
-        let wp = p + 16;
-        let t = self.t(wp);
-        let am1 = Float::with_val(wp, alpha - 1u32);
-        let tam1 = Float::with_val(wp, alpha * 2u32) - 1u32;
-        let e = Float::with_val(wp, -Float::with_val(wp, &tam1 * &t)).exp_m1();
-        let inner = Float::with_val(wp, &am1 / &tam1) * e;
-        let d = t + inner.ln_1p() / am1;
-        Ok(Float::with_val(p, d))
-    }
-    fn kl_at(&self, p: u32) -> Result<Float> {
-        let wp = p + 16;
-        let t = self.t(wp);
-        let e = Float::with_val(wp, -&t).exp_m1();
-        Ok(Float::with_val(p, t + e))
-    }
-    fn hockey_at(&self, eps: &Float, p: u32) -> Result<Float> {
-        let wp = p + 16;
-        let t = self.t(wp);
-        if Float::with_val(wp, eps) >= t {
-            return Ok(Float::new(p));
-        }
-        let h = Float::with_val(wp, eps - t) / 2u32;
-        Ok(Float::with_val(p, -h.exp_m1()))
-    }
-
     fn sample_many(&self, which: Which, rng: &mut StreamRng, out: &mut [f64]) {
         self.law(which).sample_many(rng, out)
     }
@@ -301,6 +314,16 @@ impl LocationModel for LaplaceLocation {
     fn params(&self) -> Vec<(&'static str, Scalar)> {
         vec![("mu", self.mu.clone()), ("scale", self.scale.clone())]
     }
+    fn integrals(&self) -> FisherIntegrals<'_> {
+        FisherIntegrals::Line(self)
+    }
+    fn fisher_at(&self, p: u32) -> Result<Float> {
+        let b = self.scale.mp(p + 16);
+        Ok(Float::with_val(p, b.square().recip()))
+    }
+}
+
+impl LineLocation for LaplaceLocation {
     fn ln_pdf_mp(&self, x: &Float) -> Float {
         let wp = x.prec() + 16;
         ln_pdf(x, &self.mu.mp(wp), &self.scale.mp(wp))
@@ -314,10 +337,6 @@ impl LocationModel for LaplaceLocation {
     }
     fn tail_scale(&self) -> f64 {
         self.scale.f64()
-    }
-    fn fisher_at(&self, p: u32) -> Result<Float> {
-        let b = self.scale.mp(p + 16);
-        Ok(Float::with_val(p, b.square().recip()))
     }
 }
 
@@ -337,9 +356,12 @@ fn build_location(get: ParamLookup<'_>) -> Result<Arc<dyn LocationModel>> {
 
 /// The published guarantee: Lap(Δ/ε) is ε-DP with ε = |μ1 − μ2|/b (Dwork, McSherry, Nissim &
 /// Smith 2006, Prop. 1), at every δ ≥ 0.
-fn claim(pair: &dyn PairModel, delta: f64) -> Result<f64> {
+fn claim(pair: &Pair, delta: f64) -> Result<f64> {
     crate::error::check_open_unit("delta", delta)?;
-    Ok(pair.llr_range().1)
+    let lap = pair
+        .downcast_ref::<LaplacePair>()
+        .ok_or_else(|| crate::error::Error::Unsupported(format!("not a Laplace pair: {pair}")))?;
+    Ok(lap.llr_range().1)
 }
 
 /// The registry entry of the Laplace family.

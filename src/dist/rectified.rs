@@ -3,11 +3,25 @@
 
 use super::{ln_mp, mpf, ExactBernoulli, ScalarDist, Truncated};
 use crate::error::Result;
+use crate::model::logquad::{
+    add, atom_hockey, atom_kl, atom_renyi, int_times_llr, integral, log1p_over, log_mass, val_of,
+    Ctx, Val, EP,
+};
+use crate::model::normal::{
+    self, atom_s_minus_1, ends, interior_region, mass_diff, p1_times_expm1, phi_mass, phi_pdf, pos,
+    sum, ClipClosed, ClipQuad, Clipped, ClippedLaw, Orders,
+};
+use crate::model::{location_model_common, pair_model_common};
+use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
+use crate::numeric::quad::Quadratic;
 use crate::numeric::{f64s, mp};
+use crate::scalar::Scalar;
 use rand::distr::Distribution;
 use rand::Rng;
 use rand_distr::StandardNormal;
 use rug::Float;
+use std::sync::Arc;
 
 /// Beyond this many σ between μ and [a, b] the sampler stops clamping a ziggurat draw and picks the
 /// part (near atom / interior / far atom) by exact Bernoulli draws instead: the interior and the
@@ -275,3 +289,188 @@ impl ScalarDist for Rectified {
         }
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The pair model
+
+/// clip(N(μ1, σ²), a, b) vs clip(N(μ2, σ²), a, b): the rectified Gaussian mechanism on
+/// neighbouring inputs (HG Def. 3.1), a density on (a, b) plus atoms at a and b.
+///
+/// Closed forms: HG Lemma 4.4, eq. (5) (D_α, in its S − 1 form, docs/formulas.md §1.2), KL
+/// (docs/formulas.md §1.3), δ(ε) (docs/formulas.md §7.2), Fisher information HG Lemma 4.1, eq. (4)
+/// (docs/formulas.md §1.1). The quadrature route integrates the interior and adds the atoms as
+/// Gaussian tail masses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RectifiedPair(pub Clipped);
+
+impl Pair {
+    /// The rectified pair, validated (σ > 0, a < b, all finite).
+    pub fn rectified(
+        mu1: Scalar,
+        mu2: Scalar,
+        sigma: Scalar,
+        a: Scalar,
+        b: Scalar,
+    ) -> Result<Self> {
+        Clipped::new(mu1, mu2, sigma, a, b).map(|c| Pair::from(RectifiedPair(c)))
+    }
+}
+
+impl PairModel for RectifiedPair {
+    pair_model_common!(wrapper RectifiedPair);
+
+    fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
+        let al = alpha;
+        let am1 = Float::with_val(p, al - 1u32);
+        let c = ClipClosed::new(self.0.parts(), p);
+        // HG Lemma 4.4, eq. (5) (docs/formulas.md §1.2) in its S − 1 form: the P1-masses sum to one, so
+        // S − 1 = [e^E Z(m) − Z(μ1)] + Σ_atoms P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))),
+        // E = α(α−1)δ²/(2σ²). Nothing is ever added to 1, so no term is absorbed.
+        let delta = Float::with_val(p, &c.m1 - &c.m2);
+        let m = Float::with_val(p, al * &delta) + &c.m2;
+        let (am, bm) = ends(p, &m, &c.s, &c.a, &c.b);
+        let expo = Float::with_val(p, al * &am1) * Float::with_val(p, delta.square_ref())
+            / (Float::with_val(p, c.s.square_ref()) * 2u32);
+        let lz1 = log_ndtr_diff(&c.a1, &c.b1);
+        let interior = p1_times_expm1(
+            &lz1,
+            &sum(p, &[&expo, &log_ndtr_diff(&am, &bm), &-lz1.clone()]),
+            p,
+        );
+        let atom_a = atom_s_minus_1(&c.a1, &c.a2, &am1, p);
+        let atom_b = atom_s_minus_1(
+            &Float::with_val(p, -&c.b1),
+            &Float::with_val(p, -&c.b2),
+            &am1,
+            p,
+        );
+        let s_minus_1 = sum(p, &[&interior, &atom_a, &atom_b]);
+        Ok(s_minus_1.ln_1p() / am1)
+    }
+    fn kl_at(&self, p: u32) -> Result<Float> {
+        let c = ClipClosed::new(self.0.parts(), p);
+        // docs/formulas.md §1.3.
+        let d_s = Float::with_val(p, &c.m1 - &c.m2) / &c.s;
+        let la1 = log_ndtr(&c.a1);
+        let la2 = log_ndtr(&c.a2);
+        let lb1 = log_ndtr(&Float::with_val(p, -&c.b1));
+        let lb2 = log_ndtr(&Float::with_val(p, -&c.b2));
+        let atom_a = Float::with_val(p, la1.exp_ref()) * Float::with_val(p, &la1 - &la2);
+        let atom_b = Float::with_val(p, lb1.exp_ref()) * Float::with_val(p, &lb1 - &lb2);
+        let lin = Float::with_val(p, &d_s * (phi_pdf(&c.a1) - phi_pdf(&c.b1)));
+        let quad = Float::with_val(p, d_s.square_ref()) / 2u32 * phi_mass(&c.a1, &c.b1);
+        Ok(sum(p, &[&atom_a, &atom_b, &lin, &quad]))
+    }
+    fn hockey_at(&self, eps: &Float, p: u32) -> Result<Float> {
+        let c = ClipClosed::new(self.0.parts(), p);
+        let atom_a = pos(mass_diff(&log_ndtr(&c.a1), &log_ndtr(&c.a2), eps, p));
+        let atom_b = pos(mass_diff(
+            &log_ndtr(&Float::with_val(p, -&c.b1)),
+            &log_ndtr(&Float::with_val(p, -&c.b2)),
+            eps,
+            p,
+        ));
+        let mut total = atom_a + atom_b;
+        if let Some((u, v)) = interior_region(&c.m1, &c.m2, &c.s, &c.a, &c.b, eps, p) {
+            let (u1, v1) = ends(p, &c.m1, &c.s, &u, &v);
+            let (u2, v2) = ends(p, &c.m2, &c.s, &u, &v);
+            total += pos(mass_diff(
+                &log_ndtr_diff(&u1, &v1),
+                &log_ndtr_diff(&u2, &v2),
+                eps,
+                p,
+            ));
+        }
+        Ok(total)
+    }
+}
+
+impl OwnIntegrals for RectifiedPair {
+    fn renyi(&self, ctx: &Ctx, alpha: &Scalar) -> Result<Val> {
+        let p = ctx.prec;
+        let Orders { al, one_m, am1 } = Orders::at(ctx, alpha);
+        let c = ClipQuad::of(ctx, self.0.parts());
+        let qa = Quadratic::combine(&al, &c.q1, &one_m, &c.q2, p);
+        let j = val_of(&c.mass(ctx, &qa)?);
+        let z1 = val_of(&c.mass(ctx, &c.q1)?);
+        // S − 1 = (J − Z1) + Σ_atoms P1·expm1((α−1) log(P1/P2))   (docs/formulas.md §1.2)
+        let sm1 = Val {
+            v: Float::with_val(p, &j.v - &z1.v),
+            e: Float::with_val(EP, &j.e + &z1.e),
+        };
+        let sm1 = c.add_atoms(ctx, sm1, |l1, l2| atom_renyi(ctx, &al, l1, l2))?;
+        Ok(log1p_over(ctx, &sm1, &am1))
+    }
+    fn kl(&self, ctx: &Ctx) -> Result<Val> {
+        let c = ClipQuad::of(ctx, self.0.parts());
+        let acc = int_times_llr(ctx, &c.q1, &c.q2, Some((&c.a, &c.b)))?;
+        c.add_atoms(ctx, acc, |l1, l2| atom_kl(ctx, l1, l2))
+    }
+    fn hockey(&self, ctx: &Ctx, eps: &Scalar) -> Result<Val> {
+        let e = ctx.f(eps);
+        let c = ClipQuad::of(ctx, self.0.parts());
+        let acc = normal::region(ctx, (&c.q1, &c.q2), &e, Some((&c.a, &c.b)))?;
+        c.add_atoms(ctx, acc, |l1, l2| atom_hockey(ctx, &e, l1, l2))
+    }
+}
+
+/// A single clip(N(μ, σ²), a, b), for the Fisher information about μ (HG Lemma 4.1, eq. (4)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RectifiedLocation(pub ClippedLaw);
+
+impl LocationModel for RectifiedLocation {
+    location_model_common!();
+    fn fisher_at(&self, p: u32) -> Result<Float> {
+        // HG Lemma 4.1, eq. (4) (docs/formulas.md §1.1):
+        // σ² I_R = Φ(B) − Φ(A) + Aφ(A) − Bφ(B) + φ(A)²/Φ(A) + φ(B)²/Φ(−B).
+        let (s, aa, bb) = self.0.ends_at(p);
+        let nbb = Float::with_val(p, -&bb);
+        let la = log_norm_pdf(&aa);
+        let lb = log_norm_pdf(&bb);
+        let atom_a = Float::with_val(p, (Float::with_val(p, &la * 2u32) - log_ndtr(&aa)).exp());
+        let atom_b = Float::with_val(p, (Float::with_val(p, &lb * 2u32) - log_ndtr(&nbb)).exp());
+        let lin_a = Float::with_val(p, &aa * la.exp());
+        let lin_b = -Float::with_val(p, &bb * lb.exp());
+        let total = sum(p, &[&phi_mass(&aa, &bb), &lin_a, &lin_b, &atom_a, &atom_b]);
+        Ok(total / Float::with_val(p, s.square_ref()))
+    }
+}
+
+impl OwnFisher for RectifiedLocation {
+    fn fisher(&self, ctx: &Ctx) -> Result<Val> {
+        let p = ctx.prec;
+        let (m, s, af, bf, q) = self.0.at(ctx);
+        let mut acc = val_of(&integral(
+            ctx,
+            &q,
+            &normal::score2(ctx, &m, &s),
+            Some(&af),
+            Some(&bf),
+            std::slice::from_ref(&m),
+        )?);
+        // Atoms: (∂_μ P)²/P = p(end)²/P (the derivative of a Gaussian mass with respect to
+        // its location is ∓ the density at the end).
+        for (end, lower) in [(&af, true), (&bf, false)] {
+            let lp = log_mass(ctx, &m, &s, end, lower)?;
+            let mut ld = Float::with_val(p, &q.c[2] * end);
+            ld += &q.c[1];
+            ld *= end;
+            ld += &q.c[0];
+            let lt = Float::with_val(p, &ld * 2u32) - &lp.v;
+            let t = Float::with_val(p, lt.exp_ref());
+            let te = Float::with_val(EP, &t)
+                * (Float::with_val(EP, &lp.e) * 1.02f64
+                    + ctx.ulp() * (4.0 + lt.to_f64().abs() + 4.0 * q.mag[0]));
+            acc = add(&acc, &Val { v: t, e: te }, p);
+        }
+        Ok(acc)
+    }
+}
+
+/// The registry entry of the rectified family.
+pub static FAMILY: ModelFamily = normal::clipped_family(
+    "rectified",
+    |get| Ok(Arc::new(RectifiedPair(Clipped::looked_up(get)?))),
+    |get| ClippedLaw::located("rectified", get),
+    "exact eps(delta) of the rectified pair, both orders (docs/formulas.md §7.2)",
+);

@@ -3,11 +3,17 @@
 
 use super::{mpf, IsotropicGaussian};
 use crate::error::{check_nonnegative, Error, Result};
+use crate::model::logquad::{same, Ctx};
+use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
+use crate::model::pair_model_common;
+use crate::model::{finite, ModelFamily, Pair, PairModel, ParamLookup};
 use crate::numeric::f64s;
+use crate::scalar::Scalar;
 use rand::distr::Distribution;
 use rand::Rng;
 use rand_distr::StandardNormal;
 use rug::Float;
+use std::sync::Arc;
 
 /// The Relative Gaussian Mechanism: given r = 𝓡(x) ∈ ℝ^d, output
 /// `r + N(0, (γ‖r‖² + σ²) I_d)` (HMB Def. 3, eq. (4); docs/formulas.md §5.1).
@@ -157,3 +163,216 @@ impl Rgm {
         Ok(Float::with_val(prec, -(sq / var) / 2u32 - norm))
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The pair model
+
+/// The RGM's output laws on neighbouring inputs (HMB Def. 3): N(r1, (γ n1² + σ²) I_d) vs
+/// N(r2, (γ n2² + σ²) I_d), with n_i = ‖r_i‖ and ‖r1 − r2‖ = `dist`. Variance ratios are formed
+/// from the norms (docs/formulas.md §4), never as differences of the variances.
+///
+/// Closed forms: HMB Lemma 2, eq. (13) (D_α, KL); δ(ε) as for [`super::gaussian_dd::GaussianDdPair`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RgmPair {
+    /// Dimension.
+    pub d: u32,
+    /// Relative noise scale γ.
+    pub gamma: Scalar,
+    /// Baseline variance σ² (the eval key `sigma2`).
+    pub sigma2: Scalar,
+    /// ‖r1‖.
+    pub n1: Scalar,
+    /// ‖r2‖.
+    pub n2: Scalar,
+    /// ‖r1 − r2‖.
+    pub dist: Scalar,
+}
+
+impl RgmPair {
+    /// The validated pair: γ ≥ 0, σ² ≥ 0 with both output variances γn_i² + σ² > 0 (σ² = 0 is
+    /// the pure relative-noise RGM), norms ≥ 0, and the triangle inequalities
+    /// |n1 − n2| ≤ dist ≤ n1 + n2 that any two vectors satisfy.
+    pub fn new(
+        d: u32,
+        gamma: Scalar,
+        sigma2: Scalar,
+        n1: Scalar,
+        n2: Scalar,
+        dist: Scalar,
+    ) -> Result<Self> {
+        if d == 0 {
+            return Err(Error::invalid("d", d, "an integer >= 1"));
+        }
+        for (name, v) in [("gamma", &gamma), ("n1", &n1), ("n2", &n2), ("dist", &dist)] {
+            finite(name, v)?;
+            if v.f64() < 0.0 {
+                return Err(Error::invalid(name, v, ">= 0"));
+            }
+        }
+        // σ² = 0 is the pure relative-noise RGM: valid whenever both output variances
+        // γ n_i² + σ² are positive (a zero variance is a point mass, whose divergences from a
+        // different law are infinite or undefined).
+        finite("sigma2", &sigma2)?;
+        if sigma2.f64() < 0.0 {
+            return Err(Error::invalid("sigma2", &sigma2, ">= 0"));
+        }
+        for (name, n) in [("n1", &n1), ("n2", &n2)] {
+            let v = Float::with_val(512, gamma.mp(512) * n.mp(512).square()) + sigma2.mp(512);
+            if v <= 0 {
+                return Err(Error::invalid(
+                    "sigma2",
+                    &sigma2,
+                    &format!(
+                        "> 0 when gamma {name}^2 = 0 (the output variance gamma {name}^2 + sigma2 \
+                         must be > 0; with gamma = {gamma}, {name} = {n} the output is a point \
+                         mass)"
+                    ),
+                ));
+            }
+        }
+        let p = 512;
+        let (a, b, c) = (n1.mp(p), n2.mp(p), dist.mp(p));
+        let lo = Float::with_val(p, &a - &b).abs();
+        let hi = Float::with_val(p, &a + &b);
+        // Decimal inputs are rounded to 512 bits: an equality such as dist = |n1 − n2| given in
+        // decimals must not fail on that rounding (slack 2^-480 relative).
+        let slack = Float::with_val(p, &hi * Float::with_val(p, Float::i_exp(1, -480)));
+        if c < Float::with_val(p, &lo - &slack) || c > Float::with_val(p, &hi + &slack) {
+            return Err(Error::invalid(
+                "dist",
+                &dist,
+                &format!(
+                    "within [|n1 - n2|, n1 + n2] = [{}, {}] (no such vectors exist otherwise)",
+                    lo.to_f64(),
+                    hi.to_f64()
+                ),
+            ));
+        }
+        Ok(RgmPair {
+            d,
+            gamma,
+            sigma2,
+            n1,
+            n2,
+            dist,
+        })
+    }
+}
+
+impl Pair {
+    /// The RGM pair, validated as [`RgmPair::new`] validates it.
+    pub fn rgm(
+        d: u32,
+        gamma: Scalar,
+        sigma2: Scalar,
+        n1: Scalar,
+        n2: Scalar,
+        dist: Scalar,
+    ) -> Result<Self> {
+        RgmPair::new(d, gamma, sigma2, n1, n2, dist).map(Pair::from)
+    }
+}
+
+impl PairModel for RgmPair {
+    fn params(&self) -> Vec<(&'static str, Scalar)> {
+        vec![
+            ("d", Scalar::from(self.d)),
+            ("gamma", self.gamma.clone()),
+            ("sigma2", self.sigma2.clone()),
+            ("n1", self.n1.clone()),
+            ("n2", self.n2.clone()),
+            ("dist", self.dist.clone()),
+        ]
+    }
+    fn swapped(&self) -> Arc<dyn PairModel> {
+        Arc::new(RgmPair {
+            n1: self.n2.clone(),
+            n2: self.n1.clone(),
+            ..self.clone()
+        })
+    }
+    fn identical(&self) -> bool {
+        self.dist.f64() == 0.0 && same(&self.n1, &self.n2)
+    }
+    pair_model_common!(own, normal);
+}
+
+impl RgmPair {
+    /// γ, ‖r1‖, ‖r2‖ and the output variances σ_i² = γ n_i² + σ² at `p` bits.
+    fn at(&self, p: u32) -> [Float; 5] {
+        let g = self.gamma.mp(p);
+        let (a, b) = (self.n1.mp(p), self.n2.mp(p));
+        let base = self.sigma2.mp(p);
+        let s1 = Float::with_val(p, &g * Float::with_val(p, a.square_ref())) + &base;
+        let s2 = Float::with_val(p, &g * Float::with_val(p, b.square_ref())) + &base;
+        [g, a, b, s1, s2]
+    }
+}
+
+impl NormalPair for RgmPair {
+    fn gauss(&self, p: u32) -> Gauss {
+        let [g, a, b, s1, s2] = self.at(p);
+        // u = γ (n2 − n1)(n2 + n1) / σ1²: no cancellation between the two variances.
+        let u = Float::with_val(p, &b - &a) * Float::with_val(p, &b + &a) * &g / &s1;
+        Gauss {
+            dist: self.dist.mp(p),
+            s1sq: s1,
+            s2sq: s2,
+            u,
+            d: self.d,
+        }
+    }
+    fn variances(&self, hp: u32) -> Variances {
+        let [g, a, b, s1, s2] = self.at(hp);
+        Variances {
+            s1,
+            s2,
+            diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b) * &g,
+            dist: self.dist.mp(hp),
+            d: self.d,
+        }
+    }
+    fn needs_profile(&self) -> bool {
+        self.d > 1 && !same(&self.n1, &self.n2) && self.gamma.f64() != 0.0
+    }
+}
+
+impl Isotropic for RgmPair {
+    fn sds(&self, ctx: &Ctx) -> (Float, Float, Float, u32) {
+        let p = ctx.prec;
+        let g = ctx.f(&self.gamma);
+        let s2 = ctx.f(&self.sigma2);
+        let v1 = Float::with_val(p, ctx.f(&self.n1).square_ref()) * &g + &s2;
+        let v2 = Float::with_val(p, ctx.f(&self.n2).square_ref()) * &g + &s2;
+        (v1.sqrt(), v2.sqrt(), ctx.f(&self.dist), self.d)
+    }
+    fn ratio_minus_one(&self) -> f64 {
+        let (g, n1, n2) = (self.gamma.f64(), self.n1.f64(), self.n2.f64());
+        let v1 = g * n1 * n1 + self.sigma2.f64();
+        g * (n2 - n1) * (n2 + n1) / v1
+    }
+}
+
+fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
+    let dim = super::gaussian_dd::dimension(&get("d")?)?;
+    Ok(Arc::new(RgmPair::new(
+        dim,
+        get("gamma")?,
+        get("sigma2")?,
+        get("n1")?,
+        get("n2")?,
+        get("dist")?,
+    )?))
+}
+
+/// The registry entry of the RGM pair family.
+pub static FAMILY: ModelFamily = ModelFamily {
+    name: "rgm",
+    pair_keys: &["d", "gamma", "sigma2", "n1", "n2", "dist"],
+    input_keys: &["n1", "n2", "dist"],
+    location_keys: &[],
+    pair: build_pair,
+    location: None,
+    claim: crate::divergence::exact_claim,
+    claim_source: "exact eps(delta) of this RGM pair, both orders (docs/formulas.md §7.3, §7.4)",
+};

@@ -3,10 +3,22 @@
 
 use super::{mpf, ExactBernoulli, ScalarDist};
 use crate::error::Result;
+use crate::model::logquad::{
+    add, atom_hockey, atom_kl, atom_renyi, log1p_over, log_ndtr_erfc, Ctx, Val, EP,
+};
+use crate::model::normal::{self, Law};
+use crate::model::normal::{
+    atom_s_minus_1, mass_diff, over_signs, pos, sign_ends, sign_logs, sum, Shift,
+};
+use crate::model::{location_model_common, pair_model_common};
+use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::numeric::mp::{log_ndtr, log_norm_pdf};
 use crate::numeric::{f64s, mp};
+use crate::scalar::Scalar;
 use rand::distr::Distribution;
 use rand::Rng;
 use rug::Float;
+use std::sync::Arc;
 
 /// The stochastic sign of N(μ, σ²), returned as the `f64` −1.0 or +1.0.
 ///
@@ -189,3 +201,140 @@ impl ScalarDist for StochasticSign {
         }
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The pair model
+
+/// sign(μ1 + N(0, σ²)) vs sign(μ2 + N(0, σ²)): the stochastic sign on neighbouring inputs
+/// (HG §4.1), a law on {−1, +1} with P_i(+1) = Φ(μ_i/σ).
+///
+/// Closed forms (docs/formulas.md §3, §7.2): sums over the two atoms, in the S − 1 form of §1.2.
+/// The quadrature route forms the atoms' masses by MPFR's `erfc` (independently of the closed
+/// route's continued fraction for log Φ).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SignPair(pub Shift);
+
+impl Pair {
+    /// The stochastic-sign pair, validated (σ > 0, finite locations).
+    pub fn stochastic_sign(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
+        Shift::new(mu1, mu2, sigma).map(|s| Pair::from(SignPair(s)))
+    }
+}
+
+impl SignPair {
+    fn parts(&self) -> (&Scalar, &Scalar, &Scalar) {
+        (&self.0.mu1, &self.0.mu2, &self.0.sigma)
+    }
+}
+
+impl PairModel for SignPair {
+    pair_model_common!(wrapper SignPair);
+
+    fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
+        let am1 = Float::with_val(p, alpha - 1u32);
+        let (mu1, mu2, sigma) = self.parts();
+        // HG §4.1 / docs/formulas.md §3, in the S − 1 form of §1.2 (Φ(x) + Φ(−x) = 1).
+        let (x1, x2) = sign_ends(p, mu1, mu2, sigma);
+        let plus = atom_s_minus_1(&x1, &x2, &am1, p);
+        let minus = atom_s_minus_1(
+            &Float::with_val(p, -&x1),
+            &Float::with_val(p, -&x2),
+            &am1,
+            p,
+        );
+        Ok(sum(p, &[&plus, &minus]).ln_1p() / am1)
+    }
+    fn kl_at(&self, p: u32) -> Result<Float> {
+        let (mu1, mu2, sigma) = self.parts();
+        Ok(over_signs(p, mu1, mu2, sigma, |y1, y2| {
+            let l1 = log_ndtr(y1);
+            let l2 = log_ndtr(y2);
+            Float::with_val(p, l1.exp_ref()) * Float::with_val(p, &l1 - &l2)
+        }))
+    }
+    fn hockey_at(&self, eps: &Float, p: u32) -> Result<Float> {
+        let (mu1, mu2, sigma) = self.parts();
+        Ok(over_signs(p, mu1, mu2, sigma, |y1, y2| {
+            pos(mass_diff(&log_ndtr(y1), &log_ndtr(y2), eps, p))
+        }))
+    }
+}
+
+impl OwnIntegrals for SignPair {
+    fn renyi(&self, ctx: &Ctx, alpha: &Scalar) -> Result<Val> {
+        let p = ctx.prec;
+        let al = ctx.f(alpha);
+        let am1 = Float::with_val(p, &al - 1u32);
+        let (mu1, mu2, sigma) = self.parts();
+        let [(lp1, lp2), (lm1, lm2)] = sign_logs(ctx, mu1, mu2, sigma);
+        let sm1 = add(
+            &atom_renyi(ctx, &al, &lp1, &lp2),
+            &atom_renyi(ctx, &al, &lm1, &lm2),
+            p,
+        );
+        Ok(log1p_over(ctx, &sm1, &am1))
+    }
+    fn kl(&self, ctx: &Ctx) -> Result<Val> {
+        let (mu1, mu2, sigma) = self.parts();
+        let [(lp1, lp2), (lm1, lm2)] = sign_logs(ctx, mu1, mu2, sigma);
+        let a = atom_kl(ctx, &lp1, &lp2);
+        let b = atom_kl(ctx, &lm1, &lm2);
+        Ok(add(&a, &b, ctx.prec))
+    }
+    fn hockey(&self, ctx: &Ctx, eps: &Scalar) -> Result<Val> {
+        let e = ctx.f(eps);
+        let (mu1, mu2, sigma) = self.parts();
+        let [(lp1, lp2), (lm1, lm2)] = sign_logs(ctx, mu1, mu2, sigma);
+        let a = atom_hockey(ctx, &e, &lp1, &lp2);
+        let b = atom_hockey(ctx, &e, &lm1, &lm2);
+        Ok(add(&a, &b, ctx.prec))
+    }
+}
+
+/// A single sign(μ + N(0, σ²)), for the Fisher information about μ (HG §4.1):
+/// φ(μ/σ)² / (σ² Φ(μ/σ) Φ(−μ/σ)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SignLocation(pub Law);
+
+impl LocationModel for SignLocation {
+    location_model_common!();
+    fn fisher_at(&self, p: u32) -> Result<Float> {
+        // HG §4.1 (docs/formulas.md §3): φ(μ/σ)² / (σ² Φ(μ/σ) Φ(−μ/σ)).
+        let s = self.0.sigma.mp(p);
+        let x = self.0.mu.mp(p) / &s;
+        let nx = Float::with_val(p, -&x);
+        let l = Float::with_val(p, &log_norm_pdf(&x) * 2u32) - log_ndtr(&x) - log_ndtr(&nx);
+        Ok(l.exp() / Float::with_val(p, s.square_ref()))
+    }
+}
+
+impl OwnFisher for SignLocation {
+    fn fisher(&self, ctx: &Ctx) -> Result<Val> {
+        let p = ctx.prec;
+        let s = ctx.f(&self.0.sigma);
+        let x = Float::with_val(p, ctx.f(&self.0.mu) / &s);
+        let nx = Float::with_val(p, -&x);
+        let lp = log_ndtr_erfc(ctx, &x);
+        let lm = log_ndtr_erfc(ctx, &nx);
+        // φ(x)²/(σ² Φ(x) Φ(−x)), in logs: φ from its definition.
+        let two_pi = Float::with_val(p + 8, rug::float::Constant::Pi) * 2u32;
+        let lphi =
+            -Float::with_val(p, x.square_ref()) / 2u32 - Float::with_val(p, two_pi.ln() / 2u32);
+        let ls = Float::with_val(p, s.ln_ref());
+        let lt = Float::with_val(p, &lphi * 2u32) - ls * 2u32 - &lp.v - &lm.v;
+        let v = Float::with_val(p, lt.exp_ref());
+        let e = Float::with_val(EP, &v)
+            * ((Float::with_val(EP, &lp.e) + &lm.e) * 1.02f64
+                + ctx.ulp() * (8.0 + lt.to_f64().abs() + x.to_f64().powi(2)));
+        Ok(Val { v, e })
+    }
+}
+
+/// The registry entry of the stochastic-sign family.
+pub static FAMILY: ModelFamily = normal::shift_family(
+    "stochastic_sign",
+    |get| Ok(Arc::new(SignPair(Shift::looked_up(get)?))),
+    |get| Law::located("stochastic_sign", get),
+    crate::divergence::exact_claim,
+    "exact eps(delta) of the stochastic-sign pair, both orders (docs/formulas.md §7.2)",
+);

@@ -314,6 +314,17 @@ impl<N: Clone + std::fmt::Debug + Send + Sync + 'static> crate::model::PairModel
     fn identical(&self) -> bool {
         false
     }
+    fn integrals(&self) -> crate::model::Integrals<'_> {
+        crate::model::Integrals::Line(self)
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+impl<N: Clone + std::fmt::Debug + Send + Sync + 'static> crate::model::LinePair
+    for SubsampledStep<N>
+{
     fn ln_pdf_mp(&self, which: crate::model::Which, x: &Float) -> Float {
         match self.law(which) {
             Law::Mixture => self.ln_mixture(x),
@@ -414,7 +425,7 @@ fn build_subst(
 
 /// No per-step published claim: a DP-SGD guarantee is a composition over steps, computed by
 /// [`crate::accounting`] (`dpaudit` reports it there, not as a single-step bound).
-fn no_claim(_pair: &dyn crate::model::PairModel, _delta: f64) -> Result<f64> {
+fn no_claim(_pair: &crate::model::Pair, _delta: f64) -> Result<f64> {
     Err(Error::Unsupported(
         "the subsampled Gaussian has no single-step published claim; its guarantee is a \
          composition computed by the accountant"

@@ -4,12 +4,26 @@
 
 use super::{ln_mp, mpf, u01, ScalarDist};
 use crate::error::{Error, Result};
+use crate::model::logquad::{
+    add, combine_logs, hockey_mass, hockey_region, int_times_llr, integral, llr, log_of, val_of,
+    Ctx, Val, EP,
+};
+use crate::model::normal::{
+    self, ends, interior_region, mass_diff, pos, sum, ClipClosed, ClipQuad, Clipped, ClippedLaw,
+    Orders,
+};
+use crate::model::{location_model_common, pair_model_common};
+use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
+use crate::numeric::mp::{log_ndtr_diff, log_norm_pdf};
+use crate::numeric::quad::{Factor, Quadratic};
 use crate::numeric::{f64s, mp};
+use crate::scalar::Scalar;
 use rand::distr::Distribution;
 use rand::Rng;
 use rand_distr::{Exp1, StandardNormal};
 use rug::Float;
+use std::sync::Arc;
 
 /// Where [a, b] lies relative to μ, in standardised units A = (a − μ)/σ, B = (b − μ)/σ.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -493,6 +507,240 @@ impl ScalarDist for Truncated {
         Float::with_val(prec, v.exp())
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The pair model
+
+/// N(μ1, σ²) vs N(μ2, σ²), each conditioned on [a, b]: the truncated Gaussian mechanism on
+/// neighbouring inputs (HG Def. 3.2).
+///
+/// Closed forms: HG Lemma 4.7, eq. (6) (D_α, docs/formulas.md §2.2), KL (docs/formulas.md §2.3),
+/// δ(ε) (docs/formulas.md §7.2), Fisher information HG Lemma 4.1, eq. (3) (docs/formulas.md §2.1).
+/// The quadrature route integrates the unnormalised densities and divides by the masses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TruncatedPair(pub Clipped);
+
+impl Pair {
+    /// The truncated pair, validated (σ > 0, a < b, all finite).
+    pub fn truncated(
+        mu1: Scalar,
+        mu2: Scalar,
+        sigma: Scalar,
+        a: Scalar,
+        b: Scalar,
+    ) -> Result<Self> {
+        Clipped::new(mu1, mu2, sigma, a, b).map(|c| Pair::from(TruncatedPair(c)))
+    }
+}
+
+impl PairModel for TruncatedPair {
+    pair_model_common!(wrapper TruncatedPair);
+
+    fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
+        let al = alpha;
+        let am1 = Float::with_val(p, al - 1u32);
+        let c = ClipClosed::new(self.0.parts(), p);
+        // HG Lemma 4.7, eq. (6) (docs/formulas.md §2.2): αδ²/(2σ²) + (L(m) − αL(μ1))/(α−1) + L(μ2).
+        let delta = Float::with_val(p, &c.m1 - &c.m2);
+        let m = Float::with_val(p, al * &delta) + &c.m2;
+        let lz = |mu: &Float| {
+            let (u, v) = ends(p, mu, &c.s, &c.a, &c.b);
+            log_ndtr_diff(&u, &v)
+        };
+        let first = Float::with_val(p, al * Float::with_val(p, delta.square_ref()))
+            / (Float::with_val(p, c.s.square_ref()) * 2u32);
+        // (L(m) − αL(μ1))/(α−1) = (L(m) − L(μ1))/(α−1) − L(μ1)
+        let l1 = lz(&c.m1);
+        let mid = Float::with_val(p, lz(&m) - &l1) / &am1;
+        Ok(sum(p, &[&first, &mid, &-l1, &lz(&c.m2)]))
+    }
+    fn kl_at(&self, p: u32) -> Result<Float> {
+        let c = ClipClosed::new(self.0.parts(), p);
+        // docs/formulas.md §2.3.
+        let d_s = Float::with_val(p, &c.m1 - &c.m2) / &c.s;
+        let lz1 = log_ndtr_diff(&c.a1, &c.b1);
+        let lz2 = log_ndtr_diff(&c.a2, &c.b2);
+        // (φ(A1) − φ(B1))/Z1 with the ratio formed in log space.
+        let ratio = Float::with_val(p, (log_norm_pdf(&c.a1) - &lz1).exp())
+            - Float::with_val(p, (log_norm_pdf(&c.b1) - &lz1).exp());
+        let first = Float::with_val(p, d_s.square_ref()) / 2u32;
+        let lin = Float::with_val(p, &d_s * ratio);
+        Ok(sum(p, &[&first, &lin, &lz2, &-lz1]))
+    }
+    fn hockey_at(&self, eps: &Float, p: u32) -> Result<Float> {
+        let c = ClipClosed::new(self.0.parts(), p);
+        let lz1 = log_ndtr_diff(&c.a1, &c.b1);
+        let lz2 = log_ndtr_diff(&c.a2, &c.b2);
+        // f1 > e^ε f2 ⟺ L > ε' = ε + log Z1 − log Z2.
+        let eps_eff = Float::with_val(p, eps + &lz1) - &lz2;
+        match interior_region(&c.m1, &c.m2, &c.s, &c.a, &c.b, &eps_eff, p) {
+            None => Ok(Float::new(p)),
+            Some((u, v)) => {
+                let (u1, v1) = ends(p, &c.m1, &c.s, &u, &v);
+                let (u2, v2) = ends(p, &c.m2, &c.s, &u, &v);
+                let l1 = log_ndtr_diff(&u1, &v1) - &lz1;
+                let l2 = log_ndtr_diff(&u2, &v2) - &lz2;
+                Ok(pos(mass_diff(&l1, &l2, eps, p)))
+            }
+        }
+    }
+}
+
+impl OwnIntegrals for TruncatedPair {
+    fn renyi(&self, ctx: &Ctx, alpha: &Scalar) -> Result<Val> {
+        let p = ctx.prec;
+        let Orders { al, one_m, am1 } = Orders::at(ctx, alpha);
+        let c = ClipQuad::of(ctx, self.0.parts());
+        let qa = Quadratic::combine(&al, &c.q1, &one_m, &c.q2, p);
+        let j = log_of(&c.mass(ctx, &qa)?)?;
+        let z1 = log_of(&c.mass(ctx, &c.q1)?)?;
+        let z2 = log_of(&c.mass(ctx, &c.q2)?)?;
+        // D = [log J − α log Z1 + (α−1) log Z2]/(α−1)  (normalised densities p_i/Z_i).
+        Ok(combine_logs(
+            &[
+                (Float::with_val(p, 1u32), j),
+                (Float::with_val(p, -&al), z1),
+                (am1.clone(), z2),
+            ],
+            &am1,
+            p,
+        ))
+    }
+    fn kl(&self, ctx: &Ctx) -> Result<Val> {
+        let p = ctx.prec;
+        let c = ClipQuad::of(ctx, self.0.parts());
+        let z1q = c.mass(ctx, &c.q1)?;
+        let z1 = val_of(&z1q);
+        let lz1 = log_of(&z1q)?;
+        let lz2 = log_of(&c.mass(ctx, &c.q2)?)?;
+        let k = int_times_llr(ctx, &c.q1, &c.q2, Some((&c.a, &c.b)))?;
+        // KL = K/Z1 + log Z2 − log Z1
+        let ratio = Float::with_val(p, &k.v / &z1.v);
+        let z1e = Float::with_val(EP, &z1.v);
+        let e_ratio = (Float::with_val(EP, &k.e / &z1e)
+            + Float::with_val(EP, ratio.abs_ref()) * Float::with_val(EP, &z1.e / &z1e))
+            * 1.02f64;
+        let v = Float::with_val(p, &ratio + &lz2.v) - &lz1.v;
+        let e = e_ratio + &lz1.e + &lz2.e + Float::with_val(EP, v.abs_ref()) * ctx.ulp();
+        Ok(Val { v, e })
+    }
+    fn hockey(&self, ctx: &Ctx, eps: &Scalar) -> Result<Val> {
+        let p = ctx.prec;
+        let e = ctx.f(eps);
+        let c = ClipQuad::of(ctx, self.0.parts());
+        let (q1, q2, af, bf) = (&c.q1, &c.q2, &c.a, &c.b);
+        let z1q = c.mass(ctx, q1)?;
+        let lz1 = log_of(&z1q)?;
+        let lz2 = log_of(&c.mass(ctx, q2)?)?;
+        // f1 > e^ε f2  ⟺  LLR > ε' = ε + log Z1 − log Z2 (docs/formulas.md §7.2).
+        let e2 = Float::with_val(p, &e + &lz1.v) - &lz2.v;
+        let l = llr(q1, q2, p);
+        let emag = e.to_f64().abs() + lz1.v.to_f64().abs() + lz2.v.to_f64().abs();
+        let num = hockey_region(ctx, q1, &l, &e2, emag, Some(af), Some(bf))?;
+        let z1 = val_of(&z1q);
+        let v = Float::with_val(p, &num.v / &z1.v);
+        let z1e = Float::with_val(EP, &z1.v);
+        let mut err = (Float::with_val(EP, &num.e / &z1e)
+            + Float::with_val(EP, v.abs_ref()) * Float::with_val(EP, &z1.e / &z1e))
+            * 1.02f64;
+        // Sensitivity to ε' (the region's boundary terms vanish): |∂δ/∂ε'| = e^ε Q_T(R)
+        // ≤ P_T(R) ≤ 1; bound it by P_T(R) = ∫_R p1 / Z1 at low accuracy.
+        let e_eps = Float::with_val(EP, &lz1.e + &lz2.e);
+        if !v.is_zero() {
+            let lo_ctx = Ctx {
+                prec: p,
+                digits: 6.0,
+            };
+            let pr = hockey_mass(&lo_ctx, q1, &l.c, &e2, af, bf)?;
+            let pr = Float::with_val(EP, &pr / &z1e) * 1.01f64;
+            err += pr * e_eps * 1.02f64;
+        }
+        Ok(Val { v, e: err })
+    }
+}
+
+/// A single N(μ, σ²) conditioned on [a, b], for the Fisher information about μ (HG Lemma 4.1,
+/// eq. (3)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TruncatedLocation(pub ClippedLaw);
+
+impl LocationModel for TruncatedLocation {
+    location_model_common!();
+    fn fisher_at(&self, p: u32) -> Result<Float> {
+        // HG Lemma 4.1, eq. (3) (docs/formulas.md §2.1):
+        // σ² I_T = 1 + (Aφ(A) − Bφ(B))/Z − ((φ(A) − φ(B))/Z)².
+        let (s, aa, bb) = self.0.ends_at(p);
+        let lz = log_ndtr_diff(&aa, &bb);
+        let ra = Float::with_val(p, (log_norm_pdf(&aa) - &lz).exp());
+        let rb = Float::with_val(p, (log_norm_pdf(&bb) - &lz).exp());
+        let lin_a = Float::with_val(p, &aa * &ra);
+        let lin_b = -Float::with_val(p, &bb * &rb);
+        let sq = -Float::with_val(p, &ra - &rb).square();
+        let one = Float::with_val(p, 1u32);
+        let total = sum(p, &[&one, &lin_a, &lin_b, &sq]);
+        Ok(total / Float::with_val(p, s.square_ref()))
+    }
+}
+
+impl OwnFisher for TruncatedLocation {
+    /// Var_T(X)/σ⁴ by two passes (mean, then Σ w (x − x̄)²; docs/formulas.md §9 recipe 4).
+    fn fisher(&self, ctx: &Ctx) -> Result<Val> {
+        let p = ctx.prec;
+        let (m, s, af, bf, q) = self.0.at(ctx);
+        let z = val_of(&integral(ctx, &q, &Factor::One, Some(&af), Some(&bf), &[])?);
+        // First pass: mean x̄ = μ + ∫(x − μ)p/Z, split at μ.
+        let lin = vec![Float::with_val(p, -&m), Float::with_val(p, 1u32)];
+        let mut mom = Val::exact(Float::new(p));
+        let inside = m > af && m < bf;
+        let cuts: Vec<(Float, Float)> = if inside {
+            vec![(af.clone(), m.clone()), (m.clone(), bf.clone())]
+        } else {
+            vec![(af.clone(), bf.clone())]
+        };
+        for (u, v) in &cuts {
+            let qq = integral(ctx, &q, &Factor::poly(lin.clone()), Some(u), Some(v), &[])?;
+            mom = add(&mom, &val_of(&qq), p);
+        }
+        let ze = Float::with_val(EP, &z.v);
+        let shift = Float::with_val(p, &mom.v / &z.v);
+        let e_shift = (Float::with_val(EP, &mom.e / &ze)
+            + Float::with_val(EP, shift.abs_ref()) * Float::with_val(EP, &z.e / &ze))
+            * 1.02f64;
+        let xbar = Float::with_val(p, &m + &shift);
+        // Second pass: Σ w (x − x̄)² p, then divide by Z and σ⁴.
+        let quad2 = Factor::poly(vec![
+            Float::with_val(p, xbar.square_ref()),
+            Float::with_val(p, &xbar * -2i32),
+            Float::with_val(p, 1u32),
+        ]);
+        let vq = val_of(&integral(
+            ctx,
+            &q,
+            &quad2,
+            Some(&af),
+            Some(&bf),
+            std::slice::from_ref(&xbar),
+        )?);
+        let s4 = Float::with_val(p, s.square_ref()).square();
+        let var = Float::with_val(p, &vq.v / &z.v);
+        let v = Float::with_val(p, &var / &s4);
+        // Var(x̄') = Var + (x̄' − x̄)²: the mean's error enters squared.
+        let rel = Float::with_val(EP, &vq.e / Float::with_val(EP, &vq.v))
+            + Float::with_val(EP, &z.e / &ze)
+            + ctx.ulp() * (8.0 + 4.0 * q.mag[0]);
+        let e = Float::with_val(EP, &v) * rel * 1.02f64
+            + Float::with_val(EP, e_shift.square_ref()) / Float::with_val(EP, &s4);
+        Ok(Val { v, e })
+    }
+}
+
+/// The registry entry of the truncated family.
+pub static FAMILY: ModelFamily = normal::clipped_family(
+    "truncated",
+    |get| Ok(Arc::new(TruncatedPair(Clipped::looked_up(get)?))),
+    |get| ClippedLaw::located("truncated", get),
+    "exact eps(delta) of the truncated pair, both orders (docs/formulas.md §7.2)",
+);
 
 #[cfg(test)]
 mod tests;

@@ -39,6 +39,7 @@
 
 use super::Pair;
 use crate::error::{Error, Result};
+use crate::model::Variances;
 use crate::numeric::chi2::{chi2_cdf, chi2_sf};
 use crate::numeric::f64s;
 use crate::numeric::mp::{self, certify, Certified};
@@ -69,12 +70,12 @@ pub fn hockey_stick_dd(
     hockey_stick_dd_diff(s1sq, s2sq, &diff, dist, d, eps, digits, false)
 }
 
-/// [`hockey_stick_dd`] for the pairs [`Pair::GaussianDd`] and [`Pair::Rgm`]. For the RGM,
+/// [`hockey_stick_dd`] for the isotropic Gaussian pairs (`gaussian_dd`, `rgm`). For the RGM,
 /// σ_i² = γ n_i² + σ² and σ1² − σ2² = γ(n1 − n2)(n1 + n2) are formed from the norms (docs/formulas.md §4).
 pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     let hp = mp::bits_for_digits(digits).max(256) * 4;
-    let v = PairVars::new(pair, hp)?;
+    let v = pair_vars(pair, hp)?;
     hockey_stick_dd_diff(
         &v.s1,
         &v.s2,
@@ -87,55 +88,22 @@ pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certi
     )
 }
 
-/// σ1², σ2², σ1² − σ2², ‖μ1 − μ2‖ and d of a [`Pair::GaussianDd`] or [`Pair::Rgm`] at `hp` bits;
-/// for the RGM, σ_i² = γ n_i² + σ² and σ1² − σ2² = γ(n1 − n2)(n1 + n2) are formed from the norms
-/// (docs/formulas.md §4).
-struct PairVars {
-    s1: Float,
-    s2: Float,
-    diff: Float,
-    dist: Float,
-    d: u32,
-}
+/// σ1², σ2², σ1² − σ2², ‖μ1 − μ2‖ and d of an isotropic Gaussian pair at `hp` bits, as the
+/// model forms them ([`crate::model::NormalPair::variances`]; for the RGM, σ_i² = γ n_i² + σ² and
+/// σ1² − σ2² = γ(n1 − n2)(n1 + n2) from the norms, docs/formulas.md §4).
+type PairVars = Variances;
 
-impl PairVars {
-    fn new(pair: &Pair, hp: u32) -> Result<Self> {
-        match pair {
-            Pair::GaussianDd {
-                dist,
-                sigma1,
-                sigma2,
-                d,
-            } => {
-                let (a, b) = (sigma1.mp(hp), sigma2.mp(hp));
-                Ok(PairVars {
-                    s1: Float::with_val(hp, a.square_ref()),
-                    s2: Float::with_val(hp, b.square_ref()),
-                    diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b),
-                    dist: dist.mp(hp),
-                    d: *d,
-                })
-            }
-            Pair::Rgm { .. } => {
-                let (d, [gamma, sigma2, n1, n2, dist]) = pair.rgm_parts().ok_or_else(|| {
-                    Error::Unsupported(format!("profile_dd: not an RGM pair: {pair}"))
-                })?;
-                let g = gamma.mp(hp);
-                let (a, b) = (n1.mp(hp), n2.mp(hp));
-                let base = sigma2.mp(hp);
-                Ok(PairVars {
-                    s1: Float::with_val(hp, &g * Float::with_val(hp, a.square_ref())) + &base,
-                    s2: Float::with_val(hp, &g * Float::with_val(hp, b.square_ref())) + &base,
-                    diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b) * &g,
-                    dist: dist.mp(hp),
-                    d,
-                })
-            }
-            other => Err(Error::Unsupported(format!(
-                "profile_dd handles gaussian_dd and rgm pairs only, not {other}"
-            ))),
-        }
-    }
+/// The variances of `pair`, or the error for a pair that is not an isotropic Gaussian pair.
+fn pair_vars(pair: &Pair, hp: u32) -> Result<PairVars> {
+    pair.model()
+        .normal()
+        .map(|n| n.variances(hp))
+        .ok_or_else(|| {
+            Error::Unsupported(format!(
+                "profile_dd handles isotropic Gaussian pairs (gaussian, gaussian_dd, rgm) only, \
+                 not {pair}"
+            ))
+        })
 }
 
 #[allow(clippy::too_many_arguments)]

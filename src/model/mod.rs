@@ -21,10 +21,17 @@
 //! specialised quadrature (log-quadratic integrands, atoms of the rectified law, χ² profiles in
 //! ℝ^d), which the generic route does not replace.
 
+pub(crate) mod logquad;
+pub(crate) mod normal;
+
+pub use normal::{Gauss, NormalPair, Variances};
+
 use crate::dist::stream::StreamRng;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+use logquad::{Ctx, Val};
 use rug::Float;
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
@@ -44,9 +51,11 @@ pub type ParamLookup<'a> = &'a dyn Fn(&str) -> Result<Scalar>;
 
 /// The two output laws of a mechanism on neighbouring inputs, as one model.
 ///
-/// Divergences are D(P1 ‖ P2). Densities are with respect to Lebesgue measure; a model whose laws
-/// have atoms is not (yet) supported by the generic quadrature route.
-pub trait PairModel: Send + Sync + fmt::Debug {
+/// Divergences are D(P1 ‖ P2). The closed forms are the model's own methods; the quadrature
+/// route asks [`PairModel::integrals`] how to integrate the pair: generically from Lebesgue
+/// densities on the line ([`LinePair`]), or by the family's own certified integrals (the
+/// Gaussian-family laws with atoms, discrete outputs or ℝ^d outputs).
+pub trait PairModel: Send + Sync + fmt::Debug + Any {
     /// The family entry (name, vocabulary, constructors).
     fn family(&self) -> &'static ModelFamily;
     /// The parameters in vocabulary order, for messages and reports.
@@ -55,7 +64,63 @@ pub trait PairModel: Send + Sync + fmt::Debug {
     fn swapped(&self) -> Arc<dyn PairModel>;
     /// Whether P1 = P2 (every divergence is then exactly 0).
     fn identical(&self) -> bool;
+    /// How the quadrature route integrates this pair.
+    fn integrals(&self) -> Integrals<'_>;
+    /// The pair as an isotropic Gaussian pair in ℝ^d, if it is one (closed forms of HMB Lemma 2,
+    /// the χ² profile route).
+    fn normal(&self) -> Option<&dyn NormalPair> {
+        None
+    }
+    /// The model as [`Any`], for callers that need a family's own parameters.
+    fn as_any(&self) -> &dyn Any;
 
+    /// Closed-form D_α(P1 ‖ P2) at `p` bits: by default HMB Lemma 2, eq. (13) for an isotropic
+    /// Gaussian pair ([`PairModel::normal`]), else [`Error::Unsupported`].
+    fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
+        match self.normal() {
+            Some(n) => Ok(normal::gauss_renyi(&n.gauss(p), alpha, p)),
+            None => Err(self.no_closed_form("renyi")),
+        }
+    }
+    /// Closed-form KL(P1 ‖ P2) at `p` bits (by default that of an isotropic Gaussian pair,
+    /// docs/formulas.md §4).
+    fn kl_at(&self, p: u32) -> Result<Float> {
+        match self.normal() {
+            Some(n) => Ok(normal::gauss_kl(&n.gauss(p), p)),
+            None => Err(self.no_closed_form("kl")),
+        }
+    }
+    /// Closed-form δ(ε) = ∫ (p1 − e^ε p2)_+ at `p` bits (by default that of an isotropic
+    /// Gaussian pair: Balle & Wang 2018, Thm 8, or docs/formulas.md §7.3 in d = 1).
+    fn hockey_at(&self, eps: &Float, p: u32) -> Result<Float> {
+        match self.normal() {
+            Some(n) => normal::gauss_hockey(&n.gauss(p), eps, p),
+            None => Err(self.no_closed_form("hockey_stick_delta")),
+        }
+    }
+
+    /// The error for a quantity this family has no closed form of.
+    fn no_closed_form(&self, quantity: &str) -> Error {
+        Error::Unsupported(format!(
+            "{quantity} closed form: family {} has none; use --method quadrature",
+            self.family().name
+        ))
+    }
+}
+
+/// How the quadrature route integrates a pair.
+#[allow(private_interfaces)] // `Own` is sealed: only this crate's families integrate themselves
+pub enum Integrals<'a> {
+    /// Lebesgue densities on the line: the generic route of [`crate::divergence`] integrates
+    /// them, and the audit samples them.
+    Line(&'a dyn LinePair),
+    /// The family's own certified integrals (log-quadratic Gaussian integrands, atoms).
+    Own(&'a dyn OwnIntegrals),
+}
+
+/// A pair of laws with Lebesgue densities on the real line: what the generic quadrature route and
+/// the audit's [`crate::audit::mechanisms::ModelMechanism`] need.
+pub trait LinePair: Send + Sync {
     /// log p_i(x) at the precision of `x`, from the exact parameters.
     fn ln_pdf_mp(&self, which: Which, x: &Float) -> Float;
     /// Points, increasing, that split the real line into pieces on which both log-densities are
@@ -68,35 +133,29 @@ pub trait PairModel: Send + Sync + fmt::Debug {
     /// x = x0 ± s·t/(1−t) uses it).
     fn tail_scale(&self) -> f64;
 
-    /// Closed-form D_α(P1 ‖ P2) at `p` bits ([`Error::Unsupported`] if the family has none).
-    fn renyi_at(&self, _alpha: &Float, _p: u32) -> Result<Float> {
-        Err(self.no_closed_form("renyi"))
-    }
-    /// Closed-form KL(P1 ‖ P2) at `p` bits.
-    fn kl_at(&self, _p: u32) -> Result<Float> {
-        Err(self.no_closed_form("kl"))
-    }
-    /// Closed-form δ(ε) = ∫ (p1 − e^ε p2)_+ at `p` bits.
-    fn hockey_at(&self, _eps: &Float, _p: u32) -> Result<Float> {
-        Err(self.no_closed_form("hockey_stick_delta"))
-    }
-
     /// Fills `out` with independent draws from P1 or P2 (f64 parameters).
     fn sample_many(&self, which: Which, rng: &mut StreamRng, out: &mut [f64]);
     /// ln p1(x) − ln p2(x) in f64 (the white-box audit statistic).
     fn llr(&self, x: f64) -> f64;
     /// Closed hull of the support of both laws (either end may be infinite).
     fn support(&self) -> (f64, f64);
-    /// The range of [`PairModel::llr`] over the support.
+    /// The range of [`LinePair::llr`] over the support.
     fn llr_range(&self) -> (f64, f64);
+}
 
-    /// The error for a quantity this family has no closed form of.
-    fn no_closed_form(&self, quantity: &str) -> Error {
-        Error::Unsupported(format!(
-            "{quantity} closed form: family {} has none; use --method quadrature",
-            self.family().name
-        ))
+/// A family's own certified integrals for the quadrature route: each returns the value with an
+/// absolute error bound at the working context, which the route's ladder certifies.
+pub(crate) trait OwnIntegrals: Send + Sync {
+    /// Extra working digits for a known cancellation (near-equal variances).
+    fn guard(&self) -> f64 {
+        0.0
     }
+    /// ∫ p1^α p2^{1−α} combined into D_α.
+    fn renyi(&self, ctx: &Ctx, alpha: &Scalar) -> Result<Val>;
+    /// ∫ p1 log(p1/p2) (+ atoms).
+    fn kl(&self, ctx: &Ctx) -> Result<Val>;
+    /// ∫ (p1 − e^ε p2)_+ (+ atoms).
+    fn hockey(&self, ctx: &Ctx, eps: &Scalar) -> Result<Val>;
 }
 
 /// A single law of a location family, for the Fisher information about its location.
@@ -105,14 +164,8 @@ pub trait LocationModel: Send + Sync + fmt::Debug {
     fn family(&self) -> &'static ModelFamily;
     /// The parameters in vocabulary order.
     fn params(&self) -> Vec<(&'static str, Scalar)>;
-    /// log p(x) at the precision of `x`.
-    fn ln_pdf_mp(&self, x: &Float) -> Float;
-    /// The squared score (∂/∂μ log p(x))² at the precision of `x`.
-    fn score_sq_mp(&self, x: &Float) -> Float;
-    /// Points splitting the line into pieces where the integrand is analytic.
-    fn breakpoints(&self, prec: u32) -> Vec<Float>;
-    /// Decay length of the tails.
-    fn tail_scale(&self) -> f64;
+    /// How the quadrature route integrates the Fisher information.
+    fn integrals(&self) -> FisherIntegrals<'_>;
     /// Closed-form Fisher information at `p` bits.
     fn fisher_at(&self, _p: u32) -> Result<Float> {
         Err(Error::Unsupported(format!(
@@ -121,6 +174,88 @@ pub trait LocationModel: Send + Sync + fmt::Debug {
         )))
     }
 }
+
+/// How the quadrature route integrates a law's Fisher information.
+#[allow(private_interfaces)] // `Own` is sealed, as in [`Integrals`]
+pub enum FisherIntegrals<'a> {
+    /// A Lebesgue density on the line, integrated generically.
+    Line(&'a dyn LineLocation),
+    /// The family's own certified integral (atoms counted as masses).
+    Own(&'a dyn OwnFisher),
+}
+
+/// A law with a Lebesgue density on the line, for the generic Fisher-information route.
+pub trait LineLocation: Send + Sync {
+    /// log p(x) at the precision of `x`.
+    fn ln_pdf_mp(&self, x: &Float) -> Float;
+    /// The squared score (∂/∂μ log p(x))² at the precision of `x`.
+    fn score_sq_mp(&self, x: &Float) -> Float;
+    /// Points splitting the line into pieces where the integrand is analytic.
+    fn breakpoints(&self, prec: u32) -> Vec<Float>;
+    /// Decay length of the tails.
+    fn tail_scale(&self) -> f64;
+}
+
+/// A family's own certified Fisher-information integral.
+pub(crate) trait OwnFisher: Send + Sync {
+    /// I(μ) with its absolute error at the working context.
+    fn fisher(&self, ctx: &Ctx) -> Result<Val>;
+}
+
+/// The methods every model of this crate that integrates itself shares, in an
+/// `impl PairModel` (`pair_model_common!(own)`: the family `FAMILY` of the calling module, own
+/// integrals, `as_any`; `(own, normal)` adds `normal` for an isotropic Gaussian pair)
+/// or in full for a wrapper `$t(params)` of [`normal::Shift`] / [`normal::Clipped`] parameters
+/// (`pair_model_common!(wrapper $t)`: parameters, swap and identity from the wrapped value).
+macro_rules! pair_model_common {
+    (own) => {
+        fn family(&self) -> &'static $crate::model::ModelFamily {
+            &FAMILY
+        }
+        fn integrals(&self) -> $crate::model::Integrals<'_> {
+            $crate::model::Integrals::Own(self)
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+    };
+    (own, normal) => {
+        $crate::model::pair_model_common!(own);
+        fn normal(&self) -> Option<&dyn $crate::model::NormalPair> {
+            Some(self)
+        }
+    };
+    (wrapper $t:ident $(, $normal:ident)?) => {
+        fn params(&self) -> Vec<(&'static str, $crate::scalar::Scalar)> {
+            self.0.params()
+        }
+        fn swapped(&self) -> std::sync::Arc<dyn $crate::model::PairModel> {
+            std::sync::Arc::new($t(self.0.swapped()))
+        }
+        fn identical(&self) -> bool {
+            self.0.identical()
+        }
+        $crate::model::pair_model_common!(own $(, $normal)?);
+    };
+}
+pub(crate) use pair_model_common;
+
+/// The methods of a [`LocationModel`] wrapping its parameters (field 0, with `params()`) that
+/// integrates itself, in the family module (whose registry entry is `FAMILY`).
+macro_rules! location_model_common {
+    () => {
+        fn family(&self) -> &'static $crate::model::ModelFamily {
+            &FAMILY
+        }
+        fn params(&self) -> Vec<(&'static str, $crate::scalar::Scalar)> {
+            self.0.params()
+        }
+        fn integrals(&self) -> $crate::model::FisherIntegrals<'_> {
+            $crate::model::FisherIntegrals::Own(self)
+        }
+    };
+}
+pub(crate) use location_model_common;
 
 /// Builds and validates a single law of a family, for `fisher`.
 pub type LocationBuilder = fn(ParamLookup<'_>) -> Result<Arc<dyn LocationModel>>;
@@ -141,7 +276,7 @@ pub struct ModelFamily {
     /// Builds and validates a single law, for `fisher`.
     pub location: Option<LocationBuilder>,
     /// The published privacy guarantee for an audit: ε at `delta`.
-    pub claim: fn(&dyn PairModel, f64) -> Result<f64>,
+    pub claim: fn(&Pair, f64) -> Result<f64>,
     /// Where that guarantee comes from (for reports).
     pub claim_source: &'static str,
 }
@@ -169,6 +304,18 @@ pub static FAMILIES: &[&ModelFamily] = &[
 /// The registered family called `name`.
 pub fn family(name: &str) -> Option<&'static ModelFamily> {
     FAMILIES.iter().copied().find(|f| f.name == name)
+}
+
+/// The values of `keys` from a registry lookup, in order.
+pub(crate) fn looked_up<const N: usize>(
+    get: ParamLookup<'_>,
+    keys: [&str; N],
+) -> Result<[Scalar; N]> {
+    let mut out: [Scalar; N] = std::array::from_fn(|_| Scalar::from(0u32));
+    for (o, k) in out.iter_mut().zip(keys) {
+        *o = get(k)?;
+    }
+    Ok(out)
 }
 
 /// Formats `name(k1=v1, k2=v2, …)`, the vocabulary form used in every user-facing message.
@@ -218,18 +365,142 @@ macro_rules! model_handle_impls {
     };
 }
 
-/// A [`PairModel`] behind a shared pointer, comparable and printable, as held by
-/// [`crate::divergence::Pair::Model`].
+/// A neighbouring pair of any family: a [`PairModel`] behind a shared pointer, comparable (same
+/// family, same parameters) and printable in the `dpaudit eval` vocabulary
+/// (`truncated(mu1=100, mu2=7.3e17, sigma=1.773e10, a=-1e-320, b=-0)`), as every user-facing
+/// message prints it. Every divergence of [`crate::divergence`] takes one.
 #[derive(Clone)]
-pub struct ModelPair(pub Arc<dyn PairModel>);
+pub struct Pair(Arc<dyn PairModel>);
 
-model_handle_impls!(ModelPair);
+model_handle_impls!(Pair);
 
-/// A [`LocationModel`] behind a shared pointer, as held by [`crate::divergence::Location::Model`].
+impl Pair {
+    /// The pair of a model.
+    pub fn new(model: Arc<dyn PairModel>) -> Self {
+        Pair(model)
+    }
+    /// The model.
+    pub fn model(&self) -> &dyn PairModel {
+        self.0.as_ref()
+    }
+    /// The model, shared.
+    pub fn shared(&self) -> Arc<dyn PairModel> {
+        Arc::clone(&self.0)
+    }
+    /// The model as the family's own type, if it is a `T`.
+    pub fn downcast_ref<T: PairModel>(&self) -> Option<&T> {
+        self.0.as_any().downcast_ref::<T>()
+    }
+    /// The pair with P1 and P2 exchanged.
+    pub fn swapped(&self) -> Self {
+        Pair(self.0.swapped())
+    }
+    /// The pair's Lebesgue densities on the line, if it has them ([`Integrals::Line`]).
+    pub fn line(&self) -> Option<&dyn LinePair> {
+        match self.0.integrals() {
+            Integrals::Line(line) => Some(line),
+            Integrals::Own(_) => None,
+        }
+    }
+}
+
+impl<T: PairModel> From<T> for Pair {
+    fn from(model: T) -> Self {
+        Pair(Arc::new(model))
+    }
+}
+
+/// A single law of a location family, for the Fisher information about its location: a
+/// [`LocationModel`] behind a shared pointer, printed as `rectified(mu=0, sigma=1, a=-1, b=1)`.
 #[derive(Clone)]
-pub struct ModelLocation(pub Arc<dyn LocationModel>);
+pub struct Location(Arc<dyn LocationModel>);
 
-model_handle_impls!(ModelLocation);
+model_handle_impls!(Location);
+
+impl Location {
+    /// The law of a model.
+    pub fn from_model(model: Arc<dyn LocationModel>) -> Self {
+        Location(model)
+    }
+    /// The model.
+    pub fn model(&self) -> &dyn LocationModel {
+        self.0.as_ref()
+    }
+    /// The model, shared.
+    pub fn shared(&self) -> Arc<dyn LocationModel> {
+        Arc::clone(&self.0)
+    }
+
+    /// The law N(μ, σ²) of a Gaussian-family `family` (`gaussian`, `stochastic_sign`,
+    /// `rectified`, `truncated`; the last two need the support `a`, `b`), validated.
+    pub fn new(
+        family: &str,
+        mu: Scalar,
+        sigma: Scalar,
+        support: Option<(Scalar, Scalar)>,
+    ) -> Result<Self> {
+        finite("mu", &mu)?;
+        positive("sigma", &sigma)?;
+        let need_support = |s: Option<(Scalar, Scalar)>| -> Result<(Scalar, Scalar)> {
+            let (a, b) = s.ok_or_else(|| Error::MissingParameter {
+                name: "a, b".into(),
+                needed_by: format!("fisher for {family}"),
+            })?;
+            interval(&a, &b)?;
+            Ok((a, b))
+        };
+        use crate::dist::{gaussian, rectified, sign, truncated};
+        let model: Arc<dyn LocationModel> = match family {
+            "gaussian" => Arc::new(gaussian::GaussianLocation(normal::Law { mu, sigma })),
+            "stochastic_sign" => Arc::new(sign::SignLocation(normal::Law { mu, sigma })),
+            "rectified" => {
+                let (a, b) = need_support(support)?;
+                Arc::new(rectified::RectifiedLocation(normal::ClippedLaw {
+                    mu,
+                    sigma,
+                    a,
+                    b,
+                }))
+            }
+            "truncated" => {
+                let (a, b) = need_support(support)?;
+                Arc::new(truncated::TruncatedLocation(normal::ClippedLaw {
+                    mu,
+                    sigma,
+                    a,
+                    b,
+                }))
+            }
+            other => {
+                return Err(Error::Unsupported(format!(
+                    "no Fisher information for family {other}"
+                )))
+            }
+        };
+        Ok(Location(model))
+    }
+}
+
+/// Validates a parameter given as a [`Scalar`]: finite.
+pub(crate) fn finite(name: &str, x: &Scalar) -> Result<()> {
+    crate::error::check_finite(name, x.f64()).map(|_| ())
+}
+
+/// Validates a parameter given as a [`Scalar`]: finite and > 0.
+pub(crate) fn positive(name: &str, x: &Scalar) -> Result<()> {
+    crate::error::check_positive(name, x.f64()).map(|_| ())
+}
+
+/// Validates a support [a, b]: both finite, a < b (compared exactly, at 256 bits).
+pub(crate) fn interval(a: &Scalar, b: &Scalar) -> Result<()> {
+    finite("a", a)?;
+    finite("b", b)?;
+    if a.mp(256) < b.mp(256) {
+        Ok(())
+    } else {
+        Err(Error::invalid("a", a, &format!("< b = {b}")))
+    }
+}
 
 /// A mechanism family by name: the Gaussian-family laws with their specialised routes, or a
 /// family of the [`FAMILIES`] registry. Parsing and printing use the `dpaudit eval` names.

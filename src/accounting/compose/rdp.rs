@@ -62,9 +62,10 @@ fn substitution_renyi(
         let s2 = Float::with_val(prec, m.sigma().mp(prec).square_ref());
         return Ok(Bracket::point(Float::with_val(prec, alpha * 2u32) / s2));
     }
-    let pair = crate::divergence::Pair::Model(crate::model::ModelPair(std::sync::Arc::new(
-        crate::dist::subsampled::SubsampledSubstPair::new(m.q().clone(), m.sigma().clone())?,
-    )));
+    let pair = crate::divergence::Pair::from(crate::dist::subsampled::SubsampledSubstPair::new(
+        m.q().clone(),
+        m.sigma().clone(),
+    )?);
     let c = crate::divergence::renyi(
         &pair,
         &Scalar::from_float(alpha),

@@ -18,7 +18,7 @@
 //!   route certifies. A bracket that cannot be decided is retried with more digits and then an
 //!   [`Error::Precision`]: nothing uncertified is returned.
 
-use super::{hockey_stick_dd_diff, profile_at, PairVars};
+use super::{hockey_stick_dd_diff, pair_vars, profile_at, PairVars};
 use crate::divergence::{invert_profile, Pair};
 use crate::error::{check_open_unit_shown, Error, Result};
 use crate::numeric::mp::{bits_for_digits, Certified};
@@ -36,7 +36,7 @@ pub(crate) fn eps_profile(pair: &Pair, deltas: &[Scalar], digits: u32) -> Result
     for dl in deltas {
         check_open_unit_shown("delta", dl.f64(), dl)?;
     }
-    let vars = PairVars::new(pair, 1024)?;
+    let vars = pair_vars(pair, 1024)?;
     let mut order: Vec<usize> = (0..deltas.len()).collect();
     // decreasing δ (ties keep their order): increasing ε
     order.sort_by(|&i, &j| {

@@ -192,14 +192,8 @@ fn mpmath_references_d7_d1000() {
 /// conversion ε_RDP(α) + log(1/δ)/(α − 1) of the exact Lemma-2 Rényi divergence (Mironov Prop. 3).
 #[test]
 fn rgm_pair_profile_and_eps() {
-    let mk = |a: &str, b: &str| Pair::Rgm {
-        d: 10,
-        gamma: sc("0.01"),
-        sigma2: sc("1"),
-        n1: sc(a),
-        n2: sc(b),
-        dist: sc("0.1"),
-    };
+    let mk =
+        |a: &str, b: &str| Pair::rgm(10, sc("0.01"), sc("1"), sc(a), sc(b), sc("0.1")).unwrap();
     for (a, b) in [("10", "10.1"), ("10.1", "10")] {
         let pair = mk(a, b);
         let mut prev = f64::INFINITY;
@@ -254,7 +248,7 @@ fn routes_agree_on_the_rgm_pair() {
     )
     .unwrap();
     for p in [pair.clone(), pair.swapped()] {
-        let v = PairVars::new(&p, 1024).unwrap();
+        let v = pair_vars(&p, 1024).unwrap();
         for eps in ["0.5", "5"] {
             let e = f(eps);
             let t = certify(12, "t", |pp| {

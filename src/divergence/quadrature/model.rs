@@ -9,10 +9,10 @@
 //! with their absolute error bounds and certified by the same deficit-driven ladder as the
 //! Gaussian-family integrals of the parent module.
 
-use super::{add, certified, certified_guard, val_of, Ctx, Val};
 use crate::error::Result;
-use crate::model::{ModelLocation, ModelPair, PairModel, Which};
-use crate::numeric::mp::{bits_for_digits, Certified};
+use crate::model::logquad::{add, certified, certified_guard, val_of, zero, Ctx, Val, EP};
+use crate::model::{LineLocation, LinePair, Location, Pair, Which};
+use crate::numeric::mp::Certified;
 use crate::numeric::quad::{self, FnIntegrand, Point, QuadOptions, QuadResult, Rule};
 use crate::scalar::Scalar;
 use rug::Float;
@@ -151,21 +151,18 @@ where
     quad::integrate(&mut integrand, &rule, o)
 }
 
-fn zero(digits: u32) -> Certified {
-    Certified {
-        value: Float::new(bits_for_digits(digits)),
-        digits,
-    }
-}
-
 fn mag(xs: &[&Float]) -> f64 {
     xs.iter().map(|x| x.to_f64().abs()).sum()
 }
 
 /// D_α(P1 ‖ P2) = log(∫ p1^α p2^{1−α})/(α − 1).
-pub(super) fn renyi(m: &ModelPair, alpha: &Scalar, digits: u32) -> Result<Certified> {
-    let model = m.0.as_ref();
-    if model.identical() {
+pub(super) fn renyi(
+    m: &Pair,
+    model: &dyn LinePair,
+    alpha: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
+    if m.model().identical() {
         return Ok(zero(digits));
     }
     let what = format!("quadrature Rényi divergence (alpha = {alpha}) of {m}");
@@ -191,18 +188,17 @@ pub(super) fn renyi(m: &ModelPair, alpha: &Scalar, digits: u32) -> Result<Certif
 /// log(I)/k with the error of I propagated to first order (2 % margin) plus rounding.
 fn log_over(ctx: &Ctx, i: &Val, k: &Float) -> Result<Val> {
     let p = ctx.prec;
-    let rel = Float::with_val(super::EP, &i.e / &i.v);
+    let rel = Float::with_val(EP, &i.e / &i.v);
     let d = Float::with_val(p, i.v.ln_ref()) / k;
-    let kabs = Float::with_val(super::EP, k.abs_ref());
-    let e = Float::with_val(super::EP, &rel / &kabs) * 1.02f64
-        + Float::with_val(super::EP, d.abs_ref()) * ctx.ulp();
+    let kabs = Float::with_val(EP, k.abs_ref());
+    let e =
+        Float::with_val(EP, &rel / &kabs) * 1.02f64 + Float::with_val(EP, d.abs_ref()) * ctx.ulp();
     Ok(Val { v: d, e })
 }
 
 /// KL(P1 ‖ P2) = ∫ p1 (log p1 − log p2), split where the log-ratio changes sign.
-pub(super) fn kl(m: &ModelPair, digits: u32) -> Result<Certified> {
-    let model = m.0.as_ref();
-    if model.identical() {
+pub(super) fn kl(m: &Pair, model: &dyn LinePair, digits: u32) -> Result<Certified> {
+    if m.model().identical() {
         return Ok(zero(digits));
     }
     let what = format!("quadrature KL divergence of {m}");
@@ -215,8 +211,12 @@ pub(super) fn kl(m: &ModelPair, digits: u32) -> Result<Certified> {
 }
 
 /// δ(ε) = ∫ over {log p1 − log p2 > ε} of p1 (1 − e^{ε − (log p1 − log p2)}).
-pub(super) fn hockey_stick(m: &ModelPair, eps: &Scalar, digits: u32) -> Result<Certified> {
-    let model = m.0.as_ref();
+pub(super) fn hockey_stick(
+    m: &Pair,
+    model: &dyn LinePair,
+    eps: &Scalar,
+    digits: u32,
+) -> Result<Certified> {
     let what = format!("quadrature hockey-stick divergence (eps = {eps}) of {m}");
     certified(digits, &what, |ctx| {
         let p = ctx.prec;
@@ -233,7 +233,7 @@ pub(super) fn hockey_stick(m: &ModelPair, eps: &Scalar, digits: u32) -> Result<C
 /// ∫ p1·g, where `f(log p1, log p2)` returns (a sign test, g). With `every` false only the pieces
 /// whose test is positive count (the hockey-stick region); with `every` true all pieces count
 /// except those where the test vanishes (KL: g is the log-ratio, of constant sign per piece).
-fn signed_sum<F>(ctx: &Ctx, model: &dyn PairModel, level: &Float, every: bool, f: F) -> Result<Val>
+fn signed_sum<F>(ctx: &Ctx, model: &dyn LinePair, level: &Float, every: bool, f: F) -> Result<Val>
 where
     F: Fn(&Float, &Float) -> (Float, Float),
 {
@@ -261,14 +261,12 @@ where
         })?;
         total = add(&total, &r, p);
     }
-    let e = Float::with_val(super::EP, &total.e)
-        + Float::with_val(super::EP, total.v.abs_ref()) * ctx.ulp();
+    let e = Float::with_val(EP, &total.e) + Float::with_val(EP, total.v.abs_ref()) * ctx.ulp();
     Ok(Val { v: total.v, e })
 }
 
 /// Fisher information ∫ p (∂_μ log p)².
-pub(super) fn fisher(m: &ModelLocation, digits: u32) -> Result<Certified> {
-    let model = m.0.as_ref();
+pub(super) fn fisher(m: &Location, model: &dyn LineLocation, digits: u32) -> Result<Certified> {
     let what = format!("quadrature Fisher information of {m}");
     certified(digits, &what, |ctx| {
         let p = ctx.prec;
@@ -283,14 +281,4 @@ pub(super) fn fisher(m: &ModelLocation, digits: u32) -> Result<Certified> {
         }
         Ok(total)
     })
-}
-
-/// The error for a model family reaching a Gaussian-family integral (the public entry points
-/// dispatch model pairs to this module first, so this is an internal inconsistency).
-pub(super) fn generic_only() -> crate::error::Error {
-    crate::error::Error::Unsupported(
-        "internal: a model family reached a Gaussian-family integral; it is integrated by the \
-         generic route"
-            .into(),
-    )
 }
