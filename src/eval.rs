@@ -207,27 +207,23 @@ fn family_keys(
     name: &str,
     fisher: bool,
 ) -> Result<&'static [&'static str]> {
-    Ok(match (family, fisher) {
-        (Some(Family::Gaussian | Family::StochasticSign), false) => &["mu1", "mu2", "sigma"],
-        (Some(Family::Gaussian | Family::StochasticSign), true) => &["mu", "sigma"],
-        (Some(Family::Rectified | Family::Truncated), false) => &["mu1", "mu2", "sigma", "a", "b"],
-        (Some(Family::Rectified | Family::Truncated), true) => &["mu", "sigma", "a", "b"],
-        (Some(Family::GaussianDd), false) => &["dist", "sigma1", "sigma2", "d"],
-        (Some(Family::Rgm), false) => &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"],
-        (Some(Family::Model(f)), false) => f.pair_keys,
-        (Some(Family::Model(f)), true) if f.location.is_some() => f.location_keys,
+    Ok(match (family.map(Family::entry), fisher) {
+        // rgm rows may carry (eta, R) for the relative-sensitivity check of HMB Def. 2.
+        (Some(f), false) if f.name == Family::Rgm.name() => RGM_KEYS,
+        (Some(f), false) => f.pair_keys,
+        (Some(f), true) if f.location.is_some() => f.location_keys,
         _ => {
             let names = |fisher: bool| -> String {
-                model::FAMILIES
+                let names: Vec<&str> = model::FAMILIES
                     .iter()
                     .filter(|f| !fisher || f.location.is_some())
-                    .map(|f| format!(", {}", f.name))
-                    .collect()
+                    .map(|f| f.name)
+                    .collect();
+                names.join(", ")
             };
             return Err(Error::Unsupported(format!(
-                "unknown or unsupported family {name:?} for this quantity (families: gaussian, \
-                 gaussian_dd, rgm, rectified, truncated, stochastic_sign{}; fisher takes \
-                 gaussian, rectified, truncated, stochastic_sign{})",
+                "unknown or unsupported family {name:?} for this quantity (families: {}; fisher \
+                 takes {})",
                 names(false),
                 names(true)
             )));
@@ -235,54 +231,39 @@ fn family_keys(
     })
 }
 
+/// The keys of an `rgm` row: the pair's, and the optional (eta, R) of HMB Def. 2.
+const RGM_KEYS: &[&str] = &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"];
+
+impl model::Params for Params {
+    fn scalar(&self, key: &str) -> Result<Scalar> {
+        Params::scalar(self, key)
+    }
+    fn dim(&self, key: &str) -> Result<u32> {
+        Params::dim(self, key)
+    }
+}
+
+/// The pair of a row, built by the family's registry entry; an `rgm` row with (eta, R) also
+/// passes the relative-sensitivity check.
 fn build_pair(family: Family, p: &Params) -> Result<Pair> {
-    match family {
-        Family::Gaussian => Pair::gaussian(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?),
-        Family::StochasticSign => {
-            Pair::stochastic_sign(p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?)
-        }
-        Family::Rectified | Family::Truncated => {
-            let make = if family == Family::Rectified {
-                Pair::rectified
-            } else {
-                Pair::truncated
-            };
-            let (mu1, mu2, sigma) = (p.scalar("mu1")?, p.scalar("mu2")?, p.scalar("sigma")?);
-            make(mu1, mu2, sigma, p.scalar("a")?, p.scalar("b")?)
-        }
-        Family::GaussianDd => Pair::gaussian_dd(
-            p.scalar("dist")?,
-            p.scalar("sigma1")?,
-            p.scalar("sigma2")?,
-            p.dim("d")?,
-        ),
-        Family::Rgm => {
-            let pair = Pair::rgm(
-                p.dim("d")?,
-                p.scalar("gamma")?,
-                p.scalar("sigma2")?,
-                p.scalar("n1")?,
-                p.scalar("n2")?,
-                p.scalar("dist")?,
-            )?;
-            match (p.opt_scalar("eta")?, p.opt_scalar("R")?) {
-                (None, None) => {}
-                (Some(eta), Some(r)) => {
-                    if let Some(RgmPair { n1, n2, dist, .. }) = pair.downcast_ref::<RgmPair>() {
-                        bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)?;
-                    }
-                }
-                _ => {
-                    return Err(Error::MissingParameter {
-                        name: "eta and R (give both or neither)".into(),
-                        needed_by: "the relative-sensitivity check of family rgm".into(),
-                    })
+    let pair = Pair::new((family.entry().pair)(p)?);
+    if family == Family::Rgm {
+        match (p.opt_scalar("eta")?, p.opt_scalar("R")?) {
+            (None, None) => {}
+            (Some(eta), Some(r)) => {
+                if let Some(RgmPair { n1, n2, dist, .. }) = pair.downcast_ref::<RgmPair>() {
+                    bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)?;
                 }
             }
-            Ok(pair)
+            _ => {
+                return Err(Error::MissingParameter {
+                    name: "eta and R (give both or neither)".into(),
+                    needed_by: "the relative-sensitivity check of family rgm".into(),
+                })
+            }
         }
-        Family::Model(f) => (f.pair)(&|k| p.scalar(k)).map(Pair::new),
     }
+    Ok(pair)
 }
 
 /// A quantity of `dpaudit eval`, by its row name.
@@ -621,20 +602,9 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
         }
         Quantity::Fisher => {
             let p = Params::new(map, context, &accepted(&[], true)?)?;
-            let loc = match family()? {
-                Family::Model(f) => match f.location {
-                    Some(build) => Location::from_model(build(&|k| p.scalar(k))?),
-                    None => unreachable!("family_keys refuses fisher for this family"),
-                },
-                f => {
-                    let support = match f {
-                        Family::Rectified | Family::Truncated => {
-                            Some((p.scalar("a")?, p.scalar("b")?))
-                        }
-                        _ => None,
-                    };
-                    Location::new(fam, p.scalar("mu")?, p.scalar("sigma")?, support)?
-                }
+            let loc = match family()?.entry().location {
+                Some(build) => Location::from_model(build(&p)?),
+                None => unreachable!("family_keys refuses fisher for this family"),
             };
             divergence::fisher(&loc, digits, opts.method)
         }

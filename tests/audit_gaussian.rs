@@ -6,6 +6,7 @@
 
 use dpaudit::audit::engine::{run_audit, AuditConfig, AuditResult, Selection};
 use dpaudit::audit::mechanisms::{GaussianMechanism, Statistic};
+use dpaudit::{Pair, Scalar};
 
 /// Exact ε(δ = 1e-5) of the Gaussian mechanism with Δ/σ = 0.2 (mpmath, dps 50).
 const EXACT: f64 = 0.725_521_750_857_795_8;
@@ -222,7 +223,9 @@ fn selection_quality() {
 fn rgm_without_relative_noise_is_the_gaussian_mechanism() {
     use dpaudit::audit::mechanisms::RgmMechanism;
     const EXACT_RGM: f64 = 3.138_670_548_582_939_2;
-    let m = RgmMechanism::from_norms(5, 3.0, 3.5, 1.0, 0.0, 1.0).unwrap();
+    let s = Scalar::from;
+    let pair = Pair::rgm(5, s(0.0), s(1.0), s(3.0), s(3.5), s(1.0)).unwrap();
+    let m = RgmMechanism::from_pair(&pair).unwrap();
     for stat in [Statistic::White, Statistic::Black] {
         let cfg = AuditConfig {
             samples_per_side: 1_000_000,

@@ -45,7 +45,10 @@ fn a_vanishing_output_variance_is_a_clear_error() {
         "{m}"
     );
     assert!(Pair::rgm(10, s("0.01"), s("-1"), s("1"), s("1"), s("0")).is_err());
-    let e = RgmMechanism::from_norms(3, 0.0, 1.0, 1.0, 0.01, 0.0).unwrap_err();
+    let s = Scalar::from;
+    let e = Pair::rgm(3, s(0.01), s(0.0), s(0.0), s(1.0), s(1.0))
+        .and_then(|p| RgmMechanism::from_pair(&p))
+        .unwrap_err();
     assert!(e.to_string().contains("sigma2"), "{e}");
 }
 

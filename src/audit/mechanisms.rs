@@ -339,6 +339,43 @@ impl Mechanism for GaussianMechanism {
 mod model;
 pub use model::ModelMechanism;
 
+/// The audit mechanism of a pair model: the model's sampler (in double precision) and the
+/// statistic of its family. The Gaussian-family laws have mechanisms of their own (fused sampling
+/// loops, atoms binned apart, the RGM's d-vectors reduced to its sufficient statistics); a law on
+/// the line ([`crate::model::LinePair`]) is audited by the generic [`ModelMechanism`].
+pub fn for_pair(pair: &Pair) -> Result<Box<dyn Mechanism>> {
+    use crate::dist::{gaussian::GaussianPair, rectified::RectifiedPair, rgm::RgmPair};
+    use crate::dist::{sign::SignPair, truncated::TruncatedPair};
+    let any = pair.model().as_any();
+    let f = Scalar::f64;
+    if let Some(GaussianPair(s)) = any.downcast_ref() {
+        let p = 256;
+        let shift = rug::Float::with_val(p, s.mu1.mp(p) - s.mu2.mp(p)).abs();
+        let sens = Scalar::from_float(&shift).f64();
+        return Ok(Box::new(GaussianMechanism::new(sens, f(&s.sigma))?));
+    }
+    if let Some(SignPair(s)) = any.downcast_ref() {
+        let m = SignMechanism::new(f(&s.mu1), f(&s.mu2), f(&s.sigma))?;
+        return Ok(Box::new(m));
+    }
+    let clipped = |c: &crate::model::normal::Clipped| {
+        let s = &c.shift;
+        [f(&s.mu1), f(&s.mu2), f(&s.sigma), f(&c.a), f(&c.b)]
+    };
+    if let Some(RectifiedPair(c)) = any.downcast_ref() {
+        let [m1, m2, s, a, b] = clipped(c);
+        return Ok(Box::new(RectifiedMechanism::new(m1, m2, s, a, b)?));
+    }
+    if let Some(TruncatedPair(c)) = any.downcast_ref() {
+        let [m1, m2, s, a, b] = clipped(c);
+        return Ok(Box::new(TruncatedMechanism::new(m1, m2, s, a, b)?));
+    }
+    if any.downcast_ref::<RgmPair>().is_some() {
+        return Ok(Box::new(RgmMechanism::from_pair(pair)?));
+    }
+    Ok(Box::new(ModelMechanism::new(pair.clone())?))
+}
+
 mod bounded;
 pub use bounded::*;
 

@@ -36,10 +36,7 @@
 
 use crate::audit::controls::HalvedSigmaGaussian;
 use crate::audit::engine::{AuditConfig, Observer, Selection};
-use crate::audit::mechanisms::{
-    GaussianMechanism, Mechanism, ModelMechanism, RectifiedMechanism, RgmMechanism, SignMechanism,
-    Statistic, TruncatedMechanism,
-};
+use crate::audit::mechanisms::{Mechanism, Statistic};
 use crate::divergence::Pair;
 use crate::error::{Error, Result};
 use crate::model::{self, ModelFamily};
@@ -406,7 +403,9 @@ impl AuditSpec {
                     alpha,
                 }
             }
-            other => match model::family(other) {
+            // The Gaussian-family laws above carry their bounds' parameters; the other families of
+            // the registry are audited as pairs on the line.
+            other => match model::family(other).filter(|f| !model::Family::is_builtin(f.name)) {
                 Some(family) => {
                     let takes =
                         |k: &str| family.pair_keys.contains(&k) && !family.input_keys.contains(&k);
@@ -432,6 +431,7 @@ impl AuditSpec {
                 None => {
                     let names: String = model::FAMILIES
                         .iter()
+                        .filter(|f| !model::Family::is_builtin(f.name))
                         .map(|f| format!(", {}", f.name))
                         .collect();
                     return Err(ctx.invalid(
@@ -654,48 +654,7 @@ impl AuditSpec {
                 )))
             }
         }
-        Ok(match (&self.mechanism, &self.pair) {
-            (MechanismSpec::Gaussian { sigma }, PairSpec::Locations { .. }) => {
-                Box::new(GaussianMechanism::new(self.shift().f64(), sigma.f64())?)
-            }
-            (MechanismSpec::StochasticSign { sigma }, PairSpec::Locations { mu1, mu2 }) => {
-                Box::new(SignMechanism::new(mu1.f64(), mu2.f64(), sigma.f64())?)
-            }
-            (
-                MechanismSpec::Rectified { sigma, a, b } | MechanismSpec::Truncated { sigma, a, b },
-                PairSpec::Locations { mu1, mu2 },
-            ) => {
-                let (m1, m2, s, a, b) = (mu1.f64(), mu2.f64(), sigma.f64(), a.f64(), b.f64());
-                if matches!(self.mechanism, MechanismSpec::Rectified { .. }) {
-                    Box::new(RectifiedMechanism::new(m1, m2, s, a, b)?)
-                } else {
-                    Box::new(TruncatedMechanism::new(m1, m2, s, a, b)?)
-                }
-            }
-            (
-                MechanismSpec::Rgm {
-                    d, gamma, sigma2, ..
-                },
-                PairSpec::Norms { n1, n2, dist },
-            ) => Box::new(RgmMechanism::from_norms(
-                *d as usize,
-                n1.f64(),
-                n2.f64(),
-                dist.f64(),
-                gamma.f64(),
-                sigma2.f64(),
-            )?),
-            (MechanismSpec::Model { .. }, PairSpec::Locations { .. }) => {
-                Box::new(ModelMechanism::new(self.divergence_pair()?)?)
-            }
-            _ => {
-                return Err(Error::Unsupported(format!(
-                    "{}: the pair does not fit mechanism family {}",
-                    self.path.display(),
-                    self.mechanism.family()
-                )))
-            }
-        })
+        crate::audit::mechanisms::for_pair(&self.divergence_pair()?)
     }
 
     /// The engine's configuration for this spec with `samples` main draws per side.

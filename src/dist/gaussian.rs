@@ -212,8 +212,7 @@ pub struct GaussianLocation(pub Law);
 impl LocationModel for GaussianLocation {
     location_model_common!();
     fn fisher_at(&self, p: u32) -> Result<Float> {
-        let s = self.0.sigma.mp(p);
-        Ok(Float::with_val(p, s.square_ref()).recip())
+        Ok(self.0.sigma.mp(p).square().recip())
     }
 }
 

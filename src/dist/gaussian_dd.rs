@@ -6,7 +6,7 @@ use crate::error::{check_finite, check_positive, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
-use crate::model::{finite, positive, ModelFamily, Pair, PairModel, ParamLookup};
+use crate::model::{finite, looked_up, named, positive, ModelFamily, Pair, PairModel, ParamLookup};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
 use rand::distr::Distribution;
@@ -173,18 +173,18 @@ impl Distribution<Vec<f64>> for IsotropicGaussian {
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianDdPair {
     /// ‖μ1 − μ2‖.
-    pub dist: Scalar,
+    pub(crate) dist: Scalar,
     /// Standard deviation under P1.
-    pub sigma1: Scalar,
+    pub(crate) sigma1: Scalar,
     /// Standard deviation under P2.
-    pub sigma2: Scalar,
+    pub(crate) sigma2: Scalar,
     /// Dimension.
-    pub d: u32,
+    pub(crate) d: u32,
 }
 
-impl GaussianDdPair {
-    /// The validated pair (σ_i > 0, dist ≥ 0, d ≥ 1).
-    pub fn new(dist: Scalar, sigma1: Scalar, sigma2: Scalar, d: u32) -> Result<Self> {
+impl Pair {
+    /// The isotropic d-dimensional Gaussian pair, validated (σ_i > 0, dist ≥ 0, d ≥ 1).
+    pub fn gaussian_dd(dist: Scalar, sigma1: Scalar, sigma2: Scalar, d: u32) -> Result<Self> {
         finite("dist", &dist)?;
         if dist.f64() < 0.0 {
             return Err(Error::invalid("dist", &dist, ">= 0"));
@@ -194,30 +194,22 @@ impl GaussianDdPair {
         if d == 0 {
             return Err(Error::invalid("d", d, "an integer >= 1"));
         }
-        Ok(GaussianDdPair {
+        Ok(Pair::from(GaussianDdPair {
             dist,
             sigma1,
             sigma2,
             d,
-        })
-    }
-}
-
-impl Pair {
-    /// The isotropic d-dimensional Gaussian pair, validated (σ_i > 0, dist ≥ 0, d ≥ 1).
-    pub fn gaussian_dd(dist: Scalar, sigma1: Scalar, sigma2: Scalar, d: u32) -> Result<Self> {
-        GaussianDdPair::new(dist, sigma1, sigma2, d).map(Pair::from)
+        }))
     }
 }
 
 impl PairModel for GaussianDdPair {
     fn params(&self) -> Vec<(&'static str, Scalar)> {
-        vec![
-            ("dist", self.dist.clone()),
-            ("sigma1", self.sigma1.clone()),
-            ("sigma2", self.sigma2.clone()),
-            ("d", Scalar::from(self.d)),
-        ]
+        let d = Scalar::from(self.d);
+        named(
+            FAMILY.pair_keys,
+            &[&self.dist, &self.sigma1, &self.sigma2, &d],
+        )
     }
     fn swapped(&self) -> Arc<dyn PairModel> {
         Arc::new(GaussianDdPair {
@@ -276,24 +268,8 @@ impl Isotropic for GaussianDdPair {
 }
 
 fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
-    let d = get("d")?;
-    let dim = dimension(&d)?;
-    Ok(Arc::new(GaussianDdPair::new(
-        get("dist")?,
-        get("sigma1")?,
-        get("sigma2")?,
-        dim,
-    )?))
-}
-
-/// A dimension given as a [`Scalar`]: an integer in [1, 2^32).
-pub(crate) fn dimension(d: &Scalar) -> Result<u32> {
-    let v = d.f64();
-    if (1.0..4294967296.0).contains(&v) && v.fract() == 0.0 {
-        Ok(v as u32)
-    } else {
-        Err(Error::invalid("d", d, "an integer >= 1"))
-    }
+    let [dist, sigma1, sigma2] = looked_up(get, ["dist", "sigma1", "sigma2"])?;
+    Ok(Pair::gaussian_dd(dist, sigma1, sigma2, get.dim("d")?)?.shared())
 }
 
 /// The registry entry of the `gaussian_dd` family.

@@ -342,14 +342,14 @@ impl LineLocation for LaplaceLocation {
 
 fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
     Ok(Arc::new(LaplacePair::new(
-        get("mu1")?,
-        get("mu2")?,
-        get("scale")?,
+        get.scalar("mu1")?,
+        get.scalar("mu2")?,
+        get.scalar("scale")?,
     )?))
 }
 
 fn build_location(get: ParamLookup<'_>) -> Result<Arc<dyn LocationModel>> {
-    let (mu, scale) = (get("mu")?, get("scale")?);
+    let (mu, scale) = (get.scalar("mu")?, get.scalar("scale")?);
     Laplace::new(mu.f64(), scale.f64())?;
     Ok(Arc::new(LaplaceLocation { mu, scale }))
 }

@@ -12,7 +12,7 @@ use crate::model::normal::{
     sum, ClipClosed, ClipQuad, Clipped, ClippedLaw, Orders,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
 use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
 use crate::numeric::quad::Quadratic;
 use crate::numeric::{f64s, mp};
@@ -302,19 +302,6 @@ impl ScalarDist for Rectified {
 /// Gaussian tail masses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RectifiedPair(pub Clipped);
-
-impl Pair {
-    /// The rectified pair, validated (σ > 0, a < b, all finite).
-    pub fn rectified(
-        mu1: Scalar,
-        mu2: Scalar,
-        sigma: Scalar,
-        a: Scalar,
-        b: Scalar,
-    ) -> Result<Self> {
-        Clipped::new(mu1, mu2, sigma, a, b).map(|c| Pair::from(RectifiedPair(c)))
-    }
-}
 
 impl PairModel for RectifiedPair {
     pair_model_common!(wrapper RectifiedPair);

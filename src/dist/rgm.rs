@@ -6,7 +6,7 @@ use crate::error::{check_nonnegative, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
-use crate::model::{finite, ModelFamily, Pair, PairModel, ParamLookup};
+use crate::model::{finite, looked_up, named, ModelFamily, Pair, PairModel, ParamLookup};
 use crate::numeric::f64s;
 use crate::scalar::Scalar;
 use rand::distr::Distribution;
@@ -175,24 +175,24 @@ impl Rgm {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RgmPair {
     /// Dimension.
-    pub d: u32,
+    pub(crate) d: u32,
     /// Relative noise scale γ.
-    pub gamma: Scalar,
+    pub(crate) gamma: Scalar,
     /// Baseline variance σ² (the eval key `sigma2`).
-    pub sigma2: Scalar,
+    pub(crate) sigma2: Scalar,
     /// ‖r1‖.
-    pub n1: Scalar,
+    pub(crate) n1: Scalar,
     /// ‖r2‖.
-    pub n2: Scalar,
+    pub(crate) n2: Scalar,
     /// ‖r1 − r2‖.
-    pub dist: Scalar,
+    pub(crate) dist: Scalar,
 }
 
-impl RgmPair {
-    /// The validated pair: γ ≥ 0, σ² ≥ 0 with both output variances γn_i² + σ² > 0 (σ² = 0 is
-    /// the pure relative-noise RGM), norms ≥ 0, and the triangle inequalities
+impl Pair {
+    /// The RGM pair, validated: γ ≥ 0, σ² ≥ 0 with both output variances γn_i² + σ² > 0 (σ² = 0
+    /// is the pure relative-noise RGM), norms ≥ 0, and the triangle inequalities
     /// |n1 − n2| ≤ dist ≤ n1 + n2 that any two vectors satisfy.
-    pub fn new(
+    pub fn rgm(
         d: u32,
         gamma: Scalar,
         sigma2: Scalar,
@@ -248,41 +248,29 @@ impl RgmPair {
                 ),
             ));
         }
-        Ok(RgmPair {
+        Ok(Pair::from(RgmPair {
             d,
             gamma,
             sigma2,
             n1,
             n2,
             dist,
-        })
-    }
-}
-
-impl Pair {
-    /// The RGM pair, validated as [`RgmPair::new`] validates it.
-    pub fn rgm(
-        d: u32,
-        gamma: Scalar,
-        sigma2: Scalar,
-        n1: Scalar,
-        n2: Scalar,
-        dist: Scalar,
-    ) -> Result<Self> {
-        RgmPair::new(d, gamma, sigma2, n1, n2, dist).map(Pair::from)
+        }))
     }
 }
 
 impl PairModel for RgmPair {
     fn params(&self) -> Vec<(&'static str, Scalar)> {
-        vec![
-            ("d", Scalar::from(self.d)),
-            ("gamma", self.gamma.clone()),
-            ("sigma2", self.sigma2.clone()),
-            ("n1", self.n1.clone()),
-            ("n2", self.n2.clone()),
-            ("dist", self.dist.clone()),
-        ]
+        let d = Scalar::from(self.d);
+        let values = [
+            &d,
+            &self.gamma,
+            &self.sigma2,
+            &self.n1,
+            &self.n2,
+            &self.dist,
+        ];
+        named(FAMILY.pair_keys, &values)
     }
     fn swapped(&self) -> Arc<dyn PairModel> {
         Arc::new(RgmPair {
@@ -354,15 +342,10 @@ impl Isotropic for RgmPair {
 }
 
 fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
-    let dim = super::gaussian_dd::dimension(&get("d")?)?;
-    Ok(Arc::new(RgmPair::new(
-        dim,
-        get("gamma")?,
-        get("sigma2")?,
-        get("n1")?,
-        get("n2")?,
-        get("dist")?,
-    )?))
+    let d = get.dim("d")?;
+    let keys = ["gamma", "sigma2", "n1", "n2", "dist"];
+    let [gamma, sigma2, n1, n2, dist] = looked_up(get, keys)?;
+    Ok(Pair::rgm(d, gamma, sigma2, n1, n2, dist)?.shared())
 }
 
 /// The registry entry of the RGM pair family.

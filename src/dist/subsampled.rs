@@ -393,7 +393,7 @@ fn build(
     family: &crate::model::ModelFamily,
     get: crate::model::ParamLookup<'_>,
 ) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
-    let (q, sigma) = (get("q")?, get("sigma")?);
+    let (q, sigma) = (get.scalar("q")?, get.scalar("sigma")?);
     Ok(if family.name == FAMILY_SUBST.name {
         std::sync::Arc::new(SubsampledSubstPair::new(q, sigma)?)
     } else {

@@ -13,7 +13,7 @@ use crate::model::normal::{
     Orders,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::mp::{log_ndtr_diff, log_norm_pdf};
 use crate::numeric::quad::{Factor, Quadratic};
@@ -519,19 +519,6 @@ impl ScalarDist for Truncated {
 /// The quadrature route integrates the unnormalised densities and divides by the masses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TruncatedPair(pub Clipped);
-
-impl Pair {
-    /// The truncated pair, validated (σ > 0, a < b, all finite).
-    pub fn truncated(
-        mu1: Scalar,
-        mu2: Scalar,
-        sigma: Scalar,
-        a: Scalar,
-        b: Scalar,
-    ) -> Result<Self> {
-        Clipped::new(mu1, mu2, sigma, a, b).map(|c| Pair::from(TruncatedPair(c)))
-    }
-}
 
 impl PairModel for TruncatedPair {
     pair_model_common!(wrapper TruncatedPair);

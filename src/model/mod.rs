@@ -1,25 +1,30 @@
 //! Mechanism models: the one place a family of mechanisms is described.
 //!
 //! A *model* is everything dpaudit knows about one law: its validated parameters (as exact
-//! [`Scalar`]s), its log-density at any precision, the points where that density is not smooth,
-//! its closed forms where it has them, and its seeded sampler. Every other layer consumes a model
-//! through the traits of this module:
+//! [`Scalar`]s), its closed forms, how its divergences are integrated, and its seeded sampler.
+//! Every family — the Gaussian, `gaussian_dd`, RGM, rectified, truncated and stochastic-sign
+//! pairs, Laplace, the subsampled Gaussian — is one model in its file of [`crate::dist`], and
+//! every other layer consumes it through the traits of this module:
 //!
-//! * the quadrature route of [`crate::divergence`] integrates any [`PairModel`] generically
-//!   (Rényi, KL, hockey-stick) and any [`LocationModel`] (Fisher information);
-//! * the closed-form route calls the model's `*_at` methods, certified by the precision ladder
-//!   of [`crate::numeric::mp::certify`];
-//! * the audit engine samples the model and uses its log-likelihood ratio as the white-box
-//!   statistic ([`crate::audit::mechanisms::ModelMechanism`]);
-//! * `dpaudit eval` and the audit specs parse their parameters into the same model through
-//!   the family's [`ModelFamily`] entry in [`FAMILIES`].
+//! * [`Pair`] and [`Location`] are the handles every divergence of [`crate::divergence`] takes,
+//!   printed in the `dpaudit eval` vocabulary;
+//! * the closed-form route calls the model's `*_at` methods ([`PairModel::renyi_at`], …),
+//!   certified by the precision ladder of [`crate::numeric::mp::certify`];
+//! * the quadrature route asks [`PairModel::integrals`]: a law with Lebesgue densities on the
+//!   line ([`LinePair`]) is integrated generically from its log-densities; the Gaussian-family
+//!   laws (atoms, a discrete law, ℝ^d) integrate themselves with the certified log-space kit of
+//!   `logquad` and the normal-law pieces of [`normal`];
+//! * an isotropic Gaussian pair ([`NormalPair`]) gets HMB Lemma 2's closed forms and the χ²
+//!   profile route of docs/formulas.md §7.4 from its variances;
+//! * the audit engine samples the model ([`crate::audit::mechanisms::for_pair`]) and uses its
+//!   log-likelihood ratio as the white-box statistic;
+//! * `dpaudit eval` and the audit specs parse their parameters into the same model, through the
+//!   family's [`ModelFamily`] entry (vocabulary, constructors, published claim).
 //!
-//! Adding a mechanism is one file that implements [`PairModel`] (and [`LocationModel`] if the
-//! Fisher information about its location is wanted) and defines its [`ModelFamily`] constant,
-//! plus one line in [`FAMILIES`]. The Laplace mechanism ([`crate::dist::laplace`]) is the first
-//! family added this way; the Gaussian-family laws that predate this module keep their
-//! specialised quadrature (log-quadratic integrands, atoms of the rectified law, χ² profiles in
-//! ℝ^d), which the generic route does not replace.
+//! Adding a mechanism with densities on the line is one file that implements [`PairModel`] and
+//! [`LinePair`] (and [`LocationModel`] with [`LineLocation`] if the Fisher information about
+//! its location is wanted) and defines its [`ModelFamily`] constant, plus one line in
+//! [`FAMILIES`]. The Laplace mechanism ([`crate::dist::laplace`]) is the worked example.
 
 pub(crate) mod logquad;
 pub(crate) mod normal;
@@ -47,7 +52,31 @@ pub enum Which {
 /// Looks up a parameter by its vocabulary name (`mu1`, `scale`, …) as an exact [`Scalar`]; the
 /// callers (`dpaudit eval`, the audit specs) turn a missing or malformed value into an error that
 /// names the key.
-pub type ParamLookup<'a> = &'a dyn Fn(&str) -> Result<Scalar>;
+pub type ParamLookup<'a> = &'a dyn Params;
+
+/// Where a family's constructor reads its parameters from (a `dpaudit eval` row, an audit spec):
+/// by vocabulary name, as exact [`Scalar`]s or as a dimension. A missing or malformed value is an
+/// error that names the key.
+pub trait Params {
+    /// The parameter `key` as an exact decimal.
+    fn scalar(&self, key: &str) -> Result<Scalar>;
+    /// The dimension `key`: an integer ≥ 1 (by default read as a decimal and checked).
+    fn dim(&self, key: &str) -> Result<u32> {
+        let d = self.scalar(key)?;
+        let v = d.f64();
+        if (1.0..4294967296.0).contains(&v) && v.fract() == 0.0 {
+            Ok(v as u32)
+        } else {
+            Err(Error::invalid(key, &d, "an integer >= 1"))
+        }
+    }
+}
+
+impl<F: Fn(&str) -> Result<Scalar>> Params for F {
+    fn scalar(&self, key: &str) -> Result<Scalar> {
+        self(key)
+    }
+}
 
 /// The two output laws of a mechanism on neighbouring inputs, as one model.
 ///
@@ -295,6 +324,12 @@ impl PartialEq for ModelFamily {
 
 /// Every family described by a model. Adding a family is one line here.
 pub static FAMILIES: &[&ModelFamily] = &[
+    &crate::dist::gaussian::FAMILY,
+    &crate::dist::gaussian_dd::FAMILY,
+    &crate::dist::rgm::FAMILY,
+    &crate::dist::rectified::FAMILY,
+    &crate::dist::truncated::FAMILY,
+    &crate::dist::sign::FAMILY,
     &crate::dist::laplace::FAMILY,
     &crate::dist::subsampled::FAMILY,
     &crate::dist::subsampled::FAMILY_ADD,
@@ -306,6 +341,14 @@ pub fn family(name: &str) -> Option<&'static ModelFamily> {
     FAMILIES.iter().copied().find(|f| f.name == name)
 }
 
+/// `keys` paired with `values`, in order: a model's parameters in its vocabulary.
+pub(crate) fn named(keys: &[&'static str], values: &[&Scalar]) -> Vec<(&'static str, Scalar)> {
+    keys.iter()
+        .copied()
+        .zip(values.iter().map(|v| (*v).clone()))
+        .collect()
+}
+
 /// The values of `keys` from a registry lookup, in order.
 pub(crate) fn looked_up<const N: usize>(
     get: ParamLookup<'_>,
@@ -313,7 +356,7 @@ pub(crate) fn looked_up<const N: usize>(
 ) -> Result<[Scalar; N]> {
     let mut out: [Scalar; N] = std::array::from_fn(|_| Scalar::from(0u32));
     for (o, k) in out.iter_mut().zip(keys) {
-        *o = get(k)?;
+        *o = get.scalar(k)?;
     }
     Ok(out)
 }
@@ -543,6 +586,25 @@ impl Family {
             Family::Truncated => "truncated",
             Family::StochasticSign => "stochastic_sign",
             Family::Model(f) => f.name,
+        }
+    }
+
+    /// Whether `name` is one of the Gaussian-family laws ([`Family::BUILTIN`]).
+    pub fn is_builtin(name: &str) -> bool {
+        Family::BUILTIN.iter().any(|f| f.name() == name)
+    }
+
+    /// The family's registry entry.
+    pub fn entry(self) -> &'static ModelFamily {
+        use crate::dist::{gaussian, gaussian_dd, rectified, rgm, sign, truncated};
+        match self {
+            Family::Gaussian => &gaussian::FAMILY,
+            Family::GaussianDd => &gaussian_dd::FAMILY,
+            Family::Rgm => &rgm::FAMILY,
+            Family::Rectified => &rectified::FAMILY,
+            Family::Truncated => &truncated::FAMILY,
+            Family::StochasticSign => &sign::FAMILY,
+            Family::Model(f) => f,
         }
     }
 }

@@ -687,6 +687,25 @@ impl Clipped {
     }
 }
 
+/// The validated constructors of the clipped pairs (σ > 0, a < b, all finite).
+macro_rules! clipped_constructors {
+    ($($name:ident => $wrap:path),*) => {
+        impl super::Pair {
+            $(
+                #[doc = concat!("The ", stringify!($name), " pair, validated (σ > 0, a < b, all finite).")]
+                pub fn $name(mu1: Scalar, mu2: Scalar, sigma: Scalar, a: Scalar, b: Scalar) -> Result<Self> {
+                    Clipped::new(mu1, mu2, sigma, a, b).map(|c| super::Pair::from($wrap(c)))
+                }
+            )*
+        }
+    };
+}
+
+clipped_constructors!(
+    rectified => crate::dist::rectified::RectifiedPair,
+    truncated => crate::dist::truncated::TruncatedPair
+);
+
 /// A single law N(μ, σ²) (or a law built on it) for the Fisher information about μ.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Law {
@@ -760,8 +779,9 @@ impl ClippedLaw {
         family: &str,
         get: super::ParamLookup<'_>,
     ) -> Result<std::sync::Arc<dyn super::LocationModel>> {
-        let support = Some((get("a")?, get("b")?));
-        Ok(super::Location::new(family, get("mu")?, get("sigma")?, support)?.shared())
+        let support = Some((get.scalar("a")?, get.scalar("b")?));
+        let (mu, sigma) = (get.scalar("mu")?, get.scalar("sigma")?);
+        Ok(super::Location::new(family, mu, sigma, support)?.shared())
     }
 }
 
@@ -779,7 +799,8 @@ impl Law {
         family: &str,
         get: super::ParamLookup<'_>,
     ) -> Result<std::sync::Arc<dyn super::LocationModel>> {
-        Ok(super::Location::new(family, get("mu")?, get("sigma")?, None)?.shared())
+        let (mu, sigma) = (get.scalar("mu")?, get.scalar("sigma")?);
+        Ok(super::Location::new(family, mu, sigma, None)?.shared())
     }
 }
 

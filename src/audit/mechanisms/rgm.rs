@@ -1,6 +1,7 @@
 //! The audit mechanism of the Relative Gaussian Mechanism (HMB Def. 3).
 
 use super::*;
+use crate::dist::rgm::RgmPair;
 
 // ---------------------------------------------------------------------------------------------
 // RGM
@@ -106,30 +107,17 @@ impl RgmMechanism {
         })
     }
 
-    /// Realises the triple (n1, n2, dist) = (‖r1‖, ‖r2‖, ‖r1 − r2‖) as concrete vectors in ℝ^d:
-    /// r1 = n1·e₁ and r2 in the plane of e₁, e₂. Errors when no such vectors exist (triangle
-    /// inequality, or d = 1 with a non-collinear triple).
-    pub fn from_norms(
-        d: usize,
-        n1: f64,
-        n2: f64,
-        dist: f64,
-        gamma: f64,
-        sigma2: f64,
-    ) -> Result<Self> {
-        if d == 0 {
-            return Err(Error::invalid("d", d, "an integer >= 1"));
-        }
-        let d32 = u32::try_from(d).map_err(|_| Error::invalid("d", d, "at most 2^32 - 1"))?;
-        // Validates the triangle inequality and the signs.
-        Pair::rgm(
-            d32,
-            Scalar::from(gamma),
-            Scalar::from(sigma2),
-            Scalar::from(n1),
-            Scalar::from(n2),
-            Scalar::from(dist),
-        )?;
+    /// The mechanism of an RGM pair model ([`Pair::rgm`], validated there): realises the triple
+    /// (n1, n2, dist) = (‖r1‖, ‖r2‖, ‖r1 − r2‖) as concrete vectors in ℝ^d, r1 = n1·e₁ and r2 in
+    /// the plane of e₁, e₂. Errors for a pair of another family, or d = 1 with a non-collinear
+    /// triple.
+    pub fn from_pair(pair: &Pair) -> Result<Self> {
+        let m = pair
+            .downcast_ref::<RgmPair>()
+            .ok_or_else(|| Error::Unsupported(format!("not an RGM pair: {pair}")))?;
+        let d = m.d as usize;
+        let (n1, n2, dist) = (m.n1.f64(), m.n2.f64(), m.dist.f64());
+        let (gamma, sigma2) = (m.gamma.f64(), m.sigma2.f64());
         let mut r1 = vec![0.0; d];
         let mut r2 = vec![0.0; d];
         r1[0] = n1;

@@ -1,6 +1,12 @@
 use super::*;
 use rand::SeedableRng;
 
+/// The RGM mechanism of the pair (d, ‖r1‖, ‖r2‖, ‖r1 − r2‖, γ, σ²) given in doubles.
+fn rgm_from_norms(d: u32, n1: f64, n2: f64, dist: f64, g: f64, s2: f64) -> Result<RgmMechanism> {
+    let s = Scalar::from;
+    RgmMechanism::from_pair(&Pair::rgm(d, s(g), s(s2), s(n1), s(n2), s(dist))?)
+}
+
 fn rng() -> StreamRng {
     StreamRng::seed_from_u64(1)
 }
@@ -12,8 +18,8 @@ fn constructors_reject_bad_input() {
     assert!(RgmMechanism::new(vec![], vec![], 1.0, 1.0).is_err());
     assert!(RgmMechanism::new(vec![1.0], vec![1.0, 2.0], 1.0, 1.0).is_err());
     assert!(RgmMechanism::new(vec![1.0], vec![2.0], -1.0, 1.0).is_err());
-    assert!(RgmMechanism::from_norms(3, 1.0, 1.0, 3.0, 1.0, 1.0).is_err());
-    assert!(RgmMechanism::from_norms(1, 1.0, 1.0, 1.0, 1.0, 1.0).is_err());
+    assert!(rgm_from_norms(3, 1.0, 1.0, 3.0, 1.0, 1.0).is_err());
+    assert!(rgm_from_norms(1, 1.0, 1.0, 1.0, 1.0, 1.0).is_err());
     assert!(RectifiedMechanism::new(0.0, 1.0, 1.0, 1.0, 0.0).is_err());
     assert!(TruncatedMechanism::new(-10.0, 0.0, 1.0, 1.0, 0.0).is_err());
     // Far tails are fine with the dist module's sampler.
@@ -23,11 +29,11 @@ fn constructors_reject_bad_input() {
 
 #[test]
 fn rgm_from_norms_realises_the_triple() {
-    let m = RgmMechanism::from_norms(5, 3.0, 4.0, 5.0, 0.1, 1.0).unwrap();
+    let m = rgm_from_norms(5, 3.0, 4.0, 5.0, 0.1, 1.0).unwrap();
     assert!((norm(&m.r1) - 3.0).abs() < 1e-12);
     assert!((norm(&m.r2) - 4.0).abs() < 1e-12);
     assert!((m.dist - 5.0).abs() < 1e-12);
-    let m1 = RgmMechanism::from_norms(1, 3.0, 4.0, 1.0, 0.1, 1.0).unwrap();
+    let m1 = rgm_from_norms(1, 3.0, 4.0, 1.0, 0.1, 1.0).unwrap();
     assert_eq!(m1.r2, vec![4.0]);
 }
 
