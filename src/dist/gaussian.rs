@@ -148,7 +148,7 @@ impl ScalarDist for Gaussian {
 ///
 /// Closed forms (docs/formulas.md §7.1, §4): D_α = αΔ²/(2σ²) (Mironov 2017, Prop. 7), KL =
 /// Δ²/(2σ²), δ(ε) by Balle & Wang 2018, Thm 8. The quadrature route integrates the log-quadratic
-/// integrands in closed-form shape ([`crate::numeric::quad::gaussian`]).
+/// integrands in closed-form shape (`numeric::quad::gaussian`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct GaussianPair(pub Shift);
 

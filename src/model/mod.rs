@@ -13,7 +13,7 @@
 //! * the quadrature route asks [`PairModel::integrals`]: a law with Lebesgue densities on the
 //!   line ([`LinePair`]) is integrated generically from its log-densities; the Gaussian-family
 //!   laws (atoms, a discrete law, ℝ^d) integrate themselves with the certified log-space kit of
-//!   `logquad` and the normal-law pieces of [`normal`];
+//!   `logquad` and the normal-law pieces of `normal`;
 //! * an isotropic Gaussian pair ([`NormalPair`]) gets HMB Lemma 2's closed forms and the χ²
 //!   profile route of docs/formulas.md §7.4 from its variances;
 //! * the audit engine samples the model ([`crate::audit::mechanisms::for_pair`]) and uses its
