@@ -19,6 +19,18 @@ use crate::numeric::mp::{certify, log1mexp, log_ndtr, Certified};
 use crate::scalar::Scalar;
 use rug::Float;
 
+/// Sensitivity Δ > 0 and noise σ > 0 (in that order).
+fn mechanism(sensitivity: &Scalar, sigma: &Scalar) -> Result<()> {
+    positive("sensitivity", sensitivity)?;
+    positive("sigma", sigma)
+}
+
+/// [`mechanism`] for the double-precision fast paths.
+fn mechanism_f64(sensitivity: f64, sigma: f64) -> Result<()> {
+    f64chk::positive("sensitivity", sensitivity)?;
+    f64chk::positive("sigma", sigma)
+}
+
 /// Mironov 2017, Prop. 7: the Gaussian mechanism is (α, αΔ²/(2σ²))-RDP for every α > 1.
 pub fn rdp_eps(
     sensitivity: &Scalar,
@@ -26,8 +38,7 @@ pub fn rdp_eps(
     alpha: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
-    positive("sensitivity", sensitivity)?;
-    positive("sigma", sigma)?;
+    mechanism(sensitivity, sigma)?;
     alpha_above_one(alpha)?;
     certify(digits, "Gaussian RDP (Mironov 2017 Prop. 7)", |p| {
         let wp = p + 16;
@@ -38,8 +49,7 @@ pub fn rdp_eps(
 
 /// Double-precision [`rdp_eps`].
 pub fn rdp_eps_f64(sensitivity: f64, sigma: f64, alpha: f64) -> Result<f64> {
-    f64chk::positive("sensitivity", sensitivity)?;
-    f64chk::positive("sigma", sigma)?;
+    mechanism_f64(sensitivity, sigma)?;
     f64chk::alpha(alpha)?;
     let mu = sensitivity / sigma;
     Ok(alpha * mu * mu / 2.0)
@@ -78,8 +88,7 @@ pub fn dp_delta(
     eps: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
-    positive("sensitivity", sensitivity)?;
-    positive("sigma", sigma)?;
+    mechanism(sensitivity, sigma)?;
     nonnegative("eps", eps)?;
     certify(digits, "Gaussian delta(eps) (Balle-Wang 2018 Thm 8)", |p| {
         let wp = p + 16;
@@ -91,8 +100,7 @@ pub fn dp_delta(
 
 /// Double-precision [`dp_delta`] (the erfcx form, [`f64s::gaussian_delta`]).
 pub fn dp_delta_f64(sensitivity: f64, sigma: f64, eps: f64) -> Result<f64> {
-    f64chk::positive("sensitivity", sensitivity)?;
-    f64chk::positive("sigma", sigma)?;
+    mechanism_f64(sensitivity, sigma)?;
     crate::error::check_nonnegative("eps", eps)?;
     Ok(f64s::gaussian_delta(sensitivity / sigma, eps))
 }
@@ -190,8 +198,7 @@ pub fn dp_eps(
     delta: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
-    positive("sensitivity", sensitivity)?;
-    positive("sigma", sigma)?;
+    mechanism(sensitivity, sigma)?;
     delta_in_unit(delta)?;
     certify(digits, "Gaussian eps(delta) (Balle-Wang 2018 Thm 8)", |p| {
         let wp = p + 16;
@@ -203,8 +210,7 @@ pub fn dp_eps(
 
 /// Double-precision [`dp_eps`] ([`f64s::gaussian_eps_for_delta`], bisection to 1e-13).
 pub fn dp_eps_f64(sensitivity: f64, sigma: f64, delta: f64) -> Result<f64> {
-    f64chk::positive("sensitivity", sensitivity)?;
-    f64chk::positive("sigma", sigma)?;
+    mechanism_f64(sensitivity, sigma)?;
     f64chk::delta(delta)?;
     Ok(f64s::gaussian_eps_for_delta(sensitivity / sigma, delta))
 }

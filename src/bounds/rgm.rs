@@ -278,10 +278,8 @@ pub fn theorem1_eps(
     alpha: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
-    // η before γ, as the messages have always reported them.
-    positive("eta", eta)?;
-    positive("gamma", gamma)?;
-    eq5_domain(eta, d, alpha, THM1)?;
+    mechanism_domain(eta, gamma, d)?;
+    check_alpha_range(eta, alpha, THM1)?;
     certify(digits, THM1, |p| {
         let wp = p + 16;
         let (e, g, a) = (eta.mp(wp), gamma.mp(wp), alpha.mp(wp));
@@ -290,6 +288,21 @@ pub fn theorem1_eps(
         let lead = Float::with_val(wp, &a * Float::with_val(wp, e.square_ref())) / (g * 2u32);
         Ok(Float::with_val(p, lead * num / den))
     })
+}
+
+/// η > 0, γ > 0 and d ≥ 1, checked in that order (η before γ, as the messages have always
+/// reported them).
+fn mechanism_domain(eta: &Scalar, gamma: &Scalar, d: u32) -> Result<()> {
+    positive("eta", eta)?;
+    positive("gamma", gamma)?;
+    dim(d)
+}
+
+/// [`mechanism_domain`] for the double-precision fast paths.
+fn mechanism_domain_f64(eta: f64, gamma: f64, d: u32) -> Result<()> {
+    f64chk::positive("eta", eta)?;
+    f64chk::positive("gamma", gamma)?;
+    dim(d)
 }
 
 /// The domain shared by Theorem 1's eq. (5) and eq. (6): η > 0, d ≥ 1, and α inside
@@ -302,9 +315,7 @@ fn eq5_domain(eta: &Scalar, d: u32, alpha: &Scalar, what: &str) -> Result<()> {
 
 /// Double-precision fast path of [`theorem1_eps`] (same checks, for plots).
 pub fn theorem1_eps_f64(eta: f64, gamma: f64, d: u32, alpha: f64) -> Result<f64> {
-    f64chk::positive("eta", eta)?;
-    f64chk::positive("gamma", gamma)?;
-    dim(d)?;
+    mechanism_domain_f64(eta, gamma, d)?;
     f64chk::alpha(alpha)?;
     let c = eta * (2.0 + eta);
     let den = 1.0 - c * (alpha - 1.0);
@@ -395,9 +406,7 @@ pub fn corollary1_eps(
     delta: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
-    positive("eta", eta)?;
-    positive("gamma", gamma)?;
-    dim(d)?;
+    mechanism_domain(eta, gamma, d)?;
     delta_in_unit(delta)?;
     check_corollary1(eta, gamma, d, delta)?;
     certify(digits, COR1, |p| {
@@ -411,9 +420,7 @@ pub fn corollary1_eps(
 
 /// Double-precision fast path of [`corollary1_eps`] (same checks at double precision).
 pub fn corollary1_eps_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Result<f64> {
-    f64chk::positive("eta", eta)?;
-    f64chk::positive("gamma", gamma)?;
-    dim(d)?;
+    mechanism_domain_f64(eta, gamma, d)?;
     f64chk::delta(delta)?;
     let l = -delta.ln();
     let ok1 = 1.0 / gamma >= 4.0 * (2.0 + eta).powi(2) * l;
@@ -459,9 +466,7 @@ pub fn optimized_dp_eps(
     delta: &Scalar,
     digits: u32,
 ) -> Result<(Certified, Certified)> {
-    positive("eta", eta)?;
-    positive("gamma", gamma)?;
-    dim(d)?;
+    mechanism_domain(eta, gamma, d)?;
     delta_in_unit(delta)?;
     let eps = certify(digits, EQ45, |p| {
         let wp = p + 16;
@@ -483,9 +488,7 @@ pub fn optimized_dp_eps(
 
 /// Double-precision fast path of [`optimized_dp_eps`]: (ε₄₅, α*).
 pub fn optimized_dp_eps_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Result<(f64, f64)> {
-    f64chk::positive("eta", eta)?;
-    f64chk::positive("gamma", gamma)?;
-    dim(d)?;
+    mechanism_domain_f64(eta, gamma, d)?;
     f64chk::delta(delta)?;
     let l = -delta.ln();
     let chi =
@@ -528,9 +531,7 @@ pub struct Tcdp {
 /// form, so the A.6 variant is a typo (and its justification "α−1 < (2η+η²)⁻¹ ⇒ [·]⁻¹ ≤ 2" needs
 /// α−1 ≤ (2(2η+η²))⁻¹, which is the ω used).
 pub fn tcdp(form: TcdpForm, eta: &Scalar, gamma: &Scalar, d: u32, digits: u32) -> Result<Tcdp> {
-    positive("eta", eta)?;
-    positive("gamma", gamma)?;
-    dim(d)?;
+    mechanism_domain(eta, gamma, d)?;
     match form {
         TcdpForm::Theorem1 => {
             let rho = certify(digits, "HMB tCDP (Theorem 1) rho", |p| {

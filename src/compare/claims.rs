@@ -154,6 +154,15 @@ fn le(a: &Float, b: &Float) -> bool {
     *a <= Float::with_val(P, b + slack)
 }
 
+/// [`Verdict::Holds`] if the claim holds, else [`Verdict::Fails`].
+fn verdict(holds: bool) -> Verdict {
+    if holds {
+        Verdict::Holds
+    } else {
+        Verdict::Fails
+    }
+}
+
 /// `printf '…' | dpaudit eval -` for the given rows (id, quantity, family, params).
 fn eval_cmd(rows: &[(&str, &str, &str, String)]) -> String {
     let mut s = String::from("printf 'id,quantity,family,params\\n");

@@ -10,6 +10,7 @@
 use super::band_plot::{plot_bands, Band, Frame};
 use super::data::{synthetic, Dataset, SyntheticSpec};
 use super::dpgd::{RdpTarget, Release, Split, TwoNode};
+use super::hg_report::{check_name, check_seeds};
 use super::privacy::{run_privacy, RunPrivacy};
 use crate::error::{Error, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -76,24 +77,11 @@ impl Spec {
 
     /// Checks a deserialised spec.
     fn check(s: Spec) -> Result<Self> {
-        if s.name.is_empty()
-            || !s
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(Error::invalid(
-                "name",
-                &s.name,
-                "non-empty, only ASCII letters, digits, '_' and '-'",
-            ));
-        }
+        check_name(&s.name)?;
         if s.steps == 0 {
             return Err(Error::invalid("steps", 0, ">= 1"));
         }
-        if s.seeds.is_empty() {
-            return Err(Error::invalid("seeds", "[]", "at least one seed"));
-        }
+        check_seeds(&s.seeds)?;
         for sp in &s.splits {
             split_of(sp, s.bias)?;
         }

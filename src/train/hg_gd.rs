@@ -150,14 +150,19 @@ impl GdConfig {
         if !(self.lambda >= 0.0 && self.lambda.is_finite()) {
             return Err(Error::invalid("lambda", self.lambda, "finite and >= 0"));
         }
-        if !(self.alpha > 1.0 && self.alpha.is_finite()) {
-            return Err(Error::invalid("alpha", self.alpha, "finite and > 1"));
-        }
-        if self.digits == 0 || self.digits > 30 {
-            return Err(Error::invalid("digits", self.digits, "1..=30"));
-        }
-        Ok(())
+        check_rdp_settings(self.alpha, self.digits)
     }
+}
+
+/// The Rényi order α (finite, > 1) and the certified digits (1..=30) of an HG RDP account.
+pub(crate) fn check_rdp_settings(alpha: f64, digits: u32) -> Result<()> {
+    if !(alpha > 1.0 && alpha.is_finite()) {
+        return Err(Error::invalid("alpha", alpha, "finite and > 1"));
+    }
+    if digits == 0 || digits > 30 {
+        return Err(Error::invalid("digits", digits, "1..=30"));
+    }
+    Ok(())
 }
 
 /// One run's trajectory and privacy.

@@ -8,7 +8,7 @@ use super::data::Dataset;
 use super::hg::{Family, Noise};
 use super::hg_gd::{self, GdConfig};
 use super::hg_mean::{self, EqualMse};
-use crate::error::{Error, Result};
+use crate::error::{check_positive, Error, Result};
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -40,7 +40,8 @@ fn parse<T: for<'de> Deserialize<'de>>(table: toml::Table, what: &str) -> Result
         })
 }
 
-fn check_name(name: &str) -> Result<()> {
+/// An experiment's name (its output directory): non-empty, ASCII letters, digits, '_' and '-'.
+pub(super) fn check_name(name: &str) -> Result<()> {
     if name.is_empty()
         || !name
             .chars()
@@ -55,11 +56,16 @@ fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
-fn positive(name: &str, v: f64) -> Result<()> {
-    if !(v > 0.0 && v.is_finite()) {
-        return Err(Error::invalid(name, v, "finite and > 0"));
+/// At least one seed.
+pub(super) fn check_seeds(seeds: &[u64]) -> Result<()> {
+    if seeds.is_empty() {
+        return Err(Error::invalid("seeds", "[]", "at least one seed"));
     }
     Ok(())
+}
+
+fn positive(name: &str, v: f64) -> Result<()> {
+    check_positive(name, v).map(|_| ())
 }
 
 fn io(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -197,16 +203,8 @@ impl MeanSpec {
         for &s in &self.compare_sigmas {
             positive("compare_sigmas", s)?;
         }
-        if self.seeds.is_empty() {
-            return Err(Error::invalid("seeds", "[]", "at least one seed"));
-        }
-        if !(self.alpha > 1.0 && self.alpha.is_finite()) {
-            return Err(Error::invalid("alpha", self.alpha, "finite and > 1"));
-        }
-        if self.digits == 0 || self.digits > 30 {
-            return Err(Error::invalid("digits", self.digits, "1..=30"));
-        }
-        Ok(())
+        check_seeds(&self.seeds)?;
+        hg_gd::check_rdp_settings(self.alpha, self.digits)
     }
 
     /// The σ grid (log-spaced, `points` values from `sigma_min` to `sigma_max`).
@@ -532,9 +530,7 @@ impl GdSpec {
     /// Checks every field, naming the first bad one.
     pub fn validate(&self) -> Result<()> {
         check_name(&self.name)?;
-        if self.seeds.is_empty() {
-            return Err(Error::invalid("seeds", "[]", "at least one seed"));
-        }
+        check_seeds(&self.seeds)?;
         if self.sigmas.is_empty() {
             return Err(Error::invalid("sigmas", "[]", "at least one sigma"));
         }

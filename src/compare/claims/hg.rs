@@ -62,11 +62,23 @@ pub(super) fn gauss(m1: Scalar, m2: Scalar, s: Scalar, _a: Scalar, _b: Scalar) -
 }
 
 pub(super) fn ordering_verdict(worst: &Float) -> Verdict {
-    if le(worst, &Float::with_val(P, 1u32)) {
-        Verdict::Holds
-    } else {
-        Verdict::Fails
-    }
+    verdict(le(worst, &Float::with_val(P, 1u32)))
+}
+
+/// The outcome of an ordering claim D(family) ≤ D(reference) from its [`hg_max_ratio`]: the
+/// largest ratio (`ratio` names it, e.g. `D_R/D_N`) and the number of cases, its verdict, and
+/// `reason(largest ratio)`.
+fn ordering_outcome(
+    ratio: &str,
+    max: Result<(Float, usize)>,
+    reason: impl FnOnce(&Float) -> String,
+) -> Outcome {
+    let (worst, k) = max?;
+    Ok((
+        format!("max {ratio} = {} over {k} cases", n(&worst)),
+        ordering_verdict(&worst),
+        reason(&worst),
+    ))
 }
 
 pub(super) fn hg_rows(out: &mut Vec<Claim>) {
@@ -80,12 +92,9 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
             ("g", "renyi", "gaussian", "mu1=0.3;mu2=1.3;sigma=1;alpha=2".into()),
         ]),
         || {
-            let (worst, k) = hg_max_ratio(Pair::rectified, gauss, |_, _| false)?;
-            Ok((
-                format!("max D_R/D_N = {} over {k} cases", n(&worst)),
-                ordering_verdict(&worst),
-                format!("certified divergences on the grid ({grid}): the largest ratio is {}", n(&worst)),
-            ))
+            ordering_outcome("D_R/D_N", hg_max_ratio(Pair::rectified, gauss, |_, _| false), |worst| {
+                format!("certified divergences on the grid ({grid}): the largest ratio is {}", n(worst))
+            })
         },
     ));
 
@@ -98,16 +107,13 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
             ("g", "renyi", "gaussian", "mu1=0.3;mu2=1.3;sigma=1;alpha=2".into()),
         ]),
         || {
-            let (worst, k) = hg_max_ratio(Pair::truncated, gauss, |_, _| false)?;
-            Ok((
-                format!("max D_T/D_N = {} over {k} cases", n(&worst)),
-                ordering_verdict(&worst),
+            ordering_outcome("D_T/D_N", hg_max_ratio(Pair::truncated, gauss, |_, _| false), |worst| {
                 format!(
                     "certified divergences on the grid ({grid}): the largest ratio is {} (every pair, not only the worst case; \
                      proof by log-concavity of Z, docs/formulas.md §8.2)",
-                    n6(&worst)
-                ),
-            ))
+                    n6(worst)
+                )
+            })
         },
     ));
 
@@ -122,12 +128,9 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
         || {
             let sign = |m1, m2, s, _a, _b| Pair::stochastic_sign(m1, m2, s);
             // Only supports with a < 0 < b.
-            let (worst, k) = hg_max_ratio(sign, Pair::rectified, |a, _| a == "0")?;
-            Ok((
-                format!("max D_sign/D_R = {} over {k} cases", n(&worst)),
-                ordering_verdict(&worst),
-                format!("certified divergences on the grid's supports containing 0 ([-1,1], [-5,5]): largest ratio {}", n6(&worst)),
-            ))
+            ordering_outcome("D_sign/D_R", hg_max_ratio(sign, Pair::rectified, |a, _| a == "0"), |worst| {
+                format!("certified divergences on the grid's supports containing 0 ([-1,1], [-5,5]): largest ratio {}", n6(worst))
+            })
         },
     ));
 
@@ -187,7 +190,7 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
             let holds = at_max && decreasing && i0.value < 1;
             Ok((
                 format!("I_sign(0) = {} (2/pi = {})", cert(&i0), n(&two_over_pi)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 "sigma = 1: I_sign(0) equals 2/pi to the certified digits, and I_sign strictly decreases at mu = 0.5, 1, 2, 4, 8".to_string(),
             ))
         },
@@ -217,7 +220,7 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
             let holds = increasing && gap < 1e-14f64;
             Ok((
                 fig,
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "I_R(0.5) increases with the support [-w, w], w = 1, 3, 10, 40, and 1 - sigma^2 I_R = {} (< 1e-14) at w = 40",
                     n6(&gap)
@@ -256,7 +259,7 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
             }
             Ok((
                 format!("{violations} decreases in {comparisons} steps"),
-                if violations == 0 { Verdict::Holds } else { Verdict::Fails },
+                verdict(violations == 0),
                 format!(
                     "support [-1, 1], sigma = 1, alpha in {{2, 10}}, mu1 in {{-3, -0.5, 0.3, 2}}, mu2 = mu1 ± 0.5k (k = 1..10): \
                      D_alpha(T(mu1) || T(mu2)) never decreases as |mu2 - mu1| grows on either side ({violations} violations); \
@@ -281,7 +284,7 @@ pub(super) fn hg_rows(out: &mut Vec<Claim>) {
             let agree = Float::with_val(P, &joint.value - &s).abs() <= Float::with_val(P, &s * 1e-12f64);
             Ok((
                 format!("joint D_2 = {}; sum of coordinates = {}", n(&joint.value), n(&s)),
-                if agree { Verdict::Holds } else { Verdict::Fails },
+                verdict(agree),
                 "a 2-coordinate rectified box mechanism ([-1,1] sigma 1, [0,0.25] sigma 0.5): the joint per-instance RDP equals the sum \
                  of the 1-D certified divergences (independence makes the joint density a product)".to_string(),
             ))

@@ -27,7 +27,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let diff = Float::with_val(P, &e.value - 0.86f64);
             Ok((
                 cert(&e),
-                if ok { Verdict::Holds } else { Verdict::Fails },
+                verdict(ok),
                 format!(
                     "Corollary 1 gives eps = chi + 2 sqrt(chi log(1/delta)) = {}, which does not round to \
                      0.86 (off by {}, more than the 0.005 of the stated digits); 0.86 is the term \
@@ -55,7 +55,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = ok && inv_g >= rhs;
             Ok((
                 format!("1/gamma = {} vs 4(2+eta)^2 log(1/delta) = {}", n(&inv_g), n(&rhs)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "1/gamma = {} >= {}: the first alternative holds, and dpaudit's checked corollary1_eps accepts the example",
                     n6(&inv_g),
@@ -89,7 +89,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
                 && rounds_to(&e45.value, "0.6507", 4);
             Ok((
                 format!("{} at alpha* = {}", cert(&e45), n(&astar.value)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "eq. (45) = {} <= Corollary 1 = {}; alpha* = {} is inside Theorem 1's range alpha < {}; \
                      Theorem 1 at alpha* plus log(1/delta)/(alpha*-1) gives {} (same value); rounds to the notes' 0.6507",
@@ -164,7 +164,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = feasible && le(&exact.value, &bound.value);
             Ok((
                 format!("exact D_5 = {} vs eps(5) = {}", n(&exact.value), n(&bound.value)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "eta = 0.01, R = 1, gamma = 0.01, d = 10, alpha = 5, sigma^2 at its minimum 96; on the extreme \
                      feasible pair (collinear, ||r1|| = 1e6, dist^2 = eta^2 ||r1||^2) the exact divergence (larger \
@@ -207,7 +207,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
                     n(&exact.value),
                     n(&bound.value)
                 ),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "eta = 0.01, R = 1, gamma = 0.01, d = 10, sigma^2 = gamma R^2/eta^2 = 100: the exact supremum of D_5 \
                      over every admissible pair (closed form, approached as the norms grow) is {} <= eps(5) = {} \
@@ -255,7 +255,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
                     n(&in_d.value),
                     n(&in_b.value)
                 ),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "eta = 0.01 (R = 0, sigma^2 = 1e-8, ||r1|| = 1.01, ||r2|| = 1, a feasible pair with variance \
                      ratio ~(1+eta)^2): the range ends at {}; just inside (alpha = 50) the exact D is {} <= {}; \
@@ -293,7 +293,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = worst >= 1;
             Ok((
                 fig,
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "eta = 1e-3, d = 10 with gamma = 1e-4 and 1e6 and alpha = 2, 400: the smallest ratio \
                      eps(alpha)/(2 alpha eta^2 d) is {} >= 1 (eps(alpha) >= alpha eta^2 d (2+eta)^2 (1+eta)^2 / 2)",
@@ -317,7 +317,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
                 <= Float::with_val(P, &e5.value * 1e-13f64);
             Ok((
                 format!("eq. (6) = {}; eq. (5) = {}", n(&e6.value), n(&e5.value)),
-                if agree { Verdict::Holds } else { Verdict::Fails },
+                verdict(agree),
                 format!(
                     "eps* = 0.5, eta = 0.01, d = 10, alpha = 2 (gamma = {}): eq. (6) and eq. (5) agree to {} digits",
                     n6(&g),
@@ -356,7 +356,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let list: Vec<String> = ratios.iter().map(|(e, r)| format!("eta = {e}: {}", n6(r))).collect();
             Ok((
                 format!("exact/bound per dimension at eta = 1e-4, alpha = 2: {}", n(last)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "ratio of the exact per-dimension Lemma 2 term at variance ratio (1+eta)^2 (larger order) to the \
                      per-dimension term of eq. (5), alpha = 2: {}; it increases to 1/2 as eta -> 0",
@@ -381,7 +381,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = le(&per, &t.rho.value);
             Ok((
                 format!("rho = {}, omega = {}; eps(alpha)/alpha at alpha = omega - 1e-9: {}", n(&t.rho.value), n(&t.omega.value), n(&per)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "eta = 0.01, gamma = 0.01, d = 100: eps(alpha)/alpha of eq. (5) increases with alpha and is {} <= rho = chi = {} \
                      just below omega (the denominator of eq. (5) is >= 1/2 on (1, omega))",
@@ -444,7 +444,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = worst <= 1;
             Ok((
                 format!("max of log((1+eta)^2)/(2 eta) over eta in {{1e-3, 1e-2, 0.1, 0.24}}: {}", n(&worst)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "log((1+eta)^2) = 2 log(1+eta) <= 2 eta; the largest ratio on the grid is {} (Lemma 1's ratio bound (1+eta)^2 from dpaudit)",
                     n6(&worst)
@@ -478,7 +478,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = worst <= 1;
             Ok((
                 format!("rho = {}, omega = {}; max over alpha of D_alpha/(rho alpha) = {}", n(&t.rho.value), n(&t.omega.value), n(&worst)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "eta = 0.01, gamma = 0.01, R = 1, sigma^2 = 100, d = 1, extreme feasible pair (||r1|| = 1e6, collinear): \
                      exact D_alpha <= rho alpha at alpha = 1.5, 2, 5, 20, 24.9 (< omega = 25); largest ratio {}",
@@ -509,7 +509,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = refused && ex.value > gss && le(&ex.value, &th.value);
             Ok((
                 format!("d = 1000, alpha = 2: exact D = {} vs GSS rho alpha = {} vs eq. (5) = {}", n(&ex.value), n(&gss), n(&th.value)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "the restriction is real: at d = 1000 the same extreme pair has D_2 = {} > 2 rho_GSS = {}, so the \
                      GSS guarantee would be violated, while Theorem 1 ({}) still holds; dpaudit refuses the A.6 form for d != 1",
@@ -611,7 +611,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = worst_half < 1e-13f64 && max_bar <= 1;
             Ok((
                 fig,
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "(d, R_c) in {{(22, 7), (1, 0.5), (100, 3), (1000, 50)}}: the closed form of rho_bar agrees with a quadrature of \
                      the integral (74) (largest relative deviation {}) and the largest rho_bar is {} <= 1; by the prefactors, \
@@ -644,7 +644,7 @@ pub(super) fn hmb_rows(out: &mut Vec<Claim>) {
             let holds = at22 > 0.99f64;
             Ok((
                 fig,
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "at R_c^2 = 2d, rho_bar is {} — close to 1 (> 0.99) at the paper's d = 22 and above, but not for very small d",
                     others.join(", ")

@@ -28,7 +28,7 @@ pub(super) fn oso_rows(out: &mut Vec<Claim>) {
             let agree = Float::with_val(P, &sum - &rn.value).abs() <= Float::with_val(P, &rn.value * 1e-13f64);
             Ok((
                 format!("RDP(3): {} + {} = {}; single mechanism nu = 1: {}", n(&rg.value), n(&rq.value), n(&sum), n(&rn.value)),
-                if agree { Verdict::Holds } else { Verdict::Fails },
+                verdict(agree),
                 "nu = 1, nu_g = 1.01, nu_q from Prop. 1: the two releases' Gaussian RDP curves add up to the single mechanism's \
                  (1/nu_g^2 + 1/nu_q^2 = 1/nu^2; mu-GDP composition is exact, so (eps, delta) agrees too); add/remove adjacency"
                     .to_string(),
@@ -57,7 +57,7 @@ pub(super) fn oso_rows(out: &mut Vec<Claim>) {
             let math_md = rounds_to(&f, "7.1243", 4);
             Ok((
                 format!("nu_q/nu = sqrt(1.0201/0.0201) = {}", n(&f)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "{} rounds to the seed's 7.124; the RDP of the two releases at alpha = 2 sums to {}, the single mechanism's (nu = 1). \
                      The project's earlier working notes gave 7.1243…, which is {} (docs/formulas.md §12 has the corrected 7.12399…)",

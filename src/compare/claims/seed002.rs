@@ -12,6 +12,31 @@ pub(super) fn notes_sigma() -> Float {
     Float::with_val(P, Float::with_val(P, &l * 100u32).sqrt()) / 1000u32
 }
 
+/// The Gaussian RDP ε(2) at sensitivities `a` and `b` with the same σ, and their ratio a : b.
+fn rdp_pair(a: &str, b: &str, sigma: &str) -> Result<(Certified, Certified, Float)> {
+    let (sig, al) = (sc(sigma), sc("2"));
+    let ea = rdp_eps(&sc(a), &sig, &al, DIGITS)?;
+    let eb = rdp_eps(&sc(b), &sig, &al, DIGITS)?;
+    let ratio = Float::with_val(P, &ea.value / &eb.value);
+    Ok((ea, eb, ratio))
+}
+
+/// The `dpaudit eval` command of an [`rdp_pair`]: one row per (id, sensitivity).
+fn rdp_pair_cmd(rows: &[(&str, &str)], sigma: &str) -> String {
+    let rows: Vec<_> = rows
+        .iter()
+        .map(|&(id, sens)| {
+            (
+                id,
+                "renyi",
+                "gaussian",
+                format!("mu1=0;mu2={sens};sigma={sigma};alpha=2"),
+            )
+        })
+        .collect();
+    eval_cmd(&rows)
+}
+
 pub(super) const S002_SETUP: &str = "L = 1, n = 1000, T = 100, eps = 1, delta = 1e-5";
 
 pub(super) fn s002_rows(out: &mut Vec<Claim>) {
@@ -19,17 +44,11 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
         "s002-sensitivity",
         "seed 002 (DP-SGD notes), 'How much noise to add', Delta_2^2 = L^2/n^2",
         "with adjacency 'differ in one point' and L-Lipschitz losses, the sensitivity of the average gradient is L/n",
-        eval_cmd(&[
-            ("notes", "renyi", "gaussian", "mu1=0;mu2=0.001;sigma=0.01;alpha=2".into()),
-            ("true", "renyi", "gaussian", "mu1=0;mu2=0.002;sigma=0.01;alpha=2".into()),
-        ]),
+        rdp_pair_cmd(&[("notes", "0.001"), ("true", "0.002")], "0.01"),
         || {
             // Replacing one point moves one gradient from g to g' with ||g||, ||g'|| <= L: ||g - g'|| <= 2L
             // (attained by g' = -g), so the average moves by up to 2L/n.
-            let (sig, al) = (sc("0.01"), sc("2"));
-            let notes = rdp_eps(&sc("0.001"), &sig, &al, DIGITS)?;
-            let truth = rdp_eps(&sc("0.002"), &sig, &al, DIGITS)?;
-            let ratio = Float::with_val(P, &truth.value / &notes.value);
+            let (truth, notes, ratio) = rdp_pair("0.002", "0.001", "0.01")?;
             Ok((
                 format!("sensitivity 2L/n; RDP eps(2) = {} instead of {} (x{})", n(&truth.value), n(&notes.value), n6(&ratio)),
                 if ratio > 1 { Verdict::Fails } else { Verdict::Holds },
@@ -59,7 +78,7 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
             let holds = same && le(&hs.value, &delta.mp(P));
             Ok((
                 format!("eps = {} at alpha = 8; exact delta(eps) = {}", n(&eps), n(&hs.value)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 format!(
                     "(Mironov 2017 Prop. 1 and 3.) L/n = 1e-3, sigma = 0.03, T = 100, alpha = 8: T x RDP equals the RDP of the composed \
                      Gaussian (sensitivity 0.01), and its exact privacy profile at the converted eps = {} is {} <= delta = 1e-5",
@@ -134,19 +153,13 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
         "s002-sgd-sensitivity",
         "seed 002, 'DP-SGD': 'Sensitivity of gradient much larger now, since not averaging out'",
         "with one sampled point the gradient's sensitivity is proportional to 1 instead of 1/n",
-        eval_cmd(&[
-            ("sgd", "renyi", "gaussian", "mu1=0;mu2=2;sigma=1;alpha=2".into()),
-            ("gd", "renyi", "gaussian", "mu1=0;mu2=0.002;sigma=1;alpha=2".into()),
-        ]),
+        rdp_pair_cmd(&[("sgd", "2"), ("gd", "0.002")], "1"),
         || {
-            let (sig, al) = (sc("1"), sc("2"));
-            let sgd = rdp_eps(&sc("2"), &sig, &al, DIGITS)?;
-            let gd = rdp_eps(&sc("0.002"), &sig, &al, DIGITS)?;
-            let ratio = Float::with_val(P, &sgd.value / &gd.value);
+            let (_, _, ratio) = rdp_pair("2", "0.002", "1")?;
             let holds = rounds_to(&ratio, "1000000", 0);
             Ok((
                 format!("RDP ratio single-gradient / averaged = {}", n(&ratio)),
-                if holds { Verdict::Holds } else { Verdict::Fails },
+                verdict(holds),
                 "n = 1000, L = 1, same noise: the single-gradient step has sensitivity 2L against 2L/n, an RDP n^2 = 10^6 times larger \
                  (before any amplification by sampling)".to_string(),
             ))

@@ -111,11 +111,7 @@ impl Logistic {
 
     #[inline]
     fn margin(&self, theta: &[f64], x: &[f64]) -> f64 {
-        let mut s = theta[self.d];
-        for (w, xi) in theta[..self.d].iter().zip(x) {
-            s += w * xi;
-        }
-        s
+        affine(theta[self.d], &theta[..self.d], x)
     }
 }
 
@@ -173,6 +169,16 @@ impl Model for Logistic {
     }
 }
 
+/// b + w·x, summed from b in the order of the coordinates.
+#[inline]
+fn affine(b: f64, w: &[f64], x: &[f64]) -> f64 {
+    let mut s = b;
+    for (wi, xi) in w.iter().zip(x) {
+        s += wi * xi;
+    }
+    s
+}
+
 /// Writes the softmax of `z` into `p` and returns log Σ exp(z).
 fn softmax(z: &[f64], p: &mut [f64]) -> f64 {
     let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -185,6 +191,15 @@ fn softmax(z: &[f64], p: &mut [f64]) -> f64 {
         *pi /= s;
     }
     m + s.ln()
+}
+
+/// The cross-entropy ℓ = log Σ e^{z_c} − z_y at logits `z` and class `y`; writes its gradient
+/// r_c = ∂ℓ/∂z_c = p_c − 1{c = y} into `r` (p the softmax of z).
+fn cross_entropy_grad(z: &[f64], y: f64, r: &mut [f64]) -> f64 {
+    let lse = softmax(z, r);
+    let yi = y as usize;
+    r[yi] -= 1.0;
+    lse - z[yi]
 }
 
 fn argmax(z: &[f64]) -> f64 {
@@ -216,12 +231,7 @@ impl Softmax {
     fn logits(&self, theta: &[f64], x: &[f64], z: &mut [f64]) {
         let (d, k) = (self.d, self.k);
         for c in 0..k {
-            let row = &theta[c * d..(c + 1) * d];
-            let mut s = theta[k * d + c];
-            for (w, xi) in row.iter().zip(x) {
-                s += w * xi;
-            }
-            z[c] = s;
+            z[c] = affine(theta[k * d + c], &theta[c * d..(c + 1) * d], x);
         }
     }
 }
@@ -251,19 +261,17 @@ impl Model for Softmax {
         scratch: &mut [f64],
     ) -> f64 {
         let (d, k) = (self.d, self.k);
-        let (z, p) = scratch.split_at_mut(k);
+        let (z, r) = scratch.split_at_mut(k);
         self.logits(theta, x, z);
-        let lse = softmax(z, &mut p[..k]);
-        let yi = y as usize;
-        // ∂ℓ/∂z_c = p_c − 1{c = y}; ∂z_c/∂W_c = x, ∂z_c/∂b_c = 1.
+        let loss = cross_entropy_grad(z, y, &mut r[..k]);
+        // ∂z_c/∂W_c = x, ∂z_c/∂b_c = 1.
         for c in 0..k {
-            let r = p[c] - if c == yi { 1.0 } else { 0.0 };
             for (g, xi) in grad[c * d..(c + 1) * d].iter_mut().zip(x) {
-                *g = r * xi;
+                *g = r[c] * xi;
             }
-            grad[k * d + c] = r;
+            grad[k * d + c] = r[c];
         }
-        lse - z[yi]
+        loss
     }
     fn loss(&self, theta: &[f64], x: &[f64], y: f64, scratch: &mut [f64]) -> f64 {
         let k = self.k;
@@ -313,18 +321,10 @@ impl Mlp {
         let (d, h, k) = (self.d, self.h, self.k);
         let (b1, w2, b2) = self.offsets();
         for j in 0..h {
-            let mut s = theta[b1 + j];
-            for (w, xi) in theta[j * d..(j + 1) * d].iter().zip(x) {
-                s += w * xi;
-            }
-            u[j] = s.tanh();
+            u[j] = affine(theta[b1 + j], &theta[j * d..(j + 1) * d], x).tanh();
         }
         for c in 0..k {
-            let mut s = theta[b2 + c];
-            for (w, uj) in theta[w2 + c * h..w2 + (c + 1) * h].iter().zip(u.iter()) {
-                s += w * uj;
-            }
-            z[c] = s;
+            z[c] = affine(theta[b2 + c], &theta[w2 + c * h..w2 + (c + 1) * h], u);
         }
     }
 }
@@ -357,20 +357,18 @@ impl Model for Mlp {
         let (b1, w2, b2) = self.offsets();
         let (u, rest) = scratch.split_at_mut(h);
         let (du, rest) = rest.split_at_mut(h);
-        let (z, p) = rest.split_at_mut(k);
+        let (z, r) = rest.split_at_mut(k);
         self.forward(theta, x, u, z);
-        let lse = softmax(z, &mut p[..k]);
-        let yi = y as usize;
-        // Output layer: r_c = ∂ℓ/∂z_c = p_c − 1{c = y}; ∂ℓ/∂W₂[c, j] = r_c u_j, ∂ℓ/∂b₂[c] = r_c.
+        let loss = cross_entropy_grad(z, y, &mut r[..k]);
+        // Output layer: ∂ℓ/∂W₂[c, j] = r_c u_j, ∂ℓ/∂b₂[c] = r_c.
         du.fill(0.0);
         for c in 0..k {
-            let r = p[c] - if c == yi { 1.0 } else { 0.0 };
-            grad[b2 + c] = r;
+            grad[b2 + c] = r[c];
             let row = w2 + c * h;
             for j in 0..h {
-                grad[row + j] = r * u[j];
+                grad[row + j] = r[c] * u[j];
                 // ∂ℓ/∂u_j = Σ_c r_c W₂[c, j]
-                du[j] += r * theta[row + j];
+                du[j] += r[c] * theta[row + j];
             }
         }
         // Hidden layer: ∂ℓ/∂a_j = ∂ℓ/∂u_j (1 − u_j²); ∂ℓ/∂W₁[j, i] = that · x_i.
@@ -381,7 +379,7 @@ impl Model for Mlp {
                 *g = da * xi;
             }
         }
-        lse - z[yi]
+        loss
     }
     fn loss(&self, theta: &[f64], x: &[f64], y: f64, scratch: &mut [f64]) -> f64 {
         let (h, k) = (self.h, self.k);
