@@ -5,7 +5,7 @@ use super::{ln_mp, mpf, ScalarDist};
 use crate::error::{Error, Result};
 use crate::model::logquad::{combine_logs, int_times_llr, integral, log_of, val_of, Ctx, Val};
 use crate::model::normal::Law;
-use crate::model::normal::{self, Gauss, NormalPair, Orders, Shift, Variances};
+use crate::model::normal::{self, Gauss, NormalPair, Orders, Shift};
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
 use crate::numeric::quad::{Factor, Quadratic};
@@ -171,16 +171,6 @@ impl NormalPair for GaussianPair {
             s1sq: Float::with_val(p, s.square_ref()),
             s2sq: Float::with_val(p, s.square_ref()),
             u: Float::new(p),
-            d: 1,
-        }
-    }
-    fn variances(&self, hp: u32) -> Variances {
-        let s = Float::with_val(hp, self.0.sigma.mp(hp).square_ref());
-        Variances {
-            s1: s.clone(),
-            s2: s,
-            diff: Float::new(hp),
-            dist: Float::with_val(hp, self.0.mu1.mp(hp) - self.0.mu2.mp(hp)).abs(),
             d: 1,
         }
     }

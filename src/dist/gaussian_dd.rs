@@ -237,15 +237,15 @@ impl NormalPair for GaussianDdPair {
             d: self.d,
         }
     }
-    fn variances(&self, hp: u32) -> Variances {
+    fn variances(&self, hp: u32) -> Option<Variances> {
         let (a, b) = (self.sigma1.mp(hp), self.sigma2.mp(hp));
-        Variances {
+        Some(Variances {
             s1: Float::with_val(hp, a.square_ref()),
             s2: Float::with_val(hp, b.square_ref()),
             diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b),
             dist: self.dist.mp(hp),
             d: self.d,
-        }
+        })
     }
     fn needs_profile(&self) -> bool {
         self.d > 1 && !same(&self.sigma1, &self.sigma2)

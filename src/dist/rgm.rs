@@ -310,15 +310,15 @@ impl NormalPair for RgmPair {
             d: self.d,
         }
     }
-    fn variances(&self, hp: u32) -> Variances {
+    fn variances(&self, hp: u32) -> Option<Variances> {
         let [g, a, b, s1, s2] = self.at(hp);
-        Variances {
+        Some(Variances {
             s1,
             s2,
             diff: Float::with_val(hp, &a - &b) * Float::with_val(hp, &a + &b) * &g,
             dist: self.dist.mp(hp),
             d: self.d,
-        }
+        })
     }
     fn needs_profile(&self) -> bool {
         self.d > 1 && !same(&self.n1, &self.n2) && self.gamma.f64() != 0.0

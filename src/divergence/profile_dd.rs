@@ -97,11 +97,10 @@ type PairVars = Variances;
 fn pair_vars(pair: &Pair, hp: u32) -> Result<PairVars> {
     pair.model()
         .normal()
-        .map(|n| n.variances(hp))
+        .and_then(|n| n.variances(hp))
         .ok_or_else(|| {
             Error::Unsupported(format!(
-                "profile_dd handles isotropic Gaussian pairs (gaussian, gaussian_dd, rgm) only, \
-                 not {pair}"
+                "profile_dd handles gaussian_dd and rgm pairs only, not {pair}"
             ))
         })
 }

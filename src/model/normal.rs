@@ -559,8 +559,11 @@ pub struct Variances {
 pub trait NormalPair {
     /// The closed-form parameters at `p` bits.
     fn gauss(&self, p: u32) -> Gauss;
-    /// The variances at `hp` bits, for the χ² profile route.
-    fn variances(&self, hp: u32) -> Variances;
+    /// The variances at `hp` bits, for the χ² profile route (None for a family without one: the
+    /// one-dimensional Gaussian's profile is Balle–Wang's closed form).
+    fn variances(&self, _hp: u32) -> Option<Variances> {
+        None
+    }
     /// Whether δ(ε) needs the χ² profile route (d > 1 and unequal variances).
     fn needs_profile(&self) -> bool {
         false

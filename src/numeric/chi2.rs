@@ -69,19 +69,25 @@ fn lower_series(s: &Float, x: &Float, wp: u32) -> Float {
     pref * sum
 }
 
+/// Q(k/2, x) for even k by the finite sum e^{−x} Σ_{j<k/2} x^j/j! (DLMF 8.4.8, all terms
+/// positive), with e^{−x} given.
+pub(crate) fn upper_even(k: u32, x: &Float, emx: Float, wp: u32) -> Float {
+    let n = k / 2;
+    let mut term = Float::with_val(wp, 1u32);
+    let mut sum = Float::with_val(wp, 1u32);
+    for j in 1..n {
+        term *= x;
+        term /= j;
+        sum += &term;
+    }
+    emx * sum
+}
+
 /// Q(k/2, x) by the finite sums (all terms positive).
 fn upper_finite(k: u32, x: &Float, wp: u32) -> Float {
     let emx = Float::with_val(wp, -x).exp();
     if k % 2 == 0 {
-        let n = k / 2;
-        let mut term = Float::with_val(wp, 1u32);
-        let mut sum = Float::with_val(wp, 1u32);
-        for j in 1..n {
-            term *= x;
-            term /= j;
-            sum += &term;
-        }
-        emx * sum
+        upper_even(k, x, emx, wp)
     } else {
         let n = (k - 1) / 2;
         // erfc(√x) = 2 Φ(−√(2x))

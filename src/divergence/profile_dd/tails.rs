@@ -180,15 +180,7 @@ impl Chi2Tails {
         let k = self.k;
         let emx = Float::with_val(wp, -x).exp();
         if k % 2 == 0 {
-            let n = k / 2;
-            let mut term = Float::with_val(wp, 1u32);
-            let mut sum = Float::with_val(wp, 1u32);
-            for j in 1..n {
-                term *= x;
-                term /= j;
-                sum += &term;
-            }
-            emx * sum
+            crate::numeric::chi2::upper_even(k, x, emx, wp)
         } else {
             let n = (k - 1) / 2;
             let erfc = Float::with_val(wp, x.sqrt_ref()).erfc();
