@@ -2,11 +2,12 @@
 //! neighbouring inputs: Rényi D_α, KL, the hockey-stick divergence δ(ε) (privacy profile) and its
 //! inverse ε(δ), and the Fisher information about the location.
 //!
-//! Two independent routes compute every quantity: `closed` evaluates the closed forms of
-//! docs/formulas.md (HG Lemmas 4.1/4.4/4.7, HMB Lemma 2 eq. (13), Balle–Wang Thm 8) in log space on a
-//! precision ladder; `quadrature` integrates the defining integrals with arbitrary-precision
-//! tanh–sinh. Both return a [`Certified`] value. The pair and location types here are the common
-//! vocabulary of both routes and of `dpaudit eval`.
+//! Two independent routes compute every quantity: `closed` certifies each model's closed forms
+//! (docs/formulas.md: HG Lemmas 4.1/4.4/4.7, HMB Lemma 2 eq. (13), Balle–Wang Thm 8, Mironov
+//! Table II) in log space on a precision ladder; `quadrature` integrates the defining integrals
+//! with arbitrary-precision tanh–sinh (generically for a law on the line, by the model's own
+//! integrals for the Gaussian-family laws). Both return a [`Certified`] value. Every function
+//! takes a [`Pair`] or [`Location`]: a handle to any family's model ([`crate::model`]).
 
 pub(crate) mod closed;
 pub(crate) mod profile_dd;

@@ -66,8 +66,14 @@ pub fn hockey_stick_dd(
     digits: u32,
 ) -> Result<Certified> {
     let hp = s1sq.prec().max(s2sq.prec()) + 64;
-    let diff = Float::with_val(hp, s1sq - s2sq);
-    hockey_stick_dd_diff(s1sq, s2sq, &diff, dist, d, eps, digits, false)
+    let v = Variances {
+        s1: s1sq.clone(),
+        s2: s2sq.clone(),
+        diff: Float::with_val(hp, s1sq - s2sq),
+        dist: dist.clone(),
+        d,
+    };
+    hockey_stick_dd_diff(&v, eps, digits, false)
 }
 
 /// [`hockey_stick_dd`] for the isotropic Gaussian pairs (`gaussian_dd`, `rgm`). For the RGM,
@@ -76,16 +82,7 @@ pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certi
     crate::error::check_finite("eps", eps.f64())?;
     let hp = mp::bits_for_digits(digits).max(256) * 4;
     let v = pair_vars(pair, hp)?;
-    hockey_stick_dd_diff(
-        &v.s1,
-        &v.s2,
-        &v.diff,
-        &v.dist,
-        v.d,
-        &eps.mp(hp),
-        digits,
-        false,
-    )
+    hockey_stick_dd_diff(&v, &eps.mp(hp), digits, false)
 }
 
 /// σ1², σ2², σ1² − σ2², ‖μ1 − μ2‖ and d of an isotropic Gaussian pair at `hp` bits, as the
@@ -105,17 +102,10 @@ fn pair_vars(pair: &Pair, hp: u32) -> Result<PairVars> {
         })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn hockey_stick_dd_diff(
-    s1sq: &Float,
-    s2sq: &Float,
-    diff: &Float,
-    dist: &Float,
-    d: u32,
-    eps: &Float,
-    digits: u32,
-    fast: bool,
-) -> Result<Certified> {
+/// δ(ε) of the pair with variances `v`, certified to `digits` (the χ²-outer route where it is the
+/// faster one, else the t-outer one; `fast`: the latter with the fast χ² tails).
+fn hockey_stick_dd_diff(v: &Variances, eps: &Float, digits: u32, fast: bool) -> Result<Certified> {
+    let (s1sq, s2sq, diff, dist, d) = (&v.s1, &v.s2, &v.diff, &v.dist, v.d);
     if !(s1sq.is_finite() && *s1sq > 0) {
         return Err(Error::invalid("s1sq", s1sq.to_f64(), "a finite number > 0"));
     }
@@ -147,13 +137,9 @@ fn hockey_stick_dd_diff(
         eps.to_f64()
     );
     if !fast && use_w_outer(s2sq, diff, d) {
-        return certify(digits, &what, |p| {
-            w_outer::w_outer_at([s1sq, s2sq, diff], dist, d, eps, digits, p)
-        });
+        return certify(digits, &what, |p| w_outer::w_outer_at(v, eps, digits, p));
     }
-    certify(digits, &what, |p| {
-        profile_at([s1sq, s2sq, diff], dist, d, eps, digits, p, fast)
-    })
+    certify(digits, &what, |p| profile_at(v, eps, digits, p, fast))
 }
 
 /// Whether the one-point δ(ε) takes the χ²-outer route (module `w_outer`): d ≥ 2 and
@@ -348,18 +334,9 @@ struct Piece {
 }
 
 /// δ at quadrature precision `qp` with its own error check (10^-(digits+1) relative);
-/// `vars` = [σ1², σ2², σ1² − σ2²]; `fast`: the χ² tails of [`tails::Chi2Tails`] instead of the
-/// library's.
-fn profile_at(
-    vars: [&Float; 3],
-    dist: &Float,
-    d: u32,
-    eps: &Float,
-    digits: u32,
-    qp: u32,
-    fast: bool,
-) -> Result<Float> {
-    let [s1sq, s2sq, diff] = vars;
+/// `fast`: the χ² tails of [`tails::Chi2Tails`] instead of the library's.
+fn profile_at(v: &Variances, eps: &Float, digits: u32, qp: u32, fast: bool) -> Result<Float> {
+    let (s1sq, s2sq, diff, dist, d) = (&v.s1, &v.s2, &v.diff, &v.dist, v.d);
     let k = d - 1;
     // guard bits for the cancellation in h (≈ log2(1/|κ|)) and the exponents
     let kap64 = {

@@ -545,8 +545,9 @@ pub(crate) fn interval(a: &Scalar, b: &Scalar) -> Result<()> {
     }
 }
 
-/// A mechanism family by name: the Gaussian-family laws with their specialised routes, or a
-/// family of the [`FAMILIES`] registry. Parsing and printing use the `dpaudit eval` names.
+/// A mechanism family by name: one of the Gaussian-family laws (whose audit specs carry their
+/// bounds' parameters), or another family of the [`FAMILIES`] registry. Parsing and printing use
+/// the `dpaudit eval` names; [`Family::entry`] is the family's registry entry.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Family {
     /// `gaussian`: N(μ, σ²).

@@ -82,22 +82,12 @@ struct Solver<'a> {
 impl Solver<'_> {
     /// One quadrature of δ(ε) to `dg` digits (its own error bound checked; no ladder).
     fn delta(&self, eps: &Float, dg: u32) -> Result<Float> {
-        let v = self.vars;
-        profile_at(
-            [&v.s1, &v.s2, &v.diff],
-            &v.dist,
-            v.d,
-            eps,
-            dg,
-            bits_for_digits(dg),
-            true,
-        )
+        profile_at(self.vars, eps, dg, bits_for_digits(dg), true)
     }
 
     /// δ(ε) certified to `dg` digits (precision ladder).
     fn certified(&self, eps: &Float, dg: u32) -> Result<Certified> {
-        let v = self.vars;
-        hockey_stick_dd_diff(&v.s1, &v.s2, &v.diff, &v.dist, v.d, eps, dg, true)
+        hockey_stick_dd_diff(self.vars, eps, dg, true)
     }
 
     /// ln δ(ε) − ln δ* (−∞ where δ(ε) = 0).

@@ -5,6 +5,18 @@ use crate::numeric::mp::agreement_digits;
 fn f(x: &str) -> Float {
     Float::with_val(512, Float::parse(x).unwrap())
 }
+/// The variances of a pair given as σ1², σ2², σ1² − σ2², ‖μ1 − μ2‖ and d.
+fn vars(s1: &Float, s2: &Float, diff: &Float, dist: &Float, d: u32) -> Variances {
+    let (s1, s2, diff, dist) = (s1.clone(), s2.clone(), diff.clone(), dist.clone());
+    Variances {
+        s1,
+        s2,
+        diff,
+        dist,
+        d,
+    }
+}
+
 fn sc(x: &str) -> Scalar {
     x.parse().unwrap()
 }
@@ -72,14 +84,9 @@ fn routes_agree_near_equal_variances() {
         let diff = Float::with_val(512, &s1 - &s2);
         for eps in ["0.5", "3"] {
             let (e, dl) = (f(eps), f("0.7"));
-            let w = certify(20, "w", |p| {
-                w_outer::w_outer_at([&s1, &s2, &diff], &dl, 10, &e, 20, p)
-            })
-            .unwrap();
-            let t = certify(20, "t", |p| {
-                profile_at([&s1, &s2, &diff], &dl, 10, &e, 20, p, false)
-            })
-            .unwrap();
+            let v = vars(&s1, &s2, &diff, &dl, 10);
+            let w = certify(20, "w", |p| w_outer::w_outer_at(&v, &e, 20, p)).unwrap();
+            let t = certify(20, "t", |p| profile_at(&v, &e, 20, p, false)).unwrap();
             let ag = agreement_digits(&w.value, &t.value);
             assert!(
                 ag >= 20.0 - 2f64.log10(),
@@ -113,10 +120,8 @@ fn kappa_to_zero_routes_agree_slow() {
     for (a, b) in [(&s, &s2), (&s2, &s)] {
         let diff = Float::with_val(512, a - b);
         let (e, dl) = (f("0.5"), f("0.7"));
-        let t = certify(20, "t", |p| {
-            profile_at([a, b, &diff], &dl, 10, &e, 20, p, false)
-        })
-        .unwrap();
+        let v = vars(a, b, &diff, &dl, 10);
+        let t = certify(20, "t", |p| profile_at(&v, &e, 20, p, false)).unwrap();
         let w = hockey_stick_dd(a, b, &dl, 10, &e, 20).unwrap();
         let ag = agreement_digits(&w.value, &t.value);
         assert!(
@@ -251,14 +256,8 @@ fn routes_agree_on_the_rgm_pair() {
         let v = pair_vars(&p, 1024).unwrap();
         for eps in ["0.5", "5"] {
             let e = f(eps);
-            let t = certify(12, "t", |pp| {
-                profile_at([&v.s1, &v.s2, &v.diff], &v.dist, 100, &e, 12, pp, true)
-            })
-            .unwrap();
-            let w = certify(12, "w", |pp| {
-                w_outer::w_outer_at([&v.s1, &v.s2, &v.diff], &v.dist, 100, &e, 12, pp)
-            })
-            .unwrap();
+            let t = certify(12, "t", |pp| profile_at(&v, &e, 12, pp, true)).unwrap();
+            let w = certify(12, "w", |pp| w_outer::w_outer_at(&v, &e, 12, pp)).unwrap();
             let ag = agreement_digits(&t.value, &w.value);
             assert!(
                 ag >= 12.0 - 2f64.log10(),

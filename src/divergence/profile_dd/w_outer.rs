@@ -25,6 +25,7 @@
 //! precision ladder ([`crate::numeric::mp::certify`]).
 
 use crate::error::{Error, Result};
+use crate::model::Variances;
 use crate::numeric::mp::{log_add_exp, log_ndtr, log_ndtr_diff};
 use crate::numeric::quad::{
     gl_start, integrate, ln_abs_f64, ln_add, sort_breakpoints, FnIntegrand, Point, QuadOptions,
@@ -124,16 +125,10 @@ impl Quadratic {
     }
 }
 
-/// δ at quadrature precision `qp` by the χ²-outer route (module docs); `vars` = [σ1², σ2²,
-/// σ1² − σ2²]. Requires k = d − 1 ≥ 1 and σ1² ≠ σ2².
-pub(super) fn w_outer_at(
-    vars: [&Float; 3],
-    dist: &Float,
-    d: u32,
-    eps: &Float,
-    digits: u32,
-    qp: u32,
-) -> Result<Float> {
+/// δ at quadrature precision `qp` by the χ²-outer route (module docs). Requires k = d − 1 ≥ 1
+/// and σ1² ≠ σ2².
+pub(super) fn w_outer_at(v: &Variances, eps: &Float, digits: u32, qp: u32) -> Result<Float> {
+    let (vars, dist, d) = ([&v.s1, &v.s2, &v.diff], &v.dist, v.d);
     let diff = vars[2];
     let k = d - 1;
     if k == 0 || diff.is_zero() {
