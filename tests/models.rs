@@ -57,6 +57,9 @@ const POINTS: &[(&str, &str, Option<&str>)] = &[
 
 const DIGITS: u32 = 15;
 
+/// A certified quantity of a pair by a route.
+type Route<'a> = &'a dyn Fn(Method) -> dpaudit::Result<dpaudit::Certified>;
+
 fn s(x: &str) -> Scalar {
     x.parse().unwrap()
 }
@@ -121,7 +124,7 @@ fn closed_forms_and_quadrature_agree() {
     for family in FAMILIES {
         let pair = pair_of(family.name);
         let (alpha, eps) = (s("2"), s("0.5"));
-        let quantities: [(&str, &dyn Fn(Method) -> dpaudit::Result<dpaudit::Certified>); 3] = [
+        let quantities: [(&str, Route); 3] = [
             ("renyi", &|m| divergence::renyi(&pair, &alpha, DIGITS, m)),
             ("kl", &|m| divergence::kl(&pair, DIGITS, m)),
             ("hockey", &|m| {
