@@ -14,7 +14,6 @@ use crate::model::normal::{
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
 use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
-use crate::numeric::quad::Quadratic;
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
 use rand::distr::Distribution;
@@ -375,9 +374,7 @@ impl PairModel for RectifiedPair {
 impl OwnIntegrals for RectifiedPair {
     fn renyi(&self, ctx: &Ctx, alpha: &Scalar) -> Result<Val> {
         let p = ctx.prec;
-        let Orders { al, one_m, am1 } = Orders::at(ctx, alpha);
-        let c = ClipQuad::of(ctx, self.0.parts());
-        let qa = Quadratic::combine(&al, &c.q1, &one_m, &c.q2, p);
+        let (c, Orders { al, am1, .. }, qa) = ClipQuad::tilted(ctx, self.0.parts(), alpha);
         let j = val_of(&c.mass(ctx, &qa)?);
         let z1 = val_of(&c.mass(ctx, &c.q1)?);
         // S − 1 = (J − Z1) + Σ_atoms P1·expm1((α−1) log(P1/P2))   (docs/formulas.md §1.2)

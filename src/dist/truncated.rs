@@ -16,7 +16,7 @@ use crate::model::{location_model_common, pair_model_common};
 use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::mp::{log_ndtr_diff, log_norm_pdf};
-use crate::numeric::quad::{Factor, Quadratic};
+use crate::numeric::quad::Factor;
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
 use rand::distr::Distribution;
@@ -576,9 +576,7 @@ impl PairModel for TruncatedPair {
 impl OwnIntegrals for TruncatedPair {
     fn renyi(&self, ctx: &Ctx, alpha: &Scalar) -> Result<Val> {
         let p = ctx.prec;
-        let Orders { al, one_m, am1 } = Orders::at(ctx, alpha);
-        let c = ClipQuad::of(ctx, self.0.parts());
-        let qa = Quadratic::combine(&al, &c.q1, &one_m, &c.q2, p);
+        let (c, Orders { al, am1, .. }, qa) = ClipQuad::tilted(ctx, self.0.parts(), alpha);
         let j = log_of(&c.mass(ctx, &qa)?)?;
         let z1 = log_of(&c.mass(ctx, &c.q1)?)?;
         let z2 = log_of(&c.mass(ctx, &c.q2)?)?;

@@ -381,6 +381,19 @@ impl ClipQuad {
         ClipQuad { q1, q2, m, s, a, b }
     }
 
+    /// The pair, the order α and the log-density α·q1 + (1 − α)·q2 of the Rényi integrand (the
+    /// unclipped normals), at the context precision.
+    pub(crate) fn tilted(
+        ctx: &Ctx,
+        parts: [&Scalar; 5],
+        alpha: &Scalar,
+    ) -> (ClipQuad, Orders, Quadratic) {
+        let o = Orders::at(ctx, alpha);
+        let c = ClipQuad::of(ctx, parts);
+        let qa = Quadratic::combine(&o.al, &c.q1, &o.one_m, &c.q2, ctx.prec);
+        (c, o, qa)
+    }
+
     /// ∫_a^b e^q over the support.
     pub(crate) fn mass(&self, ctx: &Ctx, q: &Quadratic) -> Result<QuadResult> {
         integral(ctx, q, &Factor::One, Some(&self.a), Some(&self.b), &[])
