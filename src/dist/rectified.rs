@@ -300,7 +300,7 @@ impl ScalarDist for Rectified {
 /// (docs/formulas.md §1.1). The quadrature route integrates the interior and adds the atoms as
 /// Gaussian tail masses.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RectifiedPair(pub Clipped);
+pub struct RectifiedPair(pub(crate) Clipped);
 
 impl PairModel for RectifiedPair {
     pair_model_common!(wrapper RectifiedPair);
@@ -400,7 +400,7 @@ impl OwnIntegrals for RectifiedPair {
 
 /// A single clip(N(μ, σ²), a, b), for the Fisher information about μ (HG Lemma 4.1, eq. (4)).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RectifiedLocation(pub ClippedLaw);
+pub struct RectifiedLocation(pub(crate) ClippedLaw);
 
 impl LocationModel for RectifiedLocation {
     location_model_common!();

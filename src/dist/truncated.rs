@@ -518,7 +518,7 @@ impl ScalarDist for Truncated {
 /// δ(ε) (docs/formulas.md §7.2), Fisher information HG Lemma 4.1, eq. (3) (docs/formulas.md §2.1).
 /// The quadrature route integrates the unnormalised densities and divides by the masses.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TruncatedPair(pub Clipped);
+pub struct TruncatedPair(pub(crate) Clipped);
 
 impl PairModel for TruncatedPair {
     pair_model_common!(wrapper TruncatedPair);
@@ -647,7 +647,7 @@ impl OwnIntegrals for TruncatedPair {
 /// A single N(μ, σ²) conditioned on [a, b], for the Fisher information about μ (HG Lemma 4.1,
 /// eq. (3)).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TruncatedLocation(pub ClippedLaw);
+pub struct TruncatedLocation(pub(crate) ClippedLaw);
 
 impl LocationModel for TruncatedLocation {
     location_model_common!();
