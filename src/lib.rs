@@ -95,6 +95,8 @@ pub mod accounting;
 pub mod audit;
 pub mod bounds;
 #[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
 pub mod compare;
 pub mod dist;
 pub mod divergence;
@@ -105,7 +107,7 @@ pub(crate) mod fsio;
 pub mod model;
 pub mod numeric;
 #[cfg(feature = "cli")]
-pub mod report;
+pub(crate) mod report;
 pub mod scalar;
 pub mod train;
 

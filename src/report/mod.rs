@@ -163,11 +163,6 @@ impl ReportOutcome {
         out
     }
 
-    /// Whether everything ran and nothing was found.
-    pub fn clean(&self) -> bool {
-        !self.found_something() && self.not_run.is_empty()
-    }
-
     /// Whether a VIOLATION, a failing golden row or a missed positive control was found.
     pub fn found_something(&self) -> bool {
         !self.violations.is_empty() || self.golden_failures > 0 || self.controls_missed > 0

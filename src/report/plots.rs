@@ -32,7 +32,7 @@ pub fn register_font() -> Result<()> {
     res
 }
 
-pub use crate::compare::figure::{Legend, Panel, PlotFigure, Series, Style};
+pub use crate::compare::figure::{Legend, Panel, PlotFigure, Style};
 
 impl PlotFigure {
     /// The figure's data as a CSV table `panel,series,x,y` (deterministic).

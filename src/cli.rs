@@ -1,0 +1,561 @@
+//! The `dpaudit` command line (feature `cli`): argument parsing, the subcommands' wiring and the
+//! exit-status convention (0 nothing found, 1 a finding, 2 an error or a check that did not run).
+//! The binary `src/main.rs` only calls [`main`]; everything here presents what the library
+//! computes and holds no logic of its own.
+
+use crate::divergence::Method;
+use crate::eval::{self, EvalOptions};
+use crate::report::{self, ReportOptions};
+use clap::{Parser, Subcommand};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "dpaudit",
+    version,
+    about = "Certified privacy accounting and audits for Gaussian-family DP mechanisms"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate rows `id,quantity,family,params` of a CSV file (or `-` for stdin) to certified digits.
+    Eval {
+        /// Significant digits to certify.
+        #[arg(long, default_value_t = 30)]
+        digits: u32,
+        /// auto | quadrature | closed-form
+        #[arg(long, default_value = "auto")]
+        method: String,
+        /// Time limit per row, seconds: a row that cannot be certified in time fails with
+        /// "could not certify N digits (reached M)" and the other rows go on.
+        #[arg(long, default_value_t = crate::eval::DEFAULT_MAX_SECONDS)]
+        max_seconds: f64,
+        /// Input CSV.
+        input: PathBuf,
+    },
+    /// Run every audit spec, the golden verification and the positive controls; write the
+    /// three-way report (Markdown, CSV, SVG and PNG plots).
+    ///
+    /// Exit status: 0 when everything ran and nothing was found; 1 when a VIOLATION, a failing
+    /// golden row or a missed positive control was found; 2 on an error (bad spec, unreadable
+    /// directory, …) or when a check did not run (an audit that failed, an exact value that
+    /// could not be computed, golden verification or controls that could not run: "NOT RUN").
+    Report {
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Directory of the audit specs.
+        #[arg(long, default_value = "audits")]
+        specs: PathBuf,
+        /// Directory of the golden tables.
+        #[arg(long, default_value = "golden")]
+        golden: PathBuf,
+        /// Quick run: 1/20 of the samples, golden digits capped at 15.
+        #[arg(long)]
+        quick: bool,
+        /// Samples per side for every audit (overrides the specs).
+        #[arg(long)]
+        samples: Option<u64>,
+    },
+    /// Run one training experiment (HMB App. C two-node DP-GD): writes
+    /// OUT/NAME/{SPLIT.csv, SPLIT.svg, summary.md}. Exit status 0, or 2 on an error.
+    Train {
+        /// The experiment spec (TOML), e.g. experiments/figure1_synthetic.toml.
+        spec: PathBuf,
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
+    /// Audit DP-SGD and OSO-DPSGD through the training loop (Dirac-canary white-box audits,
+    /// black-box view, positive controls): writes dpsgd_audit.md and dpsgd_audit.csv into --out.
+    /// Exit status 0 when every verdict is the expected one, 1 otherwise, 2 on an error.
+    TrainAudit {
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Runs per side of the two tightness rows.
+        #[arg(long, default_value_t = 10_000_000)]
+        runs: u64,
+        /// Runs per side of the other rows.
+        #[arg(long, default_value_t = 1_000_000)]
+        control_runs: u64,
+        /// Which rows: all, first (full-batch tightness only) or rest.
+        #[arg(long, default_value = "all")]
+        rows: String,
+        /// Seed of every audit.
+        #[arg(long, default_value_t = 9)]
+        seed: u64,
+        /// Run only shard K of N (1 <= K <= N): every row's pilot and the main-run chunks c with
+        /// c mod N = K - 1; writes dpsgd_audit.shard-K-of-N.toml into --out (exit 0 once
+        /// written). Combine the N files with `dpaudit merge`.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+    },
+    /// Run one audit spec and write its three-way comparison and privacy-profile plot.
+    ///
+    /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
+    /// Exit status: 0 when clean; 1 on a VIOLATION; 2 on an error or when the audit or the
+    /// exact value could not be computed ("NOT RUN").
+    Audit {
+        /// The spec (TOML).
+        spec: PathBuf,
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Quick run: 1/20 of the spec's samples.
+        #[arg(long)]
+        quick: bool,
+        /// Samples per side (overrides the spec).
+        #[arg(long)]
+        samples: Option<u64>,
+        /// Draw only shard K of N of the audit's chunk streams (1 <= K <= N) and write
+        /// NAME.shard-K-of-N.toml into --out; combine the N files with `dpaudit merge`.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+    },
+    /// Check the quantitative claims of the five source documents: writes claims.md and
+    /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out.
+    /// Exit status 0, or 2 on an error. `report` writes the same files.
+    Claims {
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
+    /// Certified accounting of a composition written in TOML (see examples/account/*.toml):
+    /// prints the two-sided bracket on ε(δ) and/or δ(ε), the RDP route with its optimal order,
+    /// and each neighbour direction. Exit status 0, or 2 on an error.
+    Account {
+        /// The schedule file.
+        schedule: PathBuf,
+        /// Time limit in seconds (a computation past it fails with "could not certify").
+        #[arg(long, default_value_t = 300.0)]
+        max_seconds: f64,
+    },
+    /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
+    /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs); or, told apart
+    /// by the files' format, those of one training-audit suite (`dpaudit train-audit --shard
+    /// K/N`) and write the unsharded `dpaudit train-audit`'s dpsgd_audit.{md,csv}.
+    ///
+    /// Refuses shards of different specs, configurations, seeds or sample sizes, a missing shard,
+    /// a shard given twice and a mix of the two kinds (exit 2). Otherwise exit statuses as for
+    /// `audit`, or `train-audit`.
+    Merge {
+        /// Directories (or files) holding the shard files.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+    },
+}
+
+/// Prints what a report found; exit status 1 if it found a VIOLATION, a failing golden row or a
+/// missed positive control, else 2 if a check did not run, else 0.
+fn finish(outcome: crate::Result<crate::report::ReportOutcome>, out: &std::path::Path) -> ExitCode {
+    match outcome {
+        Err(e) => fail(e),
+        Ok(o) => {
+            if o.golden_failures > 0 {
+                eprintln!(
+                    "dpaudit: {} golden rows failed (see {}/golden.csv)",
+                    o.golden_failures,
+                    out.display()
+                );
+            }
+            if o.controls_missed > 0 {
+                eprintln!("dpaudit: {} positive controls MISSED", o.controls_missed);
+            }
+            for line in o.verdict_lines() {
+                eprintln!("dpaudit: {line}");
+            }
+            ExitCode::from(o.exit_status())
+        }
+    }
+}
+
+/// `dpaudit audit SPEC --shard K/N`: draws one shard and writes its file.
+fn run_shard(
+    spec: &std::path::Path,
+    shard: &str,
+    out: &std::path::Path,
+    quick: bool,
+    samples: Option<u64>,
+) -> ExitCode {
+    let shard: crate::audit::engine::Shard = match shard.parse() {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let parsed = match crate::compare::spec::AuditSpec::from_file(spec) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let opts = ReportOptions {
+        quick,
+        samples,
+        ..ReportOptions::default()
+    };
+    let n = opts.samples_for(&parsed);
+    let progress = report::progress::bar("audit", std::io::stderr().is_terminal());
+    match report::shards::write_shard(spec, n, shard, progress, out) {
+        Ok(p) => {
+            eprintln!(
+                "dpaudit: shard {shard} of {} ({n} samples per side in all): wrote {}",
+                parsed.name,
+                p.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+/// `--samples`: the same range as a spec's `audit.samples_per_side`.
+fn check_samples(samples: Option<u64>) -> crate::Result<()> {
+    let max = crate::compare::spec::MAX_SAMPLES;
+    match samples {
+        Some(n) if !(2..=max).contains(&n) => Err(crate::Error::invalid(
+            "samples",
+            n,
+            &format!("an integer in [2, {max}]"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The options of `report` and `audit`: output, quick mode, samples (checked), a progress bar on
+/// a terminal, and the command line for the summary.
+fn run_options(out: &Path, quick: bool, samples: Option<u64>) -> crate::Result<ReportOptions> {
+    check_samples(samples)?;
+    Ok(ReportOptions {
+        out: out.to_path_buf(),
+        quick,
+        samples,
+        progress: std::io::stderr().is_terminal(),
+        command: command_line(),
+        ..ReportOptions::default()
+    })
+}
+
+fn command_line() -> String {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    format!("dpaudit {}", args.join(" "))
+}
+
+/// The training audit's files and exit status: 0 when every verdict is the expected one, 1
+/// otherwise, 2 on an error.
+fn train_audit_exit(res: crate::Result<(bool, Vec<PathBuf>)>) -> ExitCode {
+    match res {
+        Ok((ok, files)) => {
+            for f in files {
+                eprintln!("dpaudit: wrote {}", f.display());
+            }
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!("dpaudit: a verdict differs from the expected one");
+                ExitCode::from(1)
+            }
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn fail(msg: impl std::fmt::Display) -> ExitCode {
+    eprintln!("dpaudit: error: {msg}");
+    ExitCode::from(2)
+}
+
+/// Parses the command line, runs the subcommand and returns its exit status.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match cli.command {
+        Command::Claims { out } => match report::claims::write_claims(&out, &command_line()) {
+            Ok((claims, files)) => {
+                eprintln!("dpaudit: {}", report::claims::claims_summary(&claims));
+                for f in files {
+                    eprintln!("dpaudit: wrote {}", f.display());
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        },
+        Command::TrainAudit {
+            out,
+            runs,
+            control_runs,
+            rows,
+            seed,
+            shard,
+        } => {
+            use crate::train::sgd::suite::{write_report, SuiteOptions};
+            let opts = rows.parse().map(|rows| SuiteOptions {
+                big_runs: runs,
+                control_runs,
+                rows,
+                seed,
+                ..SuiteOptions::default()
+            });
+            if let Some(k) = shard {
+                use crate::train::sgd::shard::{write_shard, RowShard};
+                let written = k.parse().and_then(|sh: crate::audit::engine::Shard| {
+                    let o = opts?;
+                    let mut show = |r: &RowShard| {
+                        eprintln!(
+                            "dpaudit: shard {sh}: {}: {} of {} main runs per side ({:.1} s)",
+                            r.name, r.counts.runs_per_side, r.runs_per_side, r.seconds
+                        )
+                    };
+                    write_shard(&o, sh, &out, &mut show).map(|p| (sh, o, p))
+                });
+                return match written {
+                    Ok((sh, o, p)) => {
+                        eprintln!(
+                            "dpaudit: shard {sh} of `{}`: wrote {}",
+                            o.command_line(),
+                            p.display()
+                        );
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                };
+            }
+            train_audit_exit(opts.and_then(|o| write_report(&out, &o, &command_line())))
+        }
+        Command::Train { spec, out } => match crate::train::experiment::run_file(&spec, &out) {
+            Ok(md) => {
+                println!("{md}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        },
+        Command::Eval {
+            digits,
+            method,
+            max_seconds,
+            input,
+        } => {
+            let method: Method = match method.parse() {
+                Ok(m) => m,
+                Err(e) => return fail(e),
+            };
+            if !(max_seconds.is_finite() && max_seconds > 0.0) {
+                return fail(format!(
+                    "invalid parameter max-seconds = {max_seconds}: must be finite and > 0"
+                ));
+            }
+            let opts = EvalOptions {
+                digits,
+                method,
+                max_seconds: Some(max_seconds),
+            };
+            if digits == 0 || digits > eval::MAX_DIGITS {
+                return fail(format!(
+                    "invalid parameter digits = {digits}: must be in [1, {}]",
+                    eval::MAX_DIGITS
+                ));
+            }
+            let stdout = std::io::stdout();
+            let mut stderr = std::io::stderr();
+            let res = if input.as_os_str() == "-" {
+                eval::run(std::io::stdin().lock(), stdout.lock(), &mut stderr, &opts)
+            } else {
+                match std::fs::File::open(&input) {
+                    Ok(f) => eval::run(
+                        std::io::BufReader::new(f),
+                        stdout.lock(),
+                        &mut stderr,
+                        &opts,
+                    ),
+                    Err(e) => return fail(format!("cannot open {}: {e}", input.display())),
+                }
+            };
+            match res {
+                Ok(s) if s.failed > 0 => {
+                    eprintln!("dpaudit: {} of {} rows failed", s.failed, s.rows);
+                    ExitCode::from(2)
+                }
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => fail(e),
+            }
+        }
+        Command::Report {
+            out,
+            specs,
+            golden,
+            quick,
+            samples,
+        } => {
+            let opts = match run_options(&out, quick, samples) {
+                Ok(o) => ReportOptions {
+                    specs_dir: specs,
+                    golden_dir: golden,
+                    ..o
+                },
+                Err(e) => return fail(e),
+            };
+            let mut outcome = report::run_report(&opts);
+            // Quick training experiment (HMB App. C on the committed breast-cancer table). If it
+            // cannot run, that is a NOT RUN line of the report, not a reason to hide its verdict.
+            if let Err(e) = crate::train::experiment::run_quick(&out) {
+                if let Ok(o) = outcome.as_mut() {
+                    o.not_run
+                        .push(format!("NOT RUN: quick training experiment: {e}"));
+                }
+            }
+            finish(outcome, &out)
+        }
+        Command::Audit {
+            spec,
+            out,
+            quick,
+            samples,
+            shard,
+        } => {
+            let opts = match run_options(&out, quick, samples) {
+                Ok(o) => o,
+                Err(e) => return fail(e),
+            };
+            if let Some(k) = shard {
+                return run_shard(&spec, &k, &out, quick, samples);
+            }
+            finish(report::run_single(&spec, &opts), &out)
+        }
+        Command::Account {
+            schedule,
+            max_seconds,
+        } => {
+            let spec = match crate::accounting::file::AccountSpec::from_file(&schedule) {
+                Ok(s) => s,
+                Err(e) => return fail(e),
+            };
+            match crate::accounting::file::account(&spec, Some(max_seconds)) {
+                Ok(a) => {
+                    print!("{}", render_account(&spec, &a));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
+        Command::Merge { dirs, out } => {
+            use report::shards::{find_shards, shard_kind, ShardKind};
+            let kind = find_shards(&dirs).and_then(|f| Ok((shard_kind(&f)?, f)));
+            match kind {
+                Err(e) => return fail(e),
+                Ok((ShardKind::Mechanism, _)) => {}
+                Ok((ShardKind::Training, files)) => {
+                    use crate::train::sgd::shard;
+                    let m = match shard::merge(&files) {
+                        Ok(m) => m,
+                        Err(e) => return fail(e),
+                    };
+                    eprintln!(
+                        "dpaudit: merging {} shards of `{}`",
+                        m.files.len(),
+                        m.opts.command_line()
+                    );
+                    for r in &m.results {
+                        eprintln!("{}", crate::train::sgd::suite::markdown_line(r));
+                    }
+                    return train_audit_exit(shard::write_merged(&m, &out, &command_line()));
+                }
+            }
+            let merged = match report::shards::merge(&dirs) {
+                Ok(m) => m,
+                Err(e) => return fail(e),
+            };
+            eprintln!(
+                "dpaudit: merging {} shards of {} ({} samples per side)",
+                merged.files.len(),
+                merged.spec.name,
+                merged.samples
+            );
+            let opts = ReportOptions {
+                out: out.clone(),
+                command: command_line(),
+                ..ReportOptions::default()
+            };
+            finish(report::run_merged(&merged, &opts), &out)
+        }
+    }
+}
+
+/// The text `dpaudit account` prints.
+fn render_account(
+    spec: &crate::accounting::file::AccountSpec,
+    a: &crate::accounting::file::Accounted,
+) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let parts: Vec<String> = spec
+        .schedule
+        .parts()
+        .iter()
+        .map(|(r, n)| format!("{n} x {r}"))
+        .collect();
+    let _ = writeln!(
+        o,
+        "schedule: {} ({} releases, {} neighbours)",
+        parts.join(" + "),
+        spec.schedule.steps(),
+        if spec.schedule.is_substitution() {
+            "substitution"
+        } else {
+            "add/remove"
+        }
+    );
+    let show = |b: &crate::accounting::Bracket| {
+        format!(
+            "[{}, {}] (midpoint {}, {} digits, relative width {:.1e})",
+            b.lo.to_string_radix(10, Some(spec.digits as usize + 3)),
+            b.hi.to_string_radix(10, Some(spec.digits as usize + 3)),
+            b.mid()
+                .to_string_radix(10, Some(b.digits().max(1) as usize)),
+            b.digits(),
+            b.rel_width()
+        )
+    };
+    if let (Some(d), Some(c)) = (&spec.delta, &a.eps) {
+        let _ = writeln!(o, "eps(delta = {d}): {}", show(&c.value));
+        let _ = writeln!(o, "  remove direction: {}", show(&c.remove));
+        let _ = writeln!(o, "  add direction:    {}", show(&c.add));
+        let _ = writeln!(o, "  route: {}", c.route);
+    }
+    if let (Some(e), Some(c)) = (&spec.eps, &a.delta) {
+        let _ = writeln!(o, "delta(eps = {e}): {}", show(&c.value));
+        let _ = writeln!(o, "  route: {}", c.route);
+    }
+    let grid = if spec.orders.is_some() {
+        "on the given orders"
+    } else {
+        "optimised over alpha"
+    };
+    for (name, r) in [
+        ("Canonne-Kamath-Steinke", &a.rdp_cks),
+        ("Mironov Prop. 3", &a.rdp_mironov),
+    ] {
+        if let Some(r) = r {
+            let _ = writeln!(
+                o,
+                "RDP route ({name}, {grid}): eps = {} at alpha = {} ({} digits)",
+                r.eps.value.to_string_radix(10, Some(12)),
+                r.alpha,
+                r.eps.digits
+            );
+        }
+    }
+    let _ = writeln!(o, "bracket time: {:.2} s", a.bracket_seconds);
+    o
+}
