@@ -104,7 +104,7 @@ impl From<std::io::Error> for Error {
 }
 
 /// Checks that `x` is finite.
-pub fn check_finite(name: &str, x: f64) -> Result<f64> {
+pub(crate) fn check_finite(name: &str, x: f64) -> Result<f64> {
     if x.is_finite() {
         Ok(x)
     } else {
@@ -113,7 +113,7 @@ pub fn check_finite(name: &str, x: f64) -> Result<f64> {
 }
 
 /// Checks that `x` is finite and > 0.
-pub fn check_positive(name: &str, x: f64) -> Result<f64> {
+pub(crate) fn check_positive(name: &str, x: f64) -> Result<f64> {
     if x.is_finite() && x > 0.0 {
         Ok(x)
     } else {
@@ -122,7 +122,7 @@ pub fn check_positive(name: &str, x: f64) -> Result<f64> {
 }
 
 /// Checks that `x` is finite and ≥ 0.
-pub fn check_nonnegative(name: &str, x: f64) -> Result<f64> {
+pub(crate) fn check_nonnegative(name: &str, x: f64) -> Result<f64> {
     if x.is_finite() && x >= 0.0 {
         Ok(x)
     } else {
@@ -131,7 +131,7 @@ pub fn check_nonnegative(name: &str, x: f64) -> Result<f64> {
 }
 
 /// Checks a < b, both finite.
-pub fn check_interval(a: f64, b: f64) -> Result<()> {
+pub(crate) fn check_interval(a: f64, b: f64) -> Result<()> {
     check_finite("a", a)?;
     check_finite("b", b)?;
     if a < b {
@@ -144,7 +144,11 @@ pub fn check_interval(a: f64, b: f64) -> Result<()> {
 /// Checks that `x` lies in the open interval (0, 1): the δ of every (ε, δ) statement, and
 /// probabilities such as ν or β. The one owner of this check; `shown` is how the value is printed
 /// in the message (the decimal the user gave, where there is one).
-pub fn check_open_unit_shown(name: &str, x: f64, shown: &dyn std::fmt::Display) -> Result<f64> {
+pub(crate) fn check_open_unit_shown(
+    name: &str,
+    x: f64,
+    shown: &dyn std::fmt::Display,
+) -> Result<f64> {
     if x.is_finite() && x > 0.0 && x < 1.0 {
         Ok(x)
     } else {
@@ -153,6 +157,6 @@ pub fn check_open_unit_shown(name: &str, x: f64, shown: &dyn std::fmt::Display) 
 }
 
 /// [`check_open_unit_shown`] for a value given as an `f64`.
-pub fn check_open_unit(name: &str, x: f64) -> Result<f64> {
+pub(crate) fn check_open_unit(name: &str, x: f64) -> Result<f64> {
     check_open_unit_shown(name, x, &x)
 }

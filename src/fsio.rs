@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` atomically: `path.tmp`, then `rename`.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = tmp_path(path);
     std::fs::write(&tmp, bytes)
         .map_err(|e| Error::Io(format!("cannot write {}: {e}", tmp.display())))?;
@@ -19,7 +19,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// `dir/name.tmp` for `dir/name`.
-pub fn tmp_path(path: &Path) -> PathBuf {
+pub(crate) fn tmp_path(path: &Path) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(".tmp");
     PathBuf::from(s)

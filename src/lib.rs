@@ -81,9 +81,10 @@
 //!
 //! # Features
 //!
-//! `cli` (default) adds the command line, audit specs, reports and plots ([`compare`],
-//! [`report`]; clap, toml, indicatif, plotters). `cargo build --lib --no-default-features`
-//! builds the numerical library alone.
+//! `cli` (default) adds the command line ([`cli`], which `src/main.rs` only calls), audit specs
+//! and the three-way comparison as plain data ([`compare`]), and the crate-private `report`
+//! module that formats it into Markdown, CSV and plots (clap, toml, indicatif, plotters).
+//! `cargo build --lib --no-default-features` builds the numerical library alone.
 //!
 //! Formulas are restated, with derivations and stable-evaluation notes, in the repository's
 //! `docs/formulas.md`; every closed form cites its paper and equation and the section of that

@@ -60,7 +60,7 @@ pub enum Order {
 }
 
 /// Largest integer α for which the binomial closed form is used (above it, quadrature).
-pub const MAX_BINOMIAL_ALPHA: u32 = 4096;
+pub(crate) const MAX_BINOMIAL_ALPHA: u32 = 4096;
 
 /// The Poisson-subsampled Gaussian mechanism with sampling rate q ∈ (0, 1] and noise multiplier
 /// σ > 0 (sensitivity 1).
@@ -112,7 +112,7 @@ fn check_alpha(alpha: &Scalar) -> Result<()> {
 
 /// Integer-α closed form (remove order): E_Q[r^n] − 1 at `prec` bits (Mironov, Talwar & Zhang
 /// 2019, §3.3). Exact sum of positive terms.
-pub fn excess_moment_binomial(m: &SubsampledGaussian, n: u32, prec: u32) -> Float {
+pub(crate) fn excess_moment_binomial(m: &SubsampledGaussian, n: u32, prec: u32) -> Float {
     let wp = prec + 32;
     let q = m.q.mp(wp);
     let one_m_q = Float::with_val(wp, 1u32 - &q);
@@ -218,7 +218,7 @@ fn ln_tail_bound(m: &SubsampledGaussian, beta: &Float, a: f64, b: f64, prec: u32
 
 /// E_Q[r^β] − 1 by certified quadrature at `prec` bits, for β = α (remove) or 1 − α (add).
 /// Returns (value, ln of its absolute error bound including the dropped tails).
-pub fn excess_moment_quad(
+pub(crate) fn excess_moment_quad(
     m: &SubsampledGaussian,
     beta: &Float,
     digits: u32,
@@ -290,7 +290,7 @@ fn binomial_alpha(alpha: &Scalar, order: Order) -> Result<Option<u32>> {
 }
 
 /// Certified single-step Rényi divergence D_α of the subsampled Gaussian in the given order, to
-/// `digits` significant digits. Integer α ≤ [`MAX_BINOMIAL_ALPHA`] in the remove order uses the
+/// `digits` significant digits. Integer α ≤ `MAX_BINOMIAL_ALPHA` in the remove order uses the
 /// binomial closed form; everything else certified quadrature.
 pub fn renyi(
     m: &SubsampledGaussian,
@@ -394,7 +394,7 @@ pub struct RdpEps {
 }
 
 /// ε of the T-fold composition at one order α: the conversion of T·RDP(α), certified to `digits`.
-pub fn eps_at_order(
+pub(crate) fn eps_at_order(
     m: &SubsampledGaussian,
     steps: u64,
     delta: &Scalar,

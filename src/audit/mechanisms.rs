@@ -209,7 +209,7 @@ fn proper_range(lo: f64, hi: f64) -> (f64, f64) {
 /// The Gaussian mechanism on a pair at distance `sensitivity`: P = N(0, σ²), Q = N(Δ, σ²).
 ///
 /// LLR: log(dP/dQ)(y) = (Δ/σ²)(Δ/2 − y), affine in y. Claimed ε(δ): the exact profile inverse
-/// (Balle & Wang 2018, Thm 8; docs/formulas.md §7.1) via [`gaussian_eps_for_delta`] with μ = Δ/σ.
+/// (Balle & Wang 2018, Thm 8; docs/formulas.md §7.1) via `gaussian_eps_for_delta` with μ = Δ/σ.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GaussianMechanism {
     sensitivity: f64,

@@ -5,7 +5,7 @@
 //! * [`canonne_kamath_steinke`]: Canonne, Kamath & Steinke 2020, Prop. 12 (= Balle et al. 2020,
 //!   Thm 21): ε = ε_α + log((α−1)/α) − (log δ + log α)/(α−1). It is always the smaller of the two:
 //!   the difference is log((α−1)/α) − log(α)/(α−1) < 0 for α > 1.
-//! * [`optimize_over_alpha`] / [`optimize_over_alpha_f64`]: min over α of either conversion of a
+//! * [`optimize_over_alpha`] / `optimize_over_alpha_f64`: min over α of either conversion of a
 //!   user-supplied RDP curve (grid in log(α−1), then golden-section search). Whatever the
 //!   optimiser's accuracy, the returned ε is the conversion evaluated at the returned α, so it is
 //!   a valid (ε, δ) guarantee, only possibly not the smallest one.
@@ -44,7 +44,7 @@ fn check_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<()> {
 
 /// Mironov 2017, Prop. 3, on `rug` values: ε = ε_α + log(1/δ)/(α−1), at the largest precision of
 /// the arguments.
-pub fn mironov_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Float> {
+pub(crate) fn mironov_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Float> {
     check_mp(eps_alpha, alpha, delta)?;
     let p = eps_alpha.prec().max(alpha.prec()).max(delta.prec());
     let wp = p + 16;
@@ -56,7 +56,7 @@ pub fn mironov_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Flo
 /// Canonne–Kamath–Steinke 2020, Prop. 12 on `rug` values:
 /// ε = max(0, ε_α + log((α−1)/α) − (log δ + log α)/(α−1)). (A negative value means the pair is
 /// (0, δ)-DP, since (ε, δ)-DP is monotone in ε; the maximum with 0 records that.)
-pub fn cks_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Float> {
+pub(crate) fn cks_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Float> {
     check_mp(eps_alpha, alpha, delta)?;
     let p = eps_alpha.prec().max(alpha.prec()).max(delta.prec());
     let wp = p + 16;
@@ -72,7 +72,7 @@ pub fn cks_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<Float> 
 }
 
 /// Applies the chosen conversion on `rug` values.
-pub fn convert_mp(
+pub(crate) fn convert_mp(
     which: Conversion,
     eps_alpha: &Float,
     alpha: &Float,
@@ -133,7 +133,8 @@ pub fn canonne_kamath_steinke(
 }
 
 /// Double-precision [`mironov`].
-pub fn mironov_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+#[cfg(test)]
+pub(crate) fn mironov_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
     crate::error::check_nonnegative("eps_alpha", eps_alpha)?;
     f64chk::alpha(alpha)?;
     f64chk::delta(delta)?;
@@ -141,7 +142,7 @@ pub fn mironov_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
 }
 
 /// Double-precision [`canonne_kamath_steinke`].
-pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+pub(crate) fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
     crate::error::check_nonnegative("eps_alpha", eps_alpha)?;
     f64chk::alpha(alpha)?;
     f64chk::delta(delta)?;
@@ -150,7 +151,13 @@ pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
 }
 
 /// Applies the chosen conversion in double precision.
-pub fn convert_f64(which: Conversion, eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+#[cfg(test)]
+pub(crate) fn convert_f64(
+    which: Conversion,
+    eps_alpha: f64,
+    alpha: f64,
+    delta: f64,
+) -> Result<f64> {
     match which {
         Conversion::Mironov => mironov_f64(eps_alpha, alpha, delta),
         Conversion::CanonneKamathSteinke => cks_f64(eps_alpha, alpha, delta),
@@ -280,7 +287,8 @@ where
 
 /// Double-precision [`optimize_over_alpha`]: grid of 64 points in log(α−1), golden section to
 /// 1e-10 in log(α−1). Returns (ε, α).
-pub fn optimize_over_alpha_f64<F>(
+#[cfg(test)]
+pub(crate) fn optimize_over_alpha_f64<F>(
     mut rdp: F,
     alpha_lo: f64,
     alpha_hi: f64,

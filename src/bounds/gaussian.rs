@@ -6,7 +6,7 @@
 //!   evaluated in log space as log δ = log Φ(x) + log1mexp(ε + log Φ(y) − log Φ(x)) with
 //!   x = μ/2 − ε/μ, y = x − μ, μ = Δ/σ. Since e^ε φ(y) = φ(x), the argument of log1mexp is the log
 //!   of a ratio of Mills ratios, of moderate size even when ε is in the thousands: e^ε is never
-//!   formed (docs/formulas.md §7.1; far-tail log Φ by continued fraction, [`crate::numeric::mp::log_ndtr`]).
+//!   formed (docs/formulas.md §7.1; far-tail log Φ by continued fraction, `crate::numeric::mp::log_ndtr`).
 //! * [`dp_eps`]: the inverse ε(δ), by safeguarded Newton iteration on log δ(ε) inside a bracket,
 //!   using dδ/dε = −e^ε Φ(y).
 //!
@@ -98,7 +98,7 @@ pub fn dp_delta(
     })
 }
 
-/// Double-precision [`dp_delta`] (the erfcx form, [`f64s::gaussian_delta`]).
+/// Double-precision [`dp_delta`] (the erfcx form, `f64s::gaussian_delta`).
 pub fn dp_delta_f64(sensitivity: f64, sigma: f64, eps: f64) -> Result<f64> {
     mechanism_f64(sensitivity, sigma)?;
     crate::error::check_nonnegative("eps", eps)?;
@@ -208,7 +208,7 @@ pub fn dp_eps(
     })
 }
 
-/// Double-precision [`dp_eps`] ([`f64s::gaussian_eps_for_delta`], bisection to 1e-13).
+/// Double-precision [`dp_eps`] (`f64s::gaussian_eps_for_delta`, bisection to 1e-13).
 pub fn dp_eps_f64(sensitivity: f64, sigma: f64, delta: f64) -> Result<f64> {
     mechanism_f64(sensitivity, sigma)?;
     f64chk::delta(delta)?;

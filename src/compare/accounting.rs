@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// One T of the curve.
 #[derive(Clone, Debug)]
-pub struct CurveRow {
+pub(crate) struct CurveRow {
     /// Steps.
     pub steps: u64,
     /// Certified bracket ends.
@@ -33,7 +33,7 @@ pub struct CurveRow {
 
 /// A peer's figure from `benches/peers_accounting.csv`.
 #[derive(Clone, Debug)]
-pub struct PeerRow {
+pub(crate) struct PeerRow {
     /// Case name.
     pub case: String,
     /// q, σ, T.
@@ -67,7 +67,7 @@ pub struct Calibration {
 
 /// Everything on the accounting page.
 #[derive(Clone, Debug)]
-pub struct AccountingPage {
+pub(crate) struct AccountingPage {
     /// q, σ, δ of the curve.
     pub q: f64,
     /// σ.
@@ -85,7 +85,7 @@ pub struct AccountingPage {
 }
 
 /// Steps of the curve: 10³ … 10⁶, three per decade.
-pub const CURVE_STEPS: [u64; 10] = [
+pub(crate) const CURVE_STEPS: [u64; 10] = [
     1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000,
 ];
 
@@ -108,7 +108,7 @@ fn bracket_of(
 
 /// Computes the page (q = 0.01, σ = 1, δ = 1e-5, the headline case), reading the peers'
 /// figures from `peers_csv`.
-pub fn accounting_page(peers_csv: &Path) -> Result<AccountingPage> {
+pub(crate) fn accounting_page(peers_csv: &Path) -> Result<AccountingPage> {
     let (q, sigma) = ("0.01", "1");
     let delta: Scalar = "1e-5".parse()?;
     let mut curve = Vec::new();

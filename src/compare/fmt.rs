@@ -2,12 +2,12 @@
 
 /// Formats a double for tables: 12 significant digits, plain notation in [1e-4, 1e6), otherwise
 /// scientific; "inf"/"nan" spelled out.
-pub fn fmt_num(x: f64) -> String {
+pub(crate) fn fmt_num(x: f64) -> String {
     fmt_sig(x, 12)
 }
 
 /// Formats a double with `sig` significant digits (see [`fmt_num`]).
-pub fn fmt_sig(x: f64, sig: usize) -> String {
+pub(crate) fn fmt_sig(x: f64, sig: usize) -> String {
     if x.is_nan() {
         return "nan".into();
     }

@@ -1,6 +1,6 @@
 //! Golden verification: every row of `golden/*.csv` (header
 //! `id,quantity,family,params,value,digits,source`, values computed independently with mpmath)
-//! is evaluated with [`eval::evaluate`] at the row's digits capped at [`MAX_GOLDEN_DIGITS`], and
+//! is evaluated with [`eval::evaluate`] at the row's digits capped at `MAX_GOLDEN_DIGITS`, and
 //! the agreement with the golden value is compared with the digits the code certified.
 //!
 //! A row passes when the computation succeeds and the number of agreeing significant digits is at
@@ -16,11 +16,11 @@ use rug::Float;
 use std::path::{Path, PathBuf};
 
 /// Digits requested of the code for a golden row: the row's digits, capped here.
-pub const MAX_GOLDEN_DIGITS: u32 = 30;
+pub(crate) const MAX_GOLDEN_DIGITS: u32 = 30;
 
 /// One checked golden row.
 #[derive(Clone, Debug)]
-pub struct GoldenCheck {
+pub(crate) struct GoldenCheck {
     /// The file (name only).
     pub file: String,
     /// The row (id, quantity, family, params).
@@ -49,7 +49,7 @@ impl GoldenCheck {
 
 /// The outcome of a golden verification.
 #[derive(Clone, Debug, Default)]
-pub struct GoldenSummary {
+pub(crate) struct GoldenSummary {
     /// Files read.
     pub files: Vec<String>,
     /// Every checked row, in file then row order.
@@ -71,7 +71,7 @@ impl GoldenSummary {
 }
 
 /// The `*.csv` files of `dir`, sorted.
-pub fn golden_files(dir: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn golden_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let rd = std::fs::read_dir(dir).map_err(|e| {
         Error::Io(format!(
             "cannot list golden tables in {}: {e}",
@@ -146,7 +146,7 @@ fn read_file(path: &Path, unreadable: &mut Vec<String>) -> Result<Vec<GoldenRow>
 
 /// Verifies every golden table in `dir` (rows evaluated in parallel; output in file order).
 /// `cap` caps the digits requested (at most [`MAX_GOLDEN_DIGITS`]).
-pub fn verify_dir(dir: &Path, cap: u32) -> Result<GoldenSummary> {
+pub(crate) fn verify_dir(dir: &Path, cap: u32) -> Result<GoldenSummary> {
     let cap = cap.clamp(1, MAX_GOLDEN_DIGITS);
     let files = golden_files(dir)?;
     let mut unreadable = Vec::new();

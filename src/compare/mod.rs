@@ -5,7 +5,7 @@
 //! by side — the paper's bound, the certified exact value, the audit's lower bound — with their
 //! checks and `VIOLATION` verdicts ([`threeway`]), and that computes the plots' data
 //! ([`curves`], [`figure`]), the golden verification ([`golden`]), the positive controls
-//! ([`sources`]) and sharded audits ([`shards`]). [`crate::report`] only formats these results
+//! ([`sources`]) and sharded audits ([`shards`]). `crate::report` only formats these results
 //! into Markdown, CSV and plots; it calls nothing in `divergence`, `bounds` or `audit`.
 //!
 //! Audit specs (`audits/*.toml`, [`spec`]) parse into the same models the rest of the crate

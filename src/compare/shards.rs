@@ -15,7 +15,7 @@
 //! byte-identical to those of `dpaudit audit SPEC` without `--shard`.
 //!
 //! The same `dpaudit merge` takes the shard files of the training-audit suite
-//! (`dpaudit train-audit --shard K/N`, [`crate::train::sgd::shard`]): [`shard_kind`] tells the
+//! (`dpaudit train-audit --shard K/N`, [`crate::train::sgd::shard`]): `shard_kind` tells the
 //! two apart by their `format` field, and refuses a mix.
 
 use crate::audit::engine::{merge_draws, AuditDraws, Shard};
@@ -25,11 +25,11 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Format tag written into every shard file.
-pub const FORMAT: &str = "dpaudit-shard/1";
+pub(crate) const FORMAT: &str = "dpaudit-shard/1";
 
 /// The content of one shard file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShardFile {
+pub(crate) struct ShardFile {
     /// [`FORMAT`].
     pub format: String,
     /// The spec's path as given to `dpaudit audit` (names the spec in messages).
@@ -62,7 +62,7 @@ pub fn file_name(name: &str, shard: Shard) -> String {
 
 /// Draws shard `shard` of the spec at `spec_path` with `samples` per side and writes its file
 /// into `out` (atomically). Returns the path written.
-pub fn write_shard(
+pub(crate) fn write_shard(
     spec_path: &Path,
     samples: u64,
     shard: Shard,
@@ -137,14 +137,14 @@ pub(crate) fn check_format(path: &Path, what: &str, format: &str, expected: &str
 }
 
 /// Reads one shard file.
-pub fn read_shard(path: &Path) -> Result<ShardFile> {
+pub(crate) fn read_shard(path: &Path) -> Result<ShardFile> {
     let f: ShardFile = read_toml(path, "shard file")?;
     check_format(path, "shard file", &f.format, FORMAT)?;
     Ok(f)
 }
 
 /// Every `*.shard-*-of-*.toml` file in `dirs` (a file path is taken as is), sorted.
-pub fn find_shards(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+pub(crate) fn find_shards(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for d in dirs {
         if d.is_file() {
@@ -211,7 +211,7 @@ pub fn merge(dirs: &[PathBuf]) -> Result<Merged> {
 
 /// The two kinds of shard files `dpaudit merge` accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShardKind {
+pub(crate) enum ShardKind {
     /// `dpaudit audit SPEC --shard K/N` ([`FORMAT`]).
     Mechanism,
     /// `dpaudit train-audit --shard K/N` ([`crate::train::sgd::shard::FORMAT`]).
@@ -220,7 +220,7 @@ pub enum ShardKind {
 
 /// The kind of every shard file in `files`, read from their `format` field; an error for an
 /// unknown format or a mix of kinds.
-pub fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
+pub(crate) fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
     #[derive(Deserialize)]
     struct Tag {
         format: String,

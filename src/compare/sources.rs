@@ -17,7 +17,7 @@ pub const DIGITS: u32 = 12;
 /// ε(δ) of the Gaussian mechanism with sensitivity `shift` and noise `sigma` from its RDP curve
 /// α·shift²/(2σ²) (Mironov 2017, Prop. 7) converted with Canonne–Kamath–Steinke 2020, Prop. 12,
 /// minimised over α. Returns (ε, α*).
-pub fn gaussian_cks(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<(f64, f64)> {
+pub(crate) fn gaussian_cks(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<(f64, f64)> {
     cks_of_curve(
         |a| {
             let c = bounds::gaussian::rdp_eps(shift, sigma, &Scalar::from_float(a), DIGITS)?;
@@ -30,18 +30,23 @@ pub fn gaussian_cks(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<(f
 }
 
 /// The Gaussian mechanism's exact ε(δ) by Balle & Wang 2018, Thm 8, certified.
-pub fn gaussian_bw(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<Certified> {
+pub(crate) fn gaussian_bw(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<Certified> {
     let pair = crate::divergence::Pair::gaussian(Scalar::from(0u32), shift.clone(), sigma.clone())?;
     crate::divergence::eps_for_delta(&pair, delta, DIGITS, crate::divergence::Method::ClosedForm)
 }
 
 /// HMB Corollary 1, eq. (44).
-pub fn rgm_corollary1(eta: &Scalar, gamma: &Scalar, d: u32, delta: &Scalar) -> Result<Certified> {
+pub(crate) fn rgm_corollary1(
+    eta: &Scalar,
+    gamma: &Scalar,
+    d: u32,
+    delta: &Scalar,
+) -> Result<Certified> {
     crate::bounds::rgm::corollary1_eps(eta, gamma, d, delta, DIGITS)
 }
 
 /// HMB eq. (45) minimised over α: (ε, α*).
-pub fn rgm_eq45(
+pub(crate) fn rgm_eq45(
     eta: &Scalar,
     gamma: &Scalar,
     d: u32,
@@ -51,22 +56,27 @@ pub fn rgm_eq45(
 }
 
 /// HMB Theorem 1, eq. (5) at α.
-pub fn rgm_theorem1(eta: &Scalar, gamma: &Scalar, d: u32, alpha: &Scalar) -> Result<Certified> {
+pub(crate) fn rgm_theorem1(
+    eta: &Scalar,
+    gamma: &Scalar,
+    d: u32,
+    alpha: &Scalar,
+) -> Result<Certified> {
     crate::bounds::rgm::theorem1_eps(eta, gamma, d, alpha, DIGITS)
 }
 
 /// HMB Theorem 1 in double precision (plots); `None` outside its α-range.
-pub fn rgm_theorem1_f64(eta: f64, gamma: f64, d: u32, alpha: f64) -> Option<f64> {
+pub(crate) fn rgm_theorem1_f64(eta: f64, gamma: f64, d: u32, alpha: f64) -> Option<f64> {
     bounds::rgm::theorem1_eps_f64(eta, gamma, d, alpha).ok()
 }
 
 /// HMB Corollary 1, eq. (44), in double precision (plots); `None` outside its assumption.
-pub fn rgm_corollary1_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
+pub(crate) fn rgm_corollary1_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
     bounds::rgm::corollary1_eps_f64(eta, gamma, d, delta).ok()
 }
 
 /// HMB eq. (45) minimised over α, in double precision (plots).
-pub fn rgm_eq45_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
+pub(crate) fn rgm_eq45_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
     bounds::rgm::optimized_dp_eps_f64(eta, gamma, d, delta)
         .ok()
         .map(|(e, _)| e)
@@ -74,7 +84,7 @@ pub fn rgm_eq45_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
 
 /// An RDP curve converted with Canonne–Kamath–Steinke and minimised over α ∈ [lo, hi]; `rdp`
 /// returns D_α at the precision of its argument. Returns (ε, α*).
-pub fn cks_of_curve<F>(rdp: F, lo: f64, hi: f64, delta: &Scalar) -> Result<(f64, f64)>
+pub(crate) fn cks_of_curve<F>(rdp: F, lo: f64, hi: f64, delta: &Scalar) -> Result<(f64, f64)>
 where
     F: FnMut(&Float) -> Result<Float>,
 {
@@ -116,7 +126,7 @@ pub fn run_audit(spec: &AuditSpec, samples: u64, progress: Observer) -> Result<A
 }
 
 /// Draws shard `shard` of the spec's audit with `samples` per side.
-pub fn draw_shard(
+pub(crate) fn draw_shard(
     spec: &AuditSpec,
     samples: u64,
     shard: engine::Shard,
@@ -129,7 +139,7 @@ pub fn draw_shard(
 
 /// The spec's audit finished from the merged draws of all its shards: the same result as
 /// [`run_audit`] with the same `samples`.
-pub fn audit_from_draws(
+pub(crate) fn audit_from_draws(
     spec: &AuditSpec,
     samples: u64,
     draws: &engine::AuditDraws,
@@ -194,7 +204,7 @@ fn outcome(r: &engine::AuditResult) -> Result<AuditOutcome> {
 
 /// A positive control: a deliberately broken mechanism with the ε it claims.
 #[derive(Clone, Debug)]
-pub struct ControlOutcome {
+pub(crate) struct ControlOutcome {
     /// Name of the control.
     pub name: String,
     /// What is broken.
@@ -213,15 +223,18 @@ pub struct ControlOutcome {
 }
 
 /// δ of the positive controls.
-pub const CONTROL_DELTA: f64 = 1e-3;
+pub(crate) const CONTROL_DELTA: f64 = 1e-3;
 /// Confidence of the positive controls' audits.
-pub const CONTROL_CONFIDENCE: f64 = 0.95;
+pub(crate) const CONTROL_CONFIDENCE: f64 = 0.95;
 
 /// Runs every positive control of [`crate::audit::controls`] with `samples` per side (white-box
 /// statistic, held-out selection, fixed seeds). The parameters are those of the engine's own
 /// control tests, where the broken mechanisms' true ε exceeds the claim by ≥ 1.8.
 /// `progress` makes the observer of each control's audit.
-pub fn run_controls(samples: u64, progress: &dyn Fn() -> Observer) -> Result<Vec<ControlOutcome>> {
+pub(crate) fn run_controls(
+    samples: u64,
+    progress: &dyn Fn() -> Observer,
+) -> Result<Vec<ControlOutcome>> {
     use crate::audit::controls::{CappedRejectionTruncated, HalvedSigmaGaussian, StaleNormRgm};
     let controls: Vec<(Box<dyn Mechanism>, &str, u64)> =
         vec![
@@ -273,12 +286,12 @@ pub fn run_controls(samples: u64, progress: &dyn Fn() -> Observer) -> Result<Vec
 }
 
 /// Canonne–Kamath–Steinke 2020, Prop. 12 in double precision (plots).
-pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+pub(crate) fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
     bounds::conversion::cks_f64(eps_alpha, alpha, delta)
 }
 
 /// Verdict of a positive control: the audit's strict lower bound (confidence 1 − 1e-6, the
 /// VIOLATION test) is expected to exceed the claim.
-pub fn control_caught(c: &ControlOutcome) -> bool {
+pub(crate) fn control_caught(c: &ControlOutcome) -> bool {
     c.eps_lb_strict > c.claimed_eps
 }

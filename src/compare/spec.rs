@@ -163,7 +163,7 @@ pub enum PairSpec {
 /// How an audit chooses its rejection region (the engine's [`Selection`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SelectionRule {
-    /// Chosen on separate pilot draws ([`PILOT_FRACTION`] of the main draws per side), then
+    /// Chosen on separate pilot draws (`PILOT_FRACTION` of the main draws per side), then
     /// evaluated on the main draws (default).
     #[default]
     HeldOut,
@@ -172,9 +172,9 @@ pub enum SelectionRule {
 }
 
 /// Pilot draws of a held-out audit, as a fraction of the main draws (at least [`MIN_PILOT`]).
-pub const PILOT_FRACTION: u64 = 10;
+pub(crate) const PILOT_FRACTION: u64 = 10;
 /// Fewest pilot draws per side.
-pub const MIN_PILOT: u64 = 1_000;
+pub(crate) const MIN_PILOT: u64 = 1_000;
 
 impl SelectionRule {
     /// The engine's selection for `samples` main draws per side.
@@ -226,9 +226,9 @@ pub struct AuditSpec {
 }
 
 /// Largest number of samples per side accepted (memory and time guard).
-pub const MAX_SAMPLES: u64 = 1 << 34;
+pub(crate) const MAX_SAMPLES: u64 = 1 << 34;
 /// Largest RGM dimension accepted.
-pub const MAX_DIM: u32 = 100_000;
+pub(crate) const MAX_DIM: u32 = 100_000;
 
 /// Context for error messages: the file.
 struct Ctx<'a> {
@@ -689,7 +689,7 @@ impl AuditSpec {
 }
 
 mod checks;
-pub use checks::*;
+pub(crate) use checks::*;
 
 mod raw;
 use raw::*;

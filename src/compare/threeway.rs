@@ -134,7 +134,7 @@ fn renyi_both_orders_at(pair: &Pair, alpha: &Float) -> Result<Float> {
 }
 
 /// A certified D_α maximised over both orders.
-pub fn renyi_both_orders(pair: &Pair, alpha: &Scalar) -> Result<Certified> {
+pub(crate) fn renyi_both_orders(pair: &Pair, alpha: &Scalar) -> Result<Certified> {
     let a = divergence::renyi(pair, alpha, DIGITS, Method::Auto)?;
     let b = divergence::renyi(&pair.swapped(), alpha, DIGITS, Method::Auto)?;
     Ok(if b.value > a.value { b } else { a })
@@ -142,7 +142,7 @@ pub fn renyi_both_orders(pair: &Pair, alpha: &Scalar) -> Result<Certified> {
 
 /// Largest α at which the RGM pair's D_α is finite: σ_α² = α σ2² + (1 − α) σ1² > 0 in both
 /// orders (HMB Lemma 2), capped at 10⁴.
-pub fn rgm_alpha_max(spec: &AuditSpec) -> f64 {
+pub(crate) fn rgm_alpha_max(spec: &AuditSpec) -> f64 {
     if let (MechanismSpec::Rgm { gamma, sigma2, .. }, PairSpec::Norms { n1, n2, .. }) =
         (&spec.mechanism, &spec.pair)
     {
@@ -331,7 +331,7 @@ pub fn exact(spec: &AuditSpec) -> Vec<Figure> {
 }
 
 /// The audit's figures.
-pub fn audit_figures(spec: &AuditSpec, audit: &Result<AuditOutcome>) -> Vec<Figure> {
+pub(crate) fn audit_figures(spec: &AuditSpec, audit: &Result<AuditOutcome>) -> Vec<Figure> {
     let lab = "audit lower bound ε_lb (Clopper–Pearson, assumption-free)";
     let labg = "GDP route ε (ASSUMES a Gaussian trade-off curve)";
     match audit {
@@ -499,13 +499,13 @@ pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
 }
 
 /// Number of α values at which an RGM pair's exact D_α is compared with Theorem 1.
-pub const THEOREM1_SCAN: usize = 200;
+pub(crate) const THEOREM1_SCAN: usize = 200;
 
 /// For an RGM spec: the exact D_α (HMB Lemma 2, max of both orders, double precision) against
 /// HMB Theorem 1, eq. (5), at [`THEOREM1_SCAN`] values of α log-spaced in (1, α_sup) (Theorem 1's
 /// range, excluding its last 1%). Returns the `VIOLATION` lines and a remark with the largest
 /// ratio exact / bound; nothing for other mechanisms.
-pub fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
+pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
     let (MechanismSpec::Rgm { d, gamma, eta, .. }, Ok(pair)) =
         (&spec.mechanism, spec.divergence_pair())
     else {
@@ -559,7 +559,7 @@ pub fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
 }
 
 /// Computes everything for a spec (the audit with `samples` per side; `None` skips it).
-pub fn three_way(
+pub(crate) fn three_way(
     spec: &AuditSpec,
     samples: Option<u64>,
     progress: crate::audit::engine::Observer,
@@ -568,7 +568,7 @@ pub fn three_way(
 }
 
 /// [`three_way`] with the audit's outcome given (e.g. merged from shards); `None`: no audit.
-pub fn three_way_with(spec: &AuditSpec, audit: Option<Result<AuditOutcome>>) -> ThreeWay {
+pub(crate) fn three_way_with(spec: &AuditSpec, audit: Option<Result<AuditOutcome>>) -> ThreeWay {
     let mut figures = bounds(spec);
     figures.extend(exact(spec));
     if let Some(a) = &audit {

@@ -150,7 +150,7 @@ impl ScalarDist for Gaussian {
 /// Δ²/(2σ²), δ(ε) by Balle & Wang 2018, Thm 8. The quadrature route integrates the log-quadratic
 /// integrands in closed-form shape (`numeric::quad::gaussian`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct GaussianPair(pub Shift);
+pub(crate) struct GaussianPair(pub Shift);
 
 impl Pair {
     /// The Gaussian pair N(μ1, σ²) vs N(μ2, σ²), validated (σ > 0, finite locations).
@@ -197,7 +197,7 @@ impl OwnIntegrals for GaussianPair {
 
 /// A single N(μ, σ²), for the Fisher information about μ: 1/σ².
 #[derive(Clone, Debug, PartialEq)]
-pub struct GaussianLocation(pub Law);
+pub(crate) struct GaussianLocation(pub Law);
 
 impl LocationModel for GaussianLocation {
     location_model_common!();
@@ -233,7 +233,7 @@ fn claim(pair: &Pair, delta: f64) -> Result<f64> {
 }
 
 /// The registry entry of the Gaussian family.
-pub static FAMILY: ModelFamily = normal::shift_family(
+pub(crate) static FAMILY: ModelFamily = normal::shift_family(
     "gaussian",
     |get| Ok(Arc::new(GaussianPair(Shift::looked_up(get)?))),
     |get| Law::located("gaussian", get),

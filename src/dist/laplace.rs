@@ -3,8 +3,8 @@
 //!
 //! This file is the whole family: the single law ([`Laplace`], f64 and `rug` densities, cdf,
 //! sampler), the neighbouring pair ([`LaplacePair`], closed forms of docs/formulas.md §10) and
-//! the location model for the Fisher information ([`LaplaceLocation`]), registered as
-//! [`FAMILY`]. Everything else (generic quadrature, eval, audit specs, reports) comes from
+//! the location model for the Fisher information (`LaplaceLocation`), registered as
+//! `FAMILY`. Everything else (generic quadrature, eval, audit specs, reports) comes from
 //! [`crate::model`].
 //!
 //! Closed forms for P1 = Lap(μ1, b), P2 = Lap(μ2, b), t = |μ1 − μ2|/b (docs/formulas.md §10):
@@ -302,7 +302,7 @@ impl LinePair for LaplacePair {
 
 /// A single Lap(μ, b), for the Fisher information about μ.
 #[derive(Clone, Debug)]
-pub struct LaplaceLocation {
+pub(crate) struct LaplaceLocation {
     mu: Scalar,
     scale: Scalar,
 }
@@ -365,7 +365,7 @@ fn claim(pair: &Pair, delta: f64) -> Result<f64> {
 }
 
 /// The registry entry of the Laplace family.
-pub static FAMILY: ModelFamily = ModelFamily {
+pub(crate) static FAMILY: ModelFamily = ModelFamily {
     name: "laplace",
     pair_keys: &["mu1", "mu2", "scale"],
     input_keys: &["mu1", "mu2"],

@@ -212,7 +212,7 @@ impl ScalarDist for StochasticSign {
 /// The quadrature route forms the atoms' masses by MPFR's `erfc` (independently of the closed
 /// route's continued fraction for log Φ).
 #[derive(Clone, Debug, PartialEq)]
-pub struct SignPair(pub Shift);
+pub(crate) struct SignPair(pub Shift);
 
 impl Pair {
     /// The stochastic-sign pair, validated (σ > 0, finite locations).
@@ -294,7 +294,7 @@ impl OwnIntegrals for SignPair {
 /// A single sign(μ + N(0, σ²)), for the Fisher information about μ (HG §4.1):
 /// φ(μ/σ)² / (σ² Φ(μ/σ) Φ(−μ/σ)).
 #[derive(Clone, Debug, PartialEq)]
-pub struct SignLocation(pub Law);
+pub(crate) struct SignLocation(pub Law);
 
 impl LocationModel for SignLocation {
     location_model_common!();
@@ -331,7 +331,7 @@ impl OwnFisher for SignLocation {
 }
 
 /// The registry entry of the stochastic-sign family.
-pub static FAMILY: ModelFamily = normal::shift_family(
+pub(crate) static FAMILY: ModelFamily = normal::shift_family(
     "stochastic_sign",
     |get| Ok(Arc::new(SignPair(Shift::looked_up(get)?))),
     |get| Law::located("stochastic_sign", get),

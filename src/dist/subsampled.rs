@@ -134,7 +134,7 @@ pub struct Substitution;
 
 /// One DP-SGD step as a neighbouring pair (P1, P2) of laws drawn from the mixture
 /// (1−q)·N(0, σ²) + q·N(1, σ²), its reflection and N(0, σ²); the marker `N` is the neighbour
-/// relation ([`AddRemove`]: [`SubsampledPair`], [`Substitution`]: [`SubsampledSubstPair`]).
+/// relation ([`AddRemove`]: `SubsampledPair`, [`Substitution`]: [`SubsampledSubstPair`]).
 /// Divergences come from the generic quadrature route of the model layer; the accountant's
 /// binomial closed form stays in [`crate::accounting`], which cross-checks it against this route
 /// in its tests.
@@ -153,7 +153,7 @@ pub struct SubsampledStep<N> {
 /// dataset with the record) against Q = N(0, σ²) (without it). Family `subsampled_gaussian` is
 /// the remove order D(P ‖ Q); `subsampled_gaussian_add` the add order D(Q ‖ P)
 /// (docs/accounting.md, docs/formulas.md §11).
-pub type SubsampledPair = SubsampledStep<AddRemove>;
+pub(crate) type SubsampledPair = SubsampledStep<AddRemove>;
 
 /// One DP-SGD step under substitution (replace-one) neighbours, clip norm 1: the record's
 /// contribution u is replaced by v with ‖u‖, ‖v‖ ≤ 1, and the pair is
@@ -451,11 +451,12 @@ const fn family(
 }
 
 /// Registry entry: one DP-SGD step, remove order D(P ‖ Q).
-pub static FAMILY: crate::model::ModelFamily = family("subsampled_gaussian", build_remove);
+pub(crate) static FAMILY: crate::model::ModelFamily = family("subsampled_gaussian", build_remove);
 
 /// Registry entry: one DP-SGD step, add order D(Q ‖ P).
-pub static FAMILY_ADD: crate::model::ModelFamily = family("subsampled_gaussian_add", build_add);
+pub(crate) static FAMILY_ADD: crate::model::ModelFamily =
+    family("subsampled_gaussian_add", build_add);
 
 /// Registry entry: one DP-SGD step under substitution neighbours (symmetric pair).
-pub static FAMILY_SUBST: crate::model::ModelFamily =
+pub(crate) static FAMILY_SUBST: crate::model::ModelFamily =
     family("subsampled_gaussian_subst", build_subst);

@@ -28,7 +28,7 @@ pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
 }
 
 /// D_α at working precision `p` (uncertified; see [`renyi`]).
-pub fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
+pub(crate) fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
     pair.model().renyi_at(&alpha.mp(p), p)
 }
 
@@ -43,7 +43,7 @@ pub fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
 }
 
 /// Checks that ε is finite and ≥ 0.
-pub fn check_eps(eps: &Scalar) -> Result<()> {
+pub(crate) fn check_eps(eps: &Scalar) -> Result<()> {
     if !eps.f64().is_finite() || eps.f64() < 0.0 {
         return Err(Error::invalid("eps", eps, "finite and >= 0"));
     }
@@ -59,6 +59,6 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
 }
 
 /// δ(ε) at working precision `p` (uncertified; see [`hockey_stick`]).
-pub fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float> {
+pub(crate) fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float> {
     pair.model().hockey_at(eps, p)
 }

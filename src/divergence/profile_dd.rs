@@ -57,7 +57,7 @@ const LN_10: f64 = std::f64::consts::LN_10;
 /// `s1sq`, `s2sq` are the variances σ1², σ2² (taken as exact at their precision); certified to
 /// `digits` significant digits (an exact 0 when the region {L > ε} is empty).
 #[cfg(test)]
-pub fn hockey_stick_dd(
+pub(crate) fn hockey_stick_dd(
     s1sq: &Float,
     s2sq: &Float,
     dist: &Float,
@@ -78,7 +78,7 @@ pub fn hockey_stick_dd(
 
 /// [`hockey_stick_dd`] for the isotropic Gaussian pairs (`gaussian_dd`, `rgm`). For the RGM,
 /// σ_i² = γ n_i² + σ² and σ1² − σ2² = γ(n1 − n2)(n1 + n2) are formed from the norms (docs/formulas.md §4).
-pub fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
+pub(crate) fn hockey_stick_pair(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     let hp = mp::bits_for_digits(digits).max(256) * 4;
     let v = pair_vars(pair, hp)?;

@@ -112,7 +112,7 @@ fn upper_finite(k: u32, x: &Float, wp: u32) -> Float {
 
 /// Both regularised incomplete gamma functions (P(k/2, x), Q(k/2, x)) at the precision of `x`.
 /// The smaller-than-about-½ side is summed directly; the other is its complement.
-pub fn gamma_pq_half(k: u32, x: &Float) -> Result<(Float, Float)> {
+pub(crate) fn gamma_pq_half(k: u32, x: &Float) -> Result<(Float, Float)> {
     check_args(k, x)?;
     let prec = x.prec();
     if x.is_zero() {
@@ -137,24 +137,24 @@ pub fn gamma_pq_half(k: u32, x: &Float) -> Result<(Float, Float)> {
 }
 
 /// Regularised lower incomplete gamma P(k/2, x) = γ(k/2, x)/Γ(k/2) (DLMF 8.2.4).
-pub fn gamma_p_half(k: u32, x: &Float) -> Result<Float> {
+pub(crate) fn gamma_p_half(k: u32, x: &Float) -> Result<Float> {
     gamma_pq_half(k, x).map(|(p, _)| p)
 }
 
 /// Regularised upper incomplete gamma Q(k/2, x) = Γ(k/2, x)/Γ(k/2) = 1 − P(k/2, x), computed
 /// without forming 1 − P when Q is the small side.
-pub fn gamma_q_half(k: u32, x: &Float) -> Result<Float> {
+pub(crate) fn gamma_q_half(k: u32, x: &Float) -> Result<Float> {
     gamma_pq_half(k, x).map(|(_, q)| q)
 }
 
 /// χ²_k cumulative distribution function F_k(x) = P(k/2, x/2), at the precision of `x`.
-pub fn chi2_cdf(k: u32, x: &Float) -> Result<Float> {
+pub(crate) fn chi2_cdf(k: u32, x: &Float) -> Result<Float> {
     let half = Float::with_val(x.prec(), x / 2u32);
     gamma_p_half(k, &half)
 }
 
 /// χ²_k survival function 1 − F_k(x) = Q(k/2, x/2), at the precision of `x` (never 1 − cdf).
-pub fn chi2_sf(k: u32, x: &Float) -> Result<Float> {
+pub(crate) fn chi2_sf(k: u32, x: &Float) -> Result<Float> {
     let half = Float::with_val(x.prec(), x / 2u32);
     gamma_q_half(k, &half)
 }

@@ -16,7 +16,7 @@ thread_local! {
 
 /// Runs `f` with a time limit of `seconds` on this thread (`None`: no limit), restoring the
 /// previous limit afterwards.
-pub fn with_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
+pub(crate) fn with_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
     let new = seconds
         .filter(|s| s.is_finite() && *s > 0.0)
         .map(|s| (Instant::now() + Duration::from_secs_f64(s), s));
@@ -27,7 +27,7 @@ pub fn with_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
 }
 
 /// `Some(limit in seconds)` once this thread's time limit has passed.
-pub fn expired() -> Option<f64> {
+pub(crate) fn expired() -> Option<f64> {
     DEADLINE.with(|d| {
         d.get()
             .and_then(|(t, s)| (Instant::now() >= t).then_some(s))

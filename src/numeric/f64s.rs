@@ -7,15 +7,15 @@
 use std::f64::consts::{FRAC_1_SQRT_2, LN_2, PI};
 
 /// ln(√(2π)).
-pub const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
+pub(crate) const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 
 /// Standard normal density φ(x).
-pub fn norm_pdf(x: f64) -> f64 {
+pub(crate) fn norm_pdf(x: f64) -> f64 {
     (-0.5 * x * x - LN_SQRT_2PI).exp()
 }
 
 /// log φ(x).
-pub fn log_norm_pdf(x: f64) -> f64 {
+pub(crate) fn log_norm_pdf(x: f64) -> f64 {
     -0.5 * x * x - LN_SQRT_2PI
 }
 
@@ -27,7 +27,7 @@ fn two_prod(a: f64, b: f64) -> (f64, f64) {
 }
 
 /// exp(−x²/2) with the square formed exactly, so the relative error stays ≈ 1 ulp even at x = 38.
-pub fn exp_neg_half_sq(x: f64) -> f64 {
+pub(crate) fn exp_neg_half_sq(x: f64) -> f64 {
     let (hi, lo) = two_prod(x, x);
     (-0.5 * hi).exp() * (-0.5 * lo).exp()
 }
@@ -90,7 +90,7 @@ pub fn ndtr(x: f64) -> f64 {
 }
 
 /// log Φ(x), finite for every finite x (≈ −x²/2 − log(−x√(2π)) far in the lower tail).
-pub fn log_ndtr(x: f64) -> f64 {
+pub(crate) fn log_ndtr(x: f64) -> f64 {
     if x.is_nan() {
         return f64::NAN;
     }
@@ -107,7 +107,7 @@ pub fn log_ndtr(x: f64) -> f64 {
 }
 
 /// log(1 − eˣ) for x ≤ 0 (Mächler's switch at −ln 2).
-pub fn log1mexp(x: f64) -> f64 {
+pub(crate) fn log1mexp(x: f64) -> f64 {
     if x > 0.0 {
         f64::NAN
     } else if x > -LN_2 {
@@ -118,7 +118,7 @@ pub fn log1mexp(x: f64) -> f64 {
 }
 
 /// log(eᵃ + eᵇ).
-pub fn log_add_exp(a: f64, b: f64) -> f64 {
+pub(crate) fn log_add_exp(a: f64, b: f64) -> f64 {
     if a == f64::NEG_INFINITY {
         return b;
     }
@@ -130,7 +130,7 @@ pub fn log_add_exp(a: f64, b: f64) -> f64 {
 }
 
 /// log Σ exp(xᵢ).
-pub fn log_sum_exp(xs: &[f64]) -> f64 {
+pub(crate) fn log_sum_exp(xs: &[f64]) -> f64 {
     let m = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if m.is_infinite() {
         return m;
@@ -138,20 +138,12 @@ pub fn log_sum_exp(xs: &[f64]) -> f64 {
     m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
 }
 
-/// log(eᵃ − eᵇ) for a ≥ b.
-pub fn log_diff_exp(a: f64, b: f64) -> f64 {
-    if b == f64::NEG_INFINITY {
-        return a;
-    }
-    a + log1mexp(b - a)
-}
-
 /// √(π/2).
 const SQRT_PI_2: f64 = 1.253_314_137_315_500_3;
 
 /// ln R(t), where R(t) = Φ(−t)/φ(t) = √(π/2)·erfcx(t/√2) is the Mills ratio (docs/formulas.md §0.1).
 #[inline]
-pub fn ln_mills(t: f64) -> f64 {
+pub(crate) fn ln_mills(t: f64) -> f64 {
     (SQRT_PI_2 * erfcx(t * std::f64::consts::FRAC_1_SQRT_2)).ln()
 }
 
@@ -160,7 +152,7 @@ pub fn ln_mills(t: f64) -> f64 {
 /// two non-negative terms; one-sided intervals are mirrored to [p, q] ⊂ [0, ∞) and written as
 /// Φ(−p)·(1 − Φ(−q)/Φ(−p)) with the ratio from [`ln_tail_ratio`] (docs/formulas.md §9 recipe 1, including
 /// its narrow-interval caveat, which the hazard quadrature removes).
-pub fn log_ndtr_diff(u: f64, v: f64) -> f64 {
+pub(crate) fn log_ndtr_diff(u: f64, v: f64) -> f64 {
     if u >= v || u.is_nan() || v.is_nan() {
         return f64::NEG_INFINITY;
     }
@@ -198,7 +190,7 @@ fn hazard(s: f64) -> f64 {
 /// rounding), which keeps full relative accuracy as t → 0: the closed form
 /// −t(t + 2l)/2 + ln R(l + t) − ln R(l) would lose ≈ log₁₀(1/(t·l)) digits to the difference of
 /// the two ln R. For t > 1 the closed form is used (its value is ≤ −0.8, no cancellation).
-pub fn ln_tail_ratio(l: f64, t: f64) -> f64 {
+pub(crate) fn ln_tail_ratio(l: f64, t: f64) -> f64 {
     if t == 0.0 {
         return 0.0;
     }
@@ -219,7 +211,7 @@ pub fn ln_tail_ratio(l: f64, t: f64) -> f64 {
 }
 
 /// Φ(v) − Φ(u) for u < v, computed on the tail side.
-pub fn ndtr_diff(u: f64, v: f64) -> f64 {
+pub(crate) fn ndtr_diff(u: f64, v: f64) -> f64 {
     if u >= v {
         0.0
     } else if v <= 0.0 || u >= 0.0 {
@@ -234,7 +226,7 @@ pub fn ndtr_diff(u: f64, v: f64) -> f64 {
 /// A rational starting value (Abramowitz–Stegun 26.2.23) refined by Newton steps on log Φ, which
 /// converge to full double precision in ≤ 4 steps; relative accuracy holds deep in the tail
 /// (p down to the smallest subnormal).
-pub fn ndtri(p: f64) -> f64 {
+pub(crate) fn ndtri(p: f64) -> f64 {
     if p.is_nan() || !(0.0..=1.0).contains(&p) {
         return f64::NAN;
     }
@@ -287,7 +279,7 @@ fn refine_log(x: &mut f64, lp: f64) {
 /// The Gaussian mechanism's privacy profile δ(ε) for sensitivity/σ ratio `mu` = Δ/σ (also the
 /// μ-GDP profile, Dong–Roth–Su 2019 Cor. 2.13), Balle & Wang 2018 Thm 8, in the erfcx form of
 /// docs/formulas.md §7.1 that never forms e^ε.
-pub fn gaussian_delta(mu: f64, eps: f64) -> f64 {
+pub(crate) fn gaussian_delta(mu: f64, eps: f64) -> f64 {
     let x = mu / 2.0 - eps / mu;
     let y = x - mu;
     if x >= 0.0 {
@@ -303,7 +295,7 @@ pub fn gaussian_delta(mu: f64, eps: f64) -> f64 {
 
 /// Inverse of [`gaussian_delta`] in ε: the smallest ε ≥ 0 with δ(ε) ≤ `delta` (bisection on a
 /// bracket, to a relative tolerance of 1e-13).
-pub fn gaussian_eps_for_delta(mu: f64, delta: f64) -> f64 {
+pub(crate) fn gaussian_eps_for_delta(mu: f64, delta: f64) -> f64 {
     if gaussian_delta(mu, 0.0) <= delta {
         return 0.0;
     }
@@ -335,7 +327,7 @@ mod tests;
 
 /// Golden-section search for the minimum of a unimodal `f` on [lo, hi]: narrows the interval
 /// until it is shorter than `tol` or after `max_iter` steps, and returns the final interval.
-pub fn golden_section(
+pub(crate) fn golden_section(
     mut f: impl FnMut(f64) -> f64,
     mut lo: f64,
     mut hi: f64,

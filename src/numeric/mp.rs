@@ -13,13 +13,13 @@ use rug::ops::Pow;
 use rug::Float;
 
 /// Guard bits added on top of the bits that the requested digits need.
-pub const GUARD_BITS: u32 = 32;
+pub(crate) const GUARD_BITS: u32 = 32;
 
 /// log₂ 10.
-pub const LOG2_10: f64 = std::f64::consts::LOG2_10;
+pub(crate) const LOG2_10: f64 = std::f64::consts::LOG2_10;
 
 /// Working precision (bits) for `digits` significant decimal digits plus [`GUARD_BITS`].
-pub fn bits_for_digits(digits: u32) -> u32 {
+pub(crate) fn bits_for_digits(digits: u32) -> u32 {
     (f64::from(digits) * LOG2_10).ceil() as u32 + GUARD_BITS
 }
 
@@ -100,13 +100,13 @@ where
 }
 
 /// ln √(2π) at `prec` bits.
-pub fn ln_sqrt_2pi(prec: u32) -> Float {
+pub(crate) fn ln_sqrt_2pi(prec: u32) -> Float {
     let two_pi = Float::with_val(prec + 8, Constant::Pi) * 2u32;
     Float::with_val(prec, two_pi.ln() / 2u32)
 }
 
 /// log φ(x) = −x²/2 − ln √(2π).
-pub fn log_norm_pdf(x: &Float) -> Float {
+pub(crate) fn log_norm_pdf(x: &Float) -> Float {
     let prec = x.prec();
     let sq = Float::with_val(prec + 8, x.square_ref());
     Float::with_val(prec, -sq / 2u32 - ln_sqrt_2pi(prec + 8))
@@ -154,7 +154,7 @@ fn ln_mills_ratio_cf(t: &Float, prec: u32) -> Option<Float> {
 }
 
 /// log Φ(x) at the precision of `x`, finite for every finite x.
-pub fn log_ndtr(x: &Float) -> Float {
+pub(crate) fn log_ndtr(x: &Float) -> Float {
     let prec = x.prec();
     if x.is_infinite() {
         return if x.is_sign_negative() {
@@ -197,7 +197,7 @@ pub fn ndtr(x: &Float) -> Float {
 }
 
 /// log(1 − eˣ) for x ≤ 0 (−∞ at x = 0).
-pub fn log1mexp(x: &Float) -> Float {
+pub(crate) fn log1mexp(x: &Float) -> Float {
     let prec = x.prec();
     let ln2 = Float::with_val(prec, Constant::Log2);
     if *x > -ln2 {
@@ -210,7 +210,7 @@ pub fn log1mexp(x: &Float) -> Float {
 }
 
 /// log(eᵃ + eᵇ).
-pub fn log_add_exp(a: &Float, b: &Float) -> Float {
+pub(crate) fn log_add_exp(a: &Float, b: &Float) -> Float {
     let prec = a.prec().max(b.prec());
     if a.is_infinite() && a.is_sign_negative() {
         return Float::with_val(prec, b);
@@ -223,31 +223,8 @@ pub fn log_add_exp(a: &Float, b: &Float) -> Float {
     Float::with_val(prec, d.exp().ln_1p() + hi)
 }
 
-/// log Σ exp(xᵢ) (−∞ for an empty slice).
-pub fn log_sum_exp(xs: &[Float]) -> Float {
-    let prec = xs.iter().map(|x| x.prec()).max().unwrap_or(64);
-    let m =
-        xs.iter()
-            .filter(|x| !x.is_nan())
-            .fold(Float::with_val(prec, f64::NEG_INFINITY), |m, x| {
-                if *x > m {
-                    Float::with_val(prec, x)
-                } else {
-                    m
-                }
-            });
-    if m.is_infinite() {
-        return m;
-    }
-    let mut s = Float::new(prec + 16);
-    for x in xs {
-        s += Float::with_val(prec + 16, x - &m).exp();
-    }
-    Float::with_val(prec, s.ln() + &m)
-}
-
 /// log(eᵃ − eᵇ) for a ≥ b.
-pub fn log_diff_exp(a: &Float, b: &Float) -> Float {
+pub(crate) fn log_diff_exp(a: &Float, b: &Float) -> Float {
     let prec = a.prec().max(b.prec());
     if b.is_infinite() && b.is_sign_negative() {
         return Float::with_val(prec, a);
@@ -258,7 +235,7 @@ pub fn log_diff_exp(a: &Float, b: &Float) -> Float {
 
 /// log(Φ(v) − Φ(u)) for u < v (either may be ±∞), evaluated on the tail side: one-sided intervals
 /// through log Φ and log1mexp, straddling ones as log1p(−Φ(u) − Φ(−v)) (docs/formulas.md §9 recipe 1).
-pub fn log_ndtr_diff(u: &Float, v: &Float) -> Float {
+pub(crate) fn log_ndtr_diff(u: &Float, v: &Float) -> Float {
     let prec = u.prec().max(v.prec());
     if u >= v {
         return Float::with_val(prec, f64::NEG_INFINITY);
@@ -277,11 +254,6 @@ pub fn log_ndtr_diff(u: &Float, v: &Float) -> Float {
         let pv = ndtr(&Float::with_val(wp, -v));
         Float::with_val(prec, (-(pu + pv)).ln_1p())
     }
-}
-
-/// exp(x) · y computed as a Float at `prec` (convenience for log-space products).
-pub fn exp_at(x: &Float, prec: u32) -> Float {
-    Float::with_val(prec, x.exp_ref())
 }
 
 /// x^y for Float x > 0 and Float y, at `prec`.

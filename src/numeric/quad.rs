@@ -61,16 +61,16 @@ static EXPS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::ne
 /// Number of integrand exponentials taken so far in this process (all threads): the cost unit of
 /// the quadratures.
 #[cfg(test)]
-pub fn exp_count() -> usize {
+pub(crate) fn exp_count() -> usize {
     EXPS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Safety factor applied to the difference of two successive levels.
-pub const SAFETY: f64 = 4.0;
+pub(crate) const SAFETY: f64 = 4.0;
 
 /// Accuracy request for [`integrate`].
 #[derive(Clone, Debug)]
-pub struct QuadOptions {
+pub(crate) struct QuadOptions {
     /// Working precision in bits (arithmetic on nodes and terms).
     pub prec: u32,
     /// Target: absolute error ≤ 10^-digits · max(|I|, e^log_ref).
@@ -134,7 +134,7 @@ impl Point {
 }
 
 /// An integrand in log space.
-pub trait LogIntegrand {
+pub(crate) trait LogIntegrand {
     /// Evaluates the integrand at `x` into `pt` (set `log_env`, and `factor`/`has_factor` if any).
     fn eval(&mut self, x: &Float, pt: &mut Point);
     /// A cheap double-precision upper estimate of log|f(x)| (within a few nats), used only to skip
@@ -145,7 +145,7 @@ pub trait LogIntegrand {
 }
 
 /// Adapter so that any closure `FnMut(&Float, &mut Point)` is a [`LogIntegrand`].
-pub struct FnIntegrand<F>(pub F);
+pub(crate) struct FnIntegrand<F>(pub F);
 
 impl<F: FnMut(&Float, &mut Point)> LogIntegrand for FnIntegrand<F> {
     fn eval(&mut self, x: &Float, pt: &mut Point) {
@@ -155,7 +155,7 @@ impl<F: FnMut(&Float, &mut Point)> LogIntegrand for FnIntegrand<F> {
 
 /// The result of a quadrature, in log space.
 #[derive(Clone, Debug)]
-pub struct QuadResult {
+pub(crate) struct QuadResult {
     /// log|I| (−∞ if I = 0 to within the error bound).
     pub log_abs: Float,
     /// Whether I < 0 (the factor was negative).
@@ -200,7 +200,7 @@ impl QuadResult {
 }
 
 /// ln|x| of a Float as an f64, without overflow or underflow (−∞ for 0).
-pub fn ln_abs_f64(x: &Float) -> f64 {
+pub(crate) fn ln_abs_f64(x: &Float) -> f64 {
     if x.is_zero() {
         return f64::NEG_INFINITY;
     }
@@ -212,7 +212,7 @@ pub fn ln_abs_f64(x: &Float) -> f64 {
 }
 
 /// log(eᵃ + eᵇ) in f64.
-pub fn ln_add(a: f64, b: f64) -> f64 {
+pub(crate) fn ln_add(a: f64, b: f64) -> f64 {
     if a == f64::NEG_INFINITY {
         return b;
     }
@@ -225,7 +225,7 @@ pub fn ln_add(a: f64, b: f64) -> f64 {
 
 /// Which nested rule [`integrate`] uses.
 #[derive(Clone, Debug)]
-pub enum Rule {
+pub(crate) enum Rule {
     /// tanh–sinh on the finite interval [a, b].
     TanhSinh {
         /// Lower end.
@@ -500,7 +500,7 @@ pub fn integrate<I: LogIntegrand>(
 }
 
 /// Convenience: tanh–sinh of `f` on [a, b].
-pub fn tanh_sinh<I: LogIntegrand>(
+pub(crate) fn tanh_sinh<I: LogIntegrand>(
     f: &mut I,
     a: &Float,
     b: &Float,
@@ -518,7 +518,7 @@ pub fn tanh_sinh<I: LogIntegrand>(
 
 /// The rule used on each piece by [`split`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PieceRule {
+pub(crate) enum PieceRule {
     /// tanh–sinh (robust to endpoint singularities).
     TanhSinh,
     /// Gauss–Legendre (for integrands analytic on a neighbourhood of each piece; much cheaper).
@@ -528,7 +528,7 @@ pub enum PieceRule {
 /// First Gauss–Legendre order for `digits` digits on a piece over which the log-integrand varies
 /// by `drop` nats. Calibrated in mpmath: an n-point rule integrates e^{−(x−μ)²/2} on [−1.3, 0.7]
 /// to about 2.1·n − 5 digits; e^{−λx} on [0, 1] needs about 0.35·λ more points.
-pub fn gl_start(digits: f64, drop: f64) -> u32 {
+pub(crate) fn gl_start(digits: f64, drop: f64) -> u32 {
     ((0.5 * digits + 0.35 * drop.clamp(0.0, 1e4)).ceil() as u32 + 3).max(6)
 }
 
@@ -610,7 +610,7 @@ pub fn split<I: LogIntegrand>(
 }
 
 /// [`split`] with tanh–sinh on every piece.
-pub fn tanh_sinh_split<I: LogIntegrand>(
+pub(crate) fn tanh_sinh_split<I: LogIntegrand>(
     f: &mut I,
     points: &[Float],
     opts: &QuadOptions,
@@ -619,7 +619,7 @@ pub fn tanh_sinh_split<I: LogIntegrand>(
 }
 
 /// Sums integrals of the same sign (log-sum-exp of values, sum of error bounds).
-pub fn sum_same_sign(parts: &[QuadResult], prec: u32) -> QuadResult {
+pub(crate) fn sum_same_sign(parts: &[QuadResult], prec: u32) -> QuadResult {
     let mut acc = QuadResult::zero(prec);
     for q in parts {
         acc.log_abs = crate::numeric::mp::log_add_exp(&acc.log_abs, &q.log_abs);
@@ -640,7 +640,7 @@ pub fn sum_same_sign(parts: &[QuadResult], prec: u32) -> QuadResult {
 /// exp(−(x−m)²/2s²) ≤ exp(−(z−m)²/2s² − β(x−z)) with β = (z−m)/s², and
 /// ∫_0^∞ e^{−βy}(A + By + Cy²) dy = A/β + B/β² + 2C/β³.
 /// `dist` = z − m > 0, `absz` = |z|.
-pub fn gaussian_tail_ln_bound(ln_c: f64, dist: f64, s: f64, absz: f64, k: [f64; 3]) -> f64 {
+pub(crate) fn gaussian_tail_ln_bound(ln_c: f64, dist: f64, s: f64, absz: f64, k: [f64; 3]) -> f64 {
     if dist <= 0.0 {
         return f64::INFINITY;
     }
@@ -685,7 +685,7 @@ mod gaussian;
 pub use gaussian::*;
 
 mod nodes;
-pub use nodes::*;
+pub(crate) use nodes::*;
 
 #[cfg(test)]
 mod tests;

@@ -5,11 +5,11 @@
 //! and an interrupted run leaves the previous file intact. CSV tables hold figures only (no
 //! timestamps, no timings), so two runs with the same seeds write byte-identical CSVs.
 
-pub use crate::compare::fmt::{fmt_num, fmt_sig};
+pub(crate) use crate::compare::fmt::{fmt_num, fmt_sig};
 use crate::error::{Error, Result};
 use std::path::Path;
 
-pub use crate::fsio::{tmp_path, write_atomic};
+pub(crate) use crate::fsio::{tmp_path, write_atomic};
 
 /// A CSV table built in memory and written atomically.
 #[derive(Clone, Debug, Default)]

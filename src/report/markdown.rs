@@ -30,7 +30,7 @@ pub struct SummaryInput<'a> {
     pub total: Duration,
 }
 
-pub use crate::compare::sources::control_caught;
+pub(crate) use crate::compare::sources::control_caught;
 
 fn md_escape(s: &str) -> String {
     s.replace('|', "\\|")

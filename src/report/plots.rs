@@ -23,7 +23,7 @@ const FAMILY: &str = "sans-serif";
 static REGISTER: Once = Once::new();
 
 /// Registers the bundled font with plotters (idempotent).
-pub fn register_font() -> Result<()> {
+pub(crate) fn register_font() -> Result<()> {
     let mut res = Ok(());
     REGISTER.call_once(|| {
         res = plotters::style::register_font(FAMILY, FontStyle::Normal, FONT)
@@ -32,7 +32,7 @@ pub fn register_font() -> Result<()> {
     res
 }
 
-pub use crate::compare::figure::{Legend, Panel, PlotFigure, Style};
+pub(crate) use crate::compare::figure::{Legend, Panel, PlotFigure, Style};
 
 impl PlotFigure {
     /// The figure's data as a CSV table `panel,series,x,y` (deterministic).
@@ -76,7 +76,7 @@ const TITLE_H: u32 = 40;
 
 /// Renders `fig` to `dir/stem.svg` and `dir/stem.png` (atomically) and its data to
 /// `dir/stem.csv`.
-pub fn render(fig: &PlotFigure, dir: &Path, stem: &str) -> Result<()> {
+pub(crate) fn render(fig: &PlotFigure, dir: &Path, stem: &str) -> Result<()> {
     register_font()?;
     let (rows, cols) = grid(fig.panels.len());
     let size = (PANEL_W * cols as u32, PANEL_H * rows as u32 + TITLE_H);

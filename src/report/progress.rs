@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 
 /// Whether a bar should be drawn: asked for, stderr is a terminal, `CI` unset.
-pub fn wanted(asked: bool) -> bool {
+pub(crate) fn wanted(asked: bool) -> bool {
     asked && std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
 }
 

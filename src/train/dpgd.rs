@@ -280,7 +280,7 @@ impl TwoNode {
 
 /// The noise parameters one node uses for a release.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum NodeNoise {
+pub(crate) enum NodeNoise {
     /// No noise.
     None,
     /// Clipping threshold and Gaussian variance (eq. (82)).
@@ -343,7 +343,7 @@ impl NodeNoise {
 /// The σ at which the Gaussian mechanism of sensitivity `sens` is exactly (ε, δ)-DP
 /// (Balle–Wang Thm. 8, inverted by bisection on log σ to relative width 1e-14; ε(δ) decreases
 /// in σ). The caller's accounting re-certifies the result with the multi-precision route.
-pub fn gaussian_sigma_for(sens: f64, eps: f64, delta: f64) -> Result<f64> {
+pub(crate) fn gaussian_sigma_for(sens: f64, eps: f64, delta: f64) -> Result<f64> {
     if !(eps > 0.0 && eps.is_finite()) {
         return Err(Error::invalid("eps", eps, "finite and > 0"));
     }

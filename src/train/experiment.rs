@@ -282,7 +282,7 @@ fn fmt_opt(v: Option<f64>) -> String {
 }
 
 /// Writes `<out>/<name>/<split>.{csv,svg}` and `<out>/<name>/summary.md`; returns the summary.
-pub fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) -> Result<String> {
+pub(crate) fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) -> Result<String> {
     let dir: PathBuf = out.join(&spec.name);
     std::fs::create_dir_all(&dir).map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?;
     let mut md = String::new();
@@ -390,7 +390,7 @@ pub fn run_file(path: &Path, out: &Path) -> Result<String> {
 
 /// The quick experiment run by `dpaudit report` (< 1 min): the committed breast-cancer table,
 /// all three splits, 3 seeds, 40 steps.
-pub fn quick_spec() -> Spec {
+pub(crate) fn quick_spec() -> Spec {
     Spec {
         name: "training_quick".into(),
         data: "data/breast_cancer.csv".into(),
@@ -406,7 +406,7 @@ pub fn quick_spec() -> Spec {
     }
 }
 
-/// Runs [`quick_spec`] (data path relative to the current directory) into `out`.
+/// Runs `quick_spec` (data path relative to the current directory) into `out`.
 pub fn run_quick(out: &Path) -> Result<String> {
     let spec = quick_spec();
     let res = run(&spec, Path::new("."))?;

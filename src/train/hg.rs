@@ -250,7 +250,7 @@ impl Noise {
 /// Returns the certified sum and the per-coordinate worst terms (the latter rounded to f64, for
 /// display and tests).
 #[allow(clippy::too_many_arguments)]
-pub fn worst_neighbour_renyi(
+pub(crate) fn worst_neighbour_renyi(
     noise: Noise,
     sigma: f64,
     box_ab: (f64, f64),

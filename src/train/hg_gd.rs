@@ -10,7 +10,7 @@
 //! release), θ_{t+1} = θ_t − η (ĝ_t + λθ_t) (the regulariser's gradient is data-independent:
 //! post-processing).
 //!
-//! Accounting (per-run, per-instance): at each step, [`worst_neighbour_renyi`] at the location
+//! Accounting (per-run, per-instance): at each step, `worst_neighbour_renyi` at the location
 //! g_t with shift h = 2C/n (replacing one record moves each coordinate of the clipped mean by at
 //! most 2C/n) and location range [−C, C]: an upper bound on D_α(M(g_t) ‖ M(g_t′)) over every
 //! replace-one neighbour of the data at the realised iterate θ_t (HG Prop. 5.1, worst direction
@@ -233,7 +233,7 @@ pub fn step_rdp(
 /// Per-step FIL figure Σ_i δ_i² I_i(g_i), δ_i = max(min(h, C − g_i), min(h, g_i + C)) with
 /// h = 2C/n, each Fisher information certified to `digits` + 1 digits by
 /// [`crate::divergence::fisher`] at location g_i (see the module documentation).
-pub fn step_fil(
+pub(crate) fn step_fil(
     noise: Noise,
     g: &[f64],
     n: usize,

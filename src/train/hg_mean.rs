@@ -37,7 +37,7 @@ fn check_one(mu: f64, sigma: f64, a: f64, b: f64) -> Result<()> {
 /// l = (a − μ)/σ, u = (b − μ)/σ and Z = Φ(u) − Φ(l),
 /// σ² (1 + (l φ(l) − u φ(u)) / Z)
 /// (the second moment of a truncated standard normal; `docs/training.md#hg-mean-estimation`).
-/// ln Z comes from [`crate::numeric::f64s::log_ndtr_diff`] (full relative accuracy in either
+/// ln Z comes from `crate::numeric::f64s::log_ndtr_diff` (full relative accuracy in either
 /// tail), so the support may lie far from μ. Errors (naming the parameter) on non-finite μ,
 /// σ ≤ 0 or a ≥ b.
 pub fn truncated_mse(mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
@@ -59,7 +59,7 @@ pub fn truncated_mse(mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
 
 /// Per-coordinate MSE E[(X − μ)²] of one coordinate under `noise` (Gaussian σ²; rectified by
 /// [`super::hg::rectified_mse`]; truncated by [`truncated_mse`]).
-pub fn coord_mse(noise: Noise, mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
+pub(crate) fn coord_mse(noise: Noise, mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
     check_one(mu, sigma, a, b)?;
     match noise {
         Noise::Gaussian => Ok(sigma * sigma),
@@ -93,7 +93,13 @@ pub fn saturation_mse(noise: Noise, m: &[f64], a: f64, b: f64) -> f64 {
 /// the family's reachable range on that bracket (at or above saturation, or below the bias
 /// floor). Errors if the bisection's end point misses the target by more than 1e-9 relative
 /// (the MSE would not be monotone in σ).
-pub fn sigma_for_mse(noise: Noise, m: &[f64], a: f64, b: f64, target: f64) -> Result<Option<f64>> {
+pub(crate) fn sigma_for_mse(
+    noise: Noise,
+    m: &[f64],
+    a: f64,
+    b: f64,
+    target: f64,
+) -> Result<Option<f64>> {
     if !(target > 0.0 && target.is_finite()) {
         return Err(Error::invalid("target MSE", target, "finite and > 0"));
     }
@@ -145,7 +151,7 @@ pub fn mean_data(seed: u64, n: usize, d: usize, data_sd: f64) -> Result<Vec<f64>
 /// Per-instance RDP of order α of releasing the mean `m` of `n` records in [−1, 1]^d with
 /// `noise` at σ on the box [a, b]^d: [`worst_neighbour_renyi`] with shift 2/n and location range
 /// [−1, 1].
-pub fn mean_rdp(
+pub(crate) fn mean_rdp(
     noise: Noise,
     m: &[f64],
     n: usize,
@@ -172,7 +178,7 @@ pub fn mean_rdp(
 
 /// One mechanism at equal MSE with a Gaussian of noise σ_G, on one dataset.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum EqualMse {
+pub(crate) enum EqualMse {
     /// The Gaussian's MSE dσ_G² is not reachable by the bounded family (at or beyond its
     /// saturation MSE, or below its bias floor).
     Unreachable,
@@ -188,7 +194,7 @@ pub enum EqualMse {
 /// The reduction in privacy cost at equal MSE on one dataset: the Gaussian's RDP at σ_G and each
 /// bounded family's [`EqualMse`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct ReductionPoint {
+pub(crate) struct ReductionPoint {
     /// Gaussian RDP at σ_G.
     pub rdp_gauss: f64,
     /// Target MSE dσ_G² divided by each family's saturation MSE ([rectified, truncated]).
@@ -198,7 +204,7 @@ pub struct ReductionPoint {
 }
 
 /// Computes a [`ReductionPoint`] for the mean `m` of `n` records on the box [a, b]^d.
-pub fn reduction_point(
+pub(crate) fn reduction_point(
     m: &[f64],
     n: usize,
     sigma_g: f64,

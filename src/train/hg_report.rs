@@ -381,7 +381,7 @@ fn fmt_cell(c: &ReductionCell) -> String {
 
 /// Runs a [`MeanSpec`] and writes `<out>/<name>/`: per shift `curves_c<shift>.{csv,svg}`
 /// (MSE against RDP), `reduction.csv` and `summary.md`; returns the summary.
-pub fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
+pub(crate) fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
     spec.validate()?;
     let dir = out.join(&spec.name);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
@@ -485,7 +485,7 @@ pub fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
 /// `kind = "hg_gd"`: HG §5 full-batch GD with per-coordinate noise.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GdSpec {
+pub(crate) struct GdSpec {
     /// Name (output directory).
     pub name: String,
     /// A `.csv` table, label in column 0 (±1), relative to the spec's directory.
@@ -553,7 +553,7 @@ impl GdSpec {
 /// Runs a [`GdSpec`] and writes `<out>/<name>/`: per σ `loss_sigma<σ>.{csv,svg}` (F(θ_t), min–max
 /// over seeds) and `rdp_sigma<σ>.{csv,svg}` (the composed per-instance RDP after t steps), and
 /// `summary.md`; returns the summary.
-pub fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
+pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
     spec.validate()?;
     let data = spec.dataset(base)?;
     let dir = out.join(&spec.name);
@@ -744,7 +744,7 @@ pub fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
 }
 
 /// Runs an HG experiment spec (already parsed to a TOML table, `kind` removed) of the given kind.
-pub fn run_table(kind: &str, table: toml::Table, base: &Path, out: &Path) -> Result<String> {
+pub(crate) fn run_table(kind: &str, table: toml::Table, base: &Path, out: &Path) -> Result<String> {
     match kind {
         "hg_mean" => run_mean(&parse::<MeanSpec>(table, "hg_mean spec")?, out),
         "hg_gd" => run_gd(&parse::<GdSpec>(table, "hg_gd spec")?, base, out),

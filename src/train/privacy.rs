@@ -69,7 +69,7 @@ impl RunPrivacy {
 }
 
 /// The guarantee of node `nd` running `release` for `steps` steps, at δ.
-pub fn node_privacy(
+pub(crate) fn node_privacy(
     nd: &Node,
     release: Release,
     target: RdpTarget,

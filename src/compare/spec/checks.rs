@@ -57,7 +57,7 @@ pub(super) fn check_theorem1_sigma2(
 }
 
 /// Reads every `*.toml` in `dir`, sorted by file name. Stops at the first invalid spec.
-pub fn load_dir(dir: &Path) -> Result<Vec<AuditSpec>> {
+pub(crate) fn load_dir(dir: &Path) -> Result<Vec<AuditSpec>> {
     let rd = std::fs::read_dir(dir)
         .map_err(|e| Error::Io(format!("cannot list audit specs in {}: {e}", dir.display())))?;
     let mut paths: Vec<PathBuf> = rd

@@ -10,7 +10,7 @@ use super::*;
 /// A log-quadratic envelope log f(x) = c0 + c1·x + c2·x² with c2 < 0, with f64 magnitudes of the
 /// terms that formed each coefficient (for the rounding floor).
 #[derive(Clone, Debug)]
-pub struct Quadratic {
+pub(crate) struct Quadratic {
     /// Coefficients c0, c1, c2.
     pub c: [Float; 3],
     /// Magnitudes |terms| that were summed into each coefficient (≥ |c_i|).
@@ -74,7 +74,7 @@ impl Quadratic {
 /// Linear factor g(x) multiplying the envelope; it must not change sign on each interval it is
 /// integrated over (the caller passes its roots as breakpoints).
 #[derive(Clone, Debug)]
-pub enum Factor {
+pub(crate) enum Factor {
     /// g = 1.
     One,
     /// g(x) = Σ c_i x^i (degree ≤ 2).

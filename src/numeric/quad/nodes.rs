@@ -142,7 +142,7 @@ pub(super) fn line_level(p: u32, kmax: u32, level: u32) -> Arc<Level> {
 }
 
 /// Order of the Gauss–Legendre rule at refinement `level`: n0·1.5^level, rounded up.
-pub fn gl_order(n0: u32, level: u32) -> u32 {
+pub(crate) fn gl_order(n0: u32, level: u32) -> u32 {
     let n0 = n0.max(2);
     if level == 0 {
         return n0;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::compare::figure::Series;
 
 #[test]
 fn renders_svg_png_and_csv_without_system_fonts() {

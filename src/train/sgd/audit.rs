@@ -20,7 +20,7 @@
 //!   S_t − b c_t, with inclusion probability b/(n + 1);
 //! * OSO adds the Q_t channel (shift u, noise ν_q) to the same mixture, and a consistency check:
 //!   C_{t+1} must equal C_t exp(ρ_c sign(g̃_tᵀq̃_{t−1})) recomputed from the releases; each
-//!   mismatch adds [`MISMATCH_WEIGHT`] (it cannot happen in a correct run).
+//!   mismatch adds `MISMATCH_WEIGHT` (it cannot happen in a correct run).
 //!
 //! The noise scales s_t that weight the channels are those the run applied
 //! ([`StepView::noise_std`]): the auditor reads the code as well as the releases. The weights
@@ -30,7 +30,7 @@
 //!
 //! Whatever the statistic, the bound is valid: the region is chosen on separate pilot runs and
 //! evaluated on the main runs with Clopper–Pearson bounds ([`stats::audit_region`]); ε_lb ≤ ε
-//! with probability ≥ the confidence. Runs are cut into chunks of [`RUN_CHUNK`]; chunk i of side
+//! with probability ≥ the confidence. Runs are cut into chunks of `RUN_CHUNK`; chunk i of side
 //! s in phase f runs on its own stream `chunk_rng(seed, stream_id(f, s, i))`, so the result is
 //! bit-identical whatever the number of threads.
 //!
@@ -38,9 +38,9 @@
 //!
 //! The main runs enter the result only through two counts per side (runs, runs above the cut),
 //! which add over disjoint sets of chunks; the pilot runs enter through the cut they select,
-//! which needs every pilot statistic. [`run_training_audit_shard`] therefore runs the whole pilot
+//! which needs every pilot statistic. `run_training_audit_shard` therefore runs the whole pilot
 //! (the same in every shard, a tenth of the main runs in the suite) and the main chunks c with
-//! c mod N = K − 1; [`finish_training_audit`] on the summed [`MainCounts`] is exactly
+//! c mod N = K − 1; `finish_training_audit` on the summed `MainCounts` is exactly
 //! [`run_training_audit`]'s result (`train::sgd::shard`, `dpaudit train-audit --shard K/N`).
 
 use std::time::Instant;
@@ -59,10 +59,10 @@ use crate::numeric::f64s::log_add_exp;
 use crate::train::data::Dataset;
 
 /// Runs per random stream.
-pub const RUN_CHUNK: u64 = 1 << 12;
+pub(crate) const RUN_CHUNK: u64 = 1 << 12;
 
 /// Score added per step whose C_{t+1} disagrees with the value recomputed from the releases.
-pub const MISMATCH_WEIGHT: f64 = 1000.0;
+pub(crate) const MISMATCH_WEIGHT: f64 = 1000.0;
 
 /// Number of evenly spaced candidate thresholds taken from the pilot runs.
 const MAX_CANDIDATES: usize = 4096;
@@ -396,7 +396,7 @@ impl Runs<'_> {
 /// statistic `> threshold` (tail [`Tail::Above`]) or `≤ threshold` ([`Tail::Below`]), tested in
 /// `direction`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Selected {
+pub(crate) struct Selected {
     /// The cut t (one of the pilot's order statistics).
     pub threshold: f64,
     /// Which side of t forms the region.
@@ -408,7 +408,7 @@ pub struct Selected {
 /// What some of the main runs of a training audit found: their number per side and how many of
 /// them have a statistic above [`Selected::threshold`]. Counts of disjoint sets of chunks add.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct MainCounts {
+pub(crate) struct MainCounts {
     /// Main runs counted per side.
     pub runs_per_side: u64,
     /// P-side (canary) runs with statistic > t.
@@ -515,7 +515,7 @@ fn count(
 /// The audit of the selected region from the main-run counts of the whole run (all chunks, e.g.
 /// the sum of every shard's [`MainCounts`]): Clopper–Pearson ε_lb at the configured confidence
 /// and the strict one. `seconds` is reported as is.
-pub fn finish_training_audit(
+pub(crate) fn finish_training_audit(
     acfg: &TrainingAuditConfig,
     sel: &Selected,
     counts: &MainCounts,
@@ -570,7 +570,7 @@ pub fn finish_training_audit(
 /// ([`Shard::owns`], as in the sampler audits). The shards' [`MainCounts`] add up to those of the
 /// whole run, and [`finish_training_audit`] on the sum gives exactly [`run_training_audit`]'s
 /// result.
-pub fn run_training_audit_shard(
+pub(crate) fn run_training_audit_shard(
     problem: &CanaryProblem,
     cfg: &SgdConfig,
     view: View,

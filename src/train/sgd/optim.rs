@@ -125,7 +125,7 @@ pub struct OsoParams {
 }
 
 impl OsoParams {
-    /// ν_q from the rule of thumb ν_g = 1.01 ν ([`super::oso::nu_q_for_ratio`]) and
+    /// ν_q from the rule of thumb ν_g = 1.01 ν (`super::oso::nu_q_for_ratio`) and
     /// ρ_c = ρ_r = 2.5·10⁻³, the values of seed 004's experiments.
     pub fn paper(nu: f64) -> Result<Self> {
         Ok(OsoParams {
@@ -564,13 +564,4 @@ pub fn accuracy(model: &dyn Model, theta: &[f64], data: &Dataset) -> f64 {
         .filter(|&j| model.predict(theta, data.row(j), &mut s) == data.y[j])
         .count();
     ok as f64 / data.n as f64
-}
-
-/// Mean loss of `model` at `theta` over `data`.
-pub fn mean_loss(model: &dyn Model, theta: &[f64], data: &Dataset) -> f64 {
-    let mut s = vec![0.0; model.scratch_len()];
-    (0..data.n)
-        .map(|j| model.loss(theta, data.row(j), data.y[j], &mut s))
-        .sum::<f64>()
-        / data.n as f64
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 
 /// Prop. 1: ν_g = (ν⁻² − ν_q⁻²)^(−1/2), the gradient's noise multiplier when the total per-step
 /// multiplier is ν and the hypergradient query uses ν_q. Errors unless 0 < ν < ν_q (finite).
-pub fn nu_g(nu: f64, nu_q: f64) -> Result<f64> {
+pub(crate) fn nu_g(nu: f64, nu_q: f64) -> Result<f64> {
     crate::error::check_positive("nu", nu)?;
     crate::error::check_positive("nu_q", nu_q)?;
     if nu_q <= nu || nu_q.is_nan() {
@@ -31,7 +31,7 @@ pub fn nu_g(nu: f64, nu_q: f64) -> Result<f64> {
 /// The inverse use of Prop. 1: the ν_q that makes ν_g = `ratio`·ν, i.e.
 /// ν_q = ν/√(1 − ratio⁻²). The paper's rule of thumb is ratio = 1.01, giving ν_q ≈ 7.124 ν.
 /// Errors unless ν > 0 and ratio > 1 (finite).
-pub fn nu_q_for_ratio(nu: f64, ratio: f64) -> Result<f64> {
+pub(crate) fn nu_q_for_ratio(nu: f64, ratio: f64) -> Result<f64> {
     crate::error::check_positive("nu", nu)?;
     if !(ratio > 1.0 && ratio.is_finite()) {
         return Err(Error::invalid("ratio (nu_g / nu)", ratio, "finite and > 1"));

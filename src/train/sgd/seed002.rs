@@ -104,7 +104,7 @@ pub fn claims(eps: f64, delta: f64, steps: u64, n: u64) -> Result<Vec<Claim002>>
 }
 
 /// The claims as a Markdown table.
-pub fn markdown(rows: &[Claim002]) -> String {
+pub(crate) fn markdown(rows: &[Claim002]) -> String {
     let mut s = String::from(
         "| seed 002 claim | claimed ε | actual ε | how | verdict |\n|---|---|---|---|---|\n",
     );

@@ -5,7 +5,7 @@
 //! chunks c with c mod N = K − 1 ([`Shard::owns`], as in the sampler audits), and writes
 //! `dpsgd_audit.shard-K-of-N.toml`: the suite's options, a fingerprint of the whole
 //! configuration, the crate version, the shard, and per row the selected cut with this shard's
-//! main-run counts ([`MainCounts`]: runs, and runs above the cut, per side).
+//! main-run counts (`MainCounts`: runs, and runs above the cut, per side).
 //!
 //! Why counts suffice: a row's result depends on its main runs only through the numbers of P-
 //! and Q-runs inside the selected region, and those add over disjoint chunks. The pilot, which
@@ -38,14 +38,14 @@ use crate::compare::shards::{check_format, read_toml, write_shard_file};
 use crate::error::{Error, Result};
 
 /// Format tag of a training-audit shard file.
-pub const FORMAT: &str = "dpaudit-train-shard/1";
+pub(crate) const FORMAT: &str = "dpaudit-train-shard/1";
 
 /// The stem of the shard files and of the merged report.
-pub const STEM: &str = "dpsgd_audit";
+pub(crate) const STEM: &str = "dpsgd_audit";
 
 /// One row of a shard file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RowShard {
+pub(crate) struct RowShard {
     /// The row's name.
     pub name: String,
     /// Main runs per side of the whole row.
@@ -86,7 +86,7 @@ impl RowShard {
 
 /// The content of one training-audit shard file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TrainShardFile {
+pub(crate) struct TrainShardFile {
     /// [`FORMAT`].
     pub format: String,
     /// The version of the dpaudit that wrote it.
@@ -131,7 +131,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The text the fingerprint digests: crate version, δ, T, run chunk, seed, and every row's name,
 /// problem, training configuration, view, claim, runs, expected verdict and audit configuration.
-pub fn configuration_text(opts: &SuiteOptions, rows: &[SuiteRow]) -> String {
+pub(crate) fn configuration_text(opts: &SuiteOptions, rows: &[SuiteRow]) -> String {
     let mut s = format!(
         "dpaudit {}\ndelta {DELTA:?}\nT {T}\nrun_chunk {}\nseed {}\nrows {}\nruns {}\ncontrol_runs {}\nsigma_q {:?}\n",
         env!("CARGO_PKG_VERSION"),
@@ -159,7 +159,7 @@ pub fn configuration_text(opts: &SuiteOptions, rows: &[SuiteRow]) -> String {
 }
 
 /// The fingerprint of a suite configuration: 16 hex digits of FNV-1a over
-/// [`configuration_text`].
+/// `configuration_text`.
 pub fn fingerprint(opts: &SuiteOptions, rows: &[SuiteRow]) -> String {
     format!("{:016x}", fnv1a(configuration_text(opts, rows).as_bytes()))
 }
@@ -171,7 +171,7 @@ pub fn file_name(shard: Shard) -> String {
 
 /// Runs shard `shard` of the suite: every row's pilot and its main chunks of the shard.
 /// `progress` receives each row as it completes.
-pub fn draw_shard(
+pub(crate) fn draw_shard(
     opts: &SuiteOptions,
     shard: Shard,
     progress: &mut dyn FnMut(&RowShard),
@@ -213,7 +213,7 @@ pub fn draw_shard(
 
 /// Runs shard `shard` of the suite and writes its file into `out` (created if needed) atomically.
 /// Returns the path written.
-pub fn write_shard(
+pub(crate) fn write_shard(
     opts: &SuiteOptions,
     shard: Shard,
     out: &Path,
@@ -224,7 +224,7 @@ pub fn write_shard(
 }
 
 /// Reads one training-audit shard file (format checked).
-pub fn read_shard(path: &Path) -> Result<TrainShardFile> {
+pub(crate) fn read_shard(path: &Path) -> Result<TrainShardFile> {
     let what = "training-audit shard file";
     let f: TrainShardFile = read_toml(path, what)?;
     check_format(path, what, &f.format, FORMAT)?;
@@ -413,7 +413,7 @@ pub fn merge(files: &[PathBuf]) -> Result<MergedTrain> {
 
 /// The report of a merged suite: the unsharded run's texts, but for the "Produced by" line
 /// (the equivalent `dpaudit train-audit` command and `command`, the merge) and the timings.
-pub fn merged_report(m: &MergedTrain, command: &str) -> Result<Report> {
+pub(crate) fn merged_report(m: &MergedTrain, command: &str) -> Result<Report> {
     let produced = format!(
         "`{}` (merged from {} shards by `{command}`; seconds and runs/s summed over the shards, \
          each of which also ran the pilot)",
@@ -429,7 +429,11 @@ pub fn merged_report(m: &MergedTrain, command: &str) -> Result<Report> {
 
 /// Writes the merged report into `out`; returns whether every verdict is the expected one and
 /// the files written.
-pub fn write_merged(m: &MergedTrain, out: &Path, command: &str) -> Result<(bool, Vec<PathBuf>)> {
+pub(crate) fn write_merged(
+    m: &MergedTrain,
+    out: &Path,
+    command: &str,
+) -> Result<(bool, Vec<PathBuf>)> {
     let report = merged_report(m, command)?;
     let files = write_files(out, &report)?;
     Ok((report.all_expected, files))
