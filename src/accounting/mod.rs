@@ -338,7 +338,7 @@ pub fn renyi_quad(
 }
 
 /// The mechanism's RDP at α: the larger of the two orders (certified).
-pub fn rdp(m: &SubsampledGaussian, alpha: &Scalar, digits: u32) -> Result<Certified> {
+pub(crate) fn rdp(m: &SubsampledGaussian, alpha: &Scalar, digits: u32) -> Result<Certified> {
     let r = renyi(m, alpha, Order::Remove, digits)?;
     if m.is_full_batch(64) {
         return Ok(r);

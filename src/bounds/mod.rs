@@ -13,7 +13,7 @@
 //!   by radial quadrature) and ρ = ρ̄/2 of eq. (12).
 //!
 //! Every high-precision function takes exact [`Scalar`] parameters and a number of requested
-//! `digits`, evaluates on the precision ladder [`crate::numeric::mp::certify`], and returns a
+//! `digits`, evaluates on the precision ladder `crate::numeric::mp::certify`, and returns a
 //! [`crate::numeric::mp::Certified`] value. Domain errors (η ≤ 0, δ ∉ (0, 1), α ≤ 1, …) are
 //! [`Error::InvalidParameter`]; a theorem applied outside its stated range is
 //! [`Error::OutsideValidity`], whose message quotes the violated inequality with its values.

@@ -54,7 +54,7 @@ pub(crate) struct PeerRow {
 
 /// Seed 002's σ calibration against the calibrated one.
 #[derive(Clone, Debug)]
-pub struct Calibration {
+pub(crate) struct Calibration {
     /// Setting.
     pub setting: String,
     /// σ by the notes' formula.

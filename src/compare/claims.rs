@@ -1,11 +1,11 @@
 //! The seed-claims table (issue 11 §3): every quantitative or checkable claim of the five seed
 //! files, with dpaudit's own figure for it and a verdict.
 //!
-//! [`claims`] recomputes every row from the crate (bounds, certified divergences, accounting):
+//! `claims` recomputes every row from the crate (bounds, certified divergences, accounting):
 //! nothing but the sources' *stated* numbers is typed in, and each verdict is a comparison of a
 //! computed figure with what the source states (a number at the precision of its printed digits,
-//! or an inequality). A row whose computation errors gets [`Verdict::NotCheckable`] with the
-//! error as its reason; [`claims`] never panics. The rows are plain serde-serialisable data for
+//! or an inequality). A row whose computation errors gets `Verdict::NotCheckable` with the
+//! error as its reason; `claims` never panics. The rows are plain serde-serialisable data for
 //! the `claims` command and the report (`reports/claims.md` and a CSV), which format them.
 //!
 //! Sources: seed 003 (HMB, the Relative Gaussian Mechanism), 001 (Hu & Guo, bounded-support
@@ -30,14 +30,14 @@ use serde::Serialize;
 use std::fmt;
 
 /// Digits certified for every figure of the table (modest, to keep [`claims`] fast).
-pub const DIGITS: u32 = 15;
+pub(crate) const DIGITS: u32 = 15;
 
 /// Working precision (bits) of the comparisons made here.
 const P: u32 = 256;
 
 /// The verdict on one claim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The computed figure agrees with the claim (to its stated digits / the inequality holds).
     Holds,
     /// The computed figure contradicts the claim.
@@ -68,7 +68,7 @@ impl fmt::Display for Verdict {
 
 /// One row of the claims table.
 #[derive(Clone, Debug, Serialize)]
-pub struct Claim {
+pub(crate) struct Claim {
     /// Stable identifier, e.g. `hmb-cor1-example`.
     pub id: &'static str,
     /// Where the claim is stated: seed file, section, equation.
@@ -205,7 +205,7 @@ fn rgm_max_renyi(
 ///
 /// Rows are in a stable order (HMB, HG, seed 002, OSO); ids are unique. A row whose computation
 /// fails is returned with [`Verdict::NotCheckable`] and the error as its reason.
-pub fn claims() -> Vec<Claim> {
+pub(crate) fn claims() -> Vec<Claim> {
     let mut out = Vec::new();
     hmb_rows(&mut out);
     hg_rows(&mut out);

@@ -4,20 +4,20 @@
 //! module is the single place that turns an audit spec into the three numbers dpaudit puts side
 //! by side — the paper's bound, the certified exact value, the audit's lower bound — with their
 //! checks and `VIOLATION` verdicts ([`threeway`]), and that computes the plots' data
-//! ([`curves`], [`figure`]), the golden verification ([`golden`]), the positive controls
-//! ([`sources`]) and sharded audits ([`shards`]). `crate::report` only formats these results
+//! ([`curves`], [`figure`]), the golden verification (`golden`), the positive controls
+//! ([`sources`]) and sharded audits (`shards`). `crate::report` only formats these results
 //! into Markdown, CSV and plots; it calls nothing in `divergence`, `bounds` or `audit`.
 //!
 //! Audit specs (`audits/*.toml`, [`spec`]) parse into the same models the rest of the crate
 //! uses.
 
-pub mod accounting;
-pub mod claims;
+pub(crate) mod accounting;
+pub(crate) mod claims;
 pub mod curves;
 pub mod figure;
-pub mod fmt;
-pub mod golden;
-pub mod shards;
+pub(crate) mod fmt;
+pub(crate) mod golden;
+pub(crate) mod shards;
 pub mod sources;
 pub mod spec;
 pub mod threeway;

@@ -44,7 +44,7 @@ pub(crate) struct ShardFile {
 
 /// A validated, merged set of shards.
 #[derive(Debug, Clone)]
-pub struct Merged {
+pub(crate) struct Merged {
     /// The spec (parsed from the shards' common text).
     pub spec: AuditSpec,
     /// Main draws per side.
@@ -56,7 +56,7 @@ pub struct Merged {
 }
 
 /// The file name of shard `shard` of spec `name`.
-pub fn file_name(name: &str, shard: Shard) -> String {
+pub(crate) fn file_name(name: &str, shard: Shard) -> String {
     format!("{name}.shard-{}-of-{}.toml", shard.index + 1, shard.count)
 }
 
@@ -175,7 +175,7 @@ pub(crate) fn find_shards(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 /// Reads, checks and merges the shard files in `dirs`.
-pub fn merge(dirs: &[PathBuf]) -> Result<Merged> {
+pub(crate) fn merge(dirs: &[PathBuf]) -> Result<Merged> {
     let files = find_shards(dirs)?;
     let shards: Vec<ShardFile> = files.iter().map(|p| read_shard(p)).collect::<Result<_>>()?;
     let first = &shards[0];

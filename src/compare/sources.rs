@@ -12,7 +12,7 @@ use crate::scalar::Scalar;
 use rug::Float;
 
 /// Digits certified for the figures of the three-way table.
-pub const DIGITS: u32 = 12;
+pub(crate) const DIGITS: u32 = 12;
 
 /// ε(δ) of the Gaussian mechanism with sensitivity `shift` and noise `sigma` from its RDP curve
 /// α·shift²/(2σ²) (Mironov 2017, Prop. 7) converted with Canonne–Kamath–Steinke 2020, Prop. 12,
@@ -119,7 +119,11 @@ pub struct AuditOutcome {
 }
 
 /// Runs the spec's audit with `samples` per side (the engine: seeded, chunked, deterministic).
-pub fn run_audit(spec: &AuditSpec, samples: u64, progress: Observer) -> Result<AuditOutcome> {
+pub(crate) fn run_audit(
+    spec: &AuditSpec,
+    samples: u64,
+    progress: Observer,
+) -> Result<AuditOutcome> {
     let mech = spec.mechanism()?;
     let cfg = spec.audit_config(samples, progress);
     outcome(&engine::run_audit(mech.as_ref(), &cfg)?)

@@ -160,7 +160,7 @@ pub(crate) fn rgm_alpha_max(spec: &AuditSpec) -> f64 {
 }
 
 /// The paper's bounds for a spec.
-pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
+pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
     let delta = &spec.audit.delta;
     let mut out = Vec::new();
     let gaussian_bounds = |out: &mut Vec<Figure>, sigma: &Scalar, prefix: &str| {
@@ -279,7 +279,7 @@ pub fn bounds(spec: &AuditSpec) -> Vec<Figure> {
 }
 
 /// The exact ε(δ) of a spec's pair (or, labelled, an upper bound on it).
-pub fn exact(spec: &AuditSpec) -> Vec<Figure> {
+pub(crate) fn exact(spec: &AuditSpec) -> Vec<Figure> {
     let delta = &spec.audit.delta;
     let lab = "exact ε(δ) of the pair, max of both orders (certified)";
     let pair = match spec.divergence_pair() {
@@ -391,7 +391,7 @@ pub(crate) fn audit_figures(spec: &AuditSpec, audit: &Result<AuditOutcome>) -> V
 const SLACK: f64 = 1e-9;
 
 /// The `VIOLATION` lines and remarks of a set of figures.
-pub fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
+pub(crate) fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>) {
     let mut violations = Vec::new();
     let mut remarks = Vec::new();
     let get = |r: Role| {

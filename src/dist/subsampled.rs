@@ -126,7 +126,7 @@ enum Law {
 
 /// Marker of the add/remove neighbour relation of [`SubsampledStep`].
 #[derive(Clone, Copy, Debug)]
-pub struct AddRemove;
+pub(crate) struct AddRemove;
 
 /// Marker of the substitution (replace-one) neighbour relation of [`SubsampledStep`].
 #[derive(Clone, Copy, Debug)]
@@ -134,7 +134,7 @@ pub struct Substitution;
 
 /// One DP-SGD step as a neighbouring pair (P1, P2) of laws drawn from the mixture
 /// (1−q)·N(0, σ²) + q·N(1, σ²), its reflection and N(0, σ²); the marker `N` is the neighbour
-/// relation ([`AddRemove`]: `SubsampledPair`, [`Substitution`]: [`SubsampledSubstPair`]).
+/// relation (`AddRemove`: `SubsampledPair`, [`Substitution`]: [`SubsampledSubstPair`]).
 /// Divergences come from the generic quadrature route of the model layer; the accountant's
 /// binomial closed form stays in [`crate::accounting`], which cross-checks it against this route
 /// in its tests.

@@ -9,7 +9,7 @@
 //! * [`Pair`] and [`Location`] are the handles every divergence of [`crate::divergence`] takes,
 //!   printed in the `dpaudit eval` vocabulary;
 //! * the closed-form route calls the model's `*_at` methods ([`PairModel::renyi_at`], …),
-//!   certified by the precision ladder of [`crate::numeric::mp::certify`];
+//!   certified by the precision ladder of `crate::numeric::mp::certify`;
 //! * the quadrature route asks [`PairModel::integrals`]: a law with Lebesgue densities on the
 //!   line ([`LinePair`]) is integrated generically from its log-densities; the Gaussian-family
 //!   laws (atoms, a discrete law, ℝ^d) integrate themselves with the certified log-space kit of

@@ -37,7 +37,7 @@ pub(crate) fn exp_neg_half_sq(x: f64) -> f64 {
 /// For z < 0.5 it is computed from `libm::erfc` with the exact square; for larger z by the
 /// Laplace continued fraction erfc(z) = exp(−z²)/√π · 1/(z + (1/2)/(z + 1/(z + (3/2)/(z + …)))),
 /// evaluated by the modified Lentz method.
-pub fn erfcx(z: f64) -> f64 {
+pub(crate) fn erfcx(z: f64) -> f64 {
     if z.is_nan() {
         return f64::NAN;
     }

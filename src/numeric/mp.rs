@@ -9,7 +9,6 @@
 
 use crate::error::{Error, Result};
 use rug::float::Constant;
-use rug::ops::Pow;
 use rug::Float;
 
 /// Guard bits added on top of the bits that the requested digits need.
@@ -60,7 +59,7 @@ pub fn agreement_digits(a: &Float, b: &Float) -> f64 {
 /// (capped at `digits`). Rounding error, cancellation and far-tail loss all show up as
 /// disagreement between precisions. Gives up with [`Error::Precision`] after the working precision
 /// has grown sixteen-fold.
-pub fn certify<F>(digits: u32, what: &str, mut f: F) -> Result<Certified>
+pub(crate) fn certify<F>(digits: u32, what: &str, mut f: F) -> Result<Certified>
 where
     F: FnMut(u32) -> Result<Float>,
 {
@@ -254,11 +253,6 @@ pub(crate) fn log_ndtr_diff(u: &Float, v: &Float) -> Float {
         let pv = ndtr(&Float::with_val(wp, -v));
         Float::with_val(prec, (-(pu + pv)).ln_1p())
     }
-}
-
-/// x^y for Float x > 0 and Float y, at `prec`.
-pub fn powf(x: &Float, y: &Float, prec: u32) -> Float {
-    Float::with_val(prec, x.pow(y))
 }
 
 #[cfg(test)]

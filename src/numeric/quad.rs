@@ -104,7 +104,7 @@ impl QuadOptions {
 
 /// The value of an integrand at one node, filled in by [`LogIntegrand::eval`].
 #[derive(Debug)]
-pub struct Point {
+pub(crate) struct Point {
     /// log of the (positive) envelope. May be −∞ (the node contributes 0).
     pub log_env: Float,
     /// Linear factor multiplying exp(`log_env`); used only if `has_factor`. Must not change sign
@@ -257,7 +257,7 @@ pub(crate) enum Rule {
 /// Integrates `f` with the nested `rule` to the accuracy in `opts` (see the module docs for the
 /// error estimate). Errors with [`Error::Precision`] if the target is not reached by
 /// `opts.max_level`.
-pub fn integrate<I: LogIntegrand>(
+pub(crate) fn integrate<I: LogIntegrand>(
     f: &mut I,
     rule: &Rule,
     opts: &QuadOptions,
@@ -537,7 +537,7 @@ pub(crate) fn gl_start(digits: f64, drop: f64) -> u32 {
 /// All pieces must have the same sign. Pieces are integrated largest-first as judged by
 /// `f.estimate` at their midpoints (if available), so small pieces need only be accurate relative
 /// to the whole.
-pub fn split<I: LogIntegrand>(
+pub(crate) fn split<I: LogIntegrand>(
     f: &mut I,
     points: &[Float],
     opts: &QuadOptions,
@@ -682,7 +682,7 @@ fn horner(acc: &mut Float, c: &[Float], mag: &[f64], x: &Float, xf: f64) -> f64 
 }
 
 mod gaussian;
-pub use gaussian::*;
+pub(crate) use gaussian::*;
 
 mod nodes;
 pub(crate) use nodes::*;

@@ -20,7 +20,7 @@ pub mod markdown;
 pub mod plots;
 pub mod progress;
 
-pub use crate::compare::{curves, golden, shards, sources, threeway};
+pub(crate) use crate::compare::{curves, golden, shards, sources, threeway};
 
 use crate::compare::spec::{self, AuditSpec, MechanismSpec};
 use crate::error::{Error, Result};

@@ -27,7 +27,7 @@ impl Progress for Bar {
 }
 
 /// A bar labelled `what` if [`wanted`]`(asked)`, else no observer.
-pub fn bar(what: &str, asked: bool) -> Observer {
+pub(crate) fn bar(what: &str, asked: bool) -> Observer {
     if !wanted(asked) {
         return Observer::none();
     }

@@ -35,7 +35,7 @@ use crate::scalar::Scalar;
 use rug::Float;
 
 /// Digits certified for every ε reported here.
-pub const DIGITS: u32 = 12;
+pub(crate) const DIGITS: u32 = 12;
 
 /// A run's guarantee, three ways, with the paper's bound and the exact worst case side by side.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -191,7 +191,7 @@ pub(super) const DROPS: [f64; 6] = [24.0, 96.0, 384.0, 1536.0, 6144.0, 24576.0];
 /// error). The whole line uses the trapezoidal [`Rule::Line`]; otherwise the range is split at
 /// the drop levels 24, 96, 384, … nats below the envelope maximum and at `extra`, and each piece
 /// is integrated by Gauss–Legendre with an order chosen from its digits and its log-variation.
-pub fn gaussian(
+pub(crate) fn gaussian(
     q: &Quadratic,
     factor: &Factor,
     u: Option<&Float>,

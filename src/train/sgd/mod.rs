@@ -10,7 +10,7 @@
 //! * [`privacy`]: the certified ε a run is compared against.
 //! * [`audit`]: the white-box (every update) and black-box (final model) membership-inference
 //!   audit of the training loop with a Dirac gradient canary.
-//! * [`seed002`]: seed 002's informal claims (σ calibration, replacement sensitivity, subsampling
+//! * `seed002`: seed 002's informal claims (σ calibration, replacement sensitivity, subsampling
 //!   shortcut, advanced composition), each with the exact figure and a verdict.
 //! * [`suite`]: the issue-9 suite of audits (tightness, controls, findings) behind
 //!   `dpaudit train-audit`.
@@ -25,9 +25,9 @@ pub mod model;
 pub mod optim;
 pub mod oso;
 pub mod privacy;
-pub mod seed002;
+pub(crate) mod seed002;
 #[cfg(feature = "cli")]
-pub mod shard;
+pub(crate) mod shard;
 pub mod suite;
 
 #[cfg(test)]

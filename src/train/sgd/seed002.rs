@@ -21,7 +21,7 @@ use crate::error::Result;
 
 /// One checked claim.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Claim002 {
+pub(crate) struct Claim002 {
     /// What is claimed.
     pub claim: String,
     /// The claimed ε.
@@ -44,7 +44,7 @@ fn verdict(actual: f64, claimed: f64) -> &'static str {
 
 /// The four claims at target ε, δ and T steps (q = 1/n with n = `n` for the shortcut;
 /// δ′ = δ for advanced composition).
-pub fn claims(eps: f64, delta: f64, steps: u64, n: u64) -> Result<Vec<Claim002>> {
+pub(crate) fn claims(eps: f64, delta: f64, steps: u64, n: u64) -> Result<Vec<Claim002>> {
     crate::error::check_positive("eps", eps)?;
     crate::error::check_open_unit("delta", delta)?;
     if steps == 0 {

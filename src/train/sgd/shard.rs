@@ -160,12 +160,12 @@ pub(crate) fn configuration_text(opts: &SuiteOptions, rows: &[SuiteRow]) -> Stri
 
 /// The fingerprint of a suite configuration: 16 hex digits of FNV-1a over
 /// `configuration_text`.
-pub fn fingerprint(opts: &SuiteOptions, rows: &[SuiteRow]) -> String {
+pub(crate) fn fingerprint(opts: &SuiteOptions, rows: &[SuiteRow]) -> String {
     format!("{:016x}", fnv1a(configuration_text(opts, rows).as_bytes()))
 }
 
 /// The file name of shard `shard`.
-pub fn file_name(shard: Shard) -> String {
+pub(crate) fn file_name(shard: Shard) -> String {
     format!("{STEM}.shard-{}-of-{}.toml", shard.index + 1, shard.count)
 }
 
@@ -233,7 +233,7 @@ pub(crate) fn read_shard(path: &Path) -> Result<TrainShardFile> {
 
 /// A validated, merged set of training-audit shards.
 #[derive(Debug, Clone)]
-pub struct MergedTrain {
+pub(crate) struct MergedTrain {
     /// The suite's options.
     pub opts: SuiteOptions,
     /// The accounting notes of the suite.
@@ -259,7 +259,7 @@ fn differs(p: &Path, first: &Path, what: &str) -> Error {
 }
 
 /// Reads, checks and merges the training-audit shard files `files` (see the module docs).
-pub fn merge(files: &[PathBuf]) -> Result<MergedTrain> {
+pub(crate) fn merge(files: &[PathBuf]) -> Result<MergedTrain> {
     let shards: Vec<TrainShardFile> = files.iter().map(|p| read_shard(p)).collect::<Result<_>>()?;
     let (first, f0) = match (shards.first(), files.first()) {
         (Some(s), Some(p)) => (s, p),
