@@ -93,13 +93,7 @@ pub fn saturation_mse(noise: Noise, m: &[f64], a: f64, b: f64) -> f64 {
 /// the family's reachable range on that bracket (at or above saturation, or below the bias
 /// floor). Errors if the bisection's end point misses the target by more than 1e-9 relative
 /// (the MSE would not be monotone in σ).
-pub(crate) fn sigma_for_mse(
-    noise: Noise,
-    m: &[f64],
-    a: f64,
-    b: f64,
-    target: f64,
-) -> Result<Option<f64>> {
+pub fn sigma_for_mse(noise: Noise, m: &[f64], a: f64, b: f64, target: f64) -> Result<Option<f64>> {
     if !(target > 0.0 && target.is_finite()) {
         return Err(Error::invalid("target MSE", target, "finite and > 0"));
     }
@@ -149,9 +143,9 @@ pub fn mean_data(seed: u64, n: usize, d: usize, data_sd: f64) -> Result<Vec<f64>
 }
 
 /// Per-instance RDP of order α of releasing the mean `m` of `n` records in [−1, 1]^d with
-/// `noise` at σ on the box [a, b]^d: [`worst_neighbour_renyi`] with shift 2/n and location range
+/// `noise` at σ on the box [a, b]^d: `worst_neighbour_renyi` with shift 2/n and location range
 /// [−1, 1].
-pub(crate) fn mean_rdp(
+pub fn mean_rdp(
     noise: Noise,
     m: &[f64],
     n: usize,
@@ -178,7 +172,7 @@ pub(crate) fn mean_rdp(
 
 /// One mechanism at equal MSE with a Gaussian of noise σ_G, on one dataset.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum EqualMse {
+pub enum EqualMse {
     /// The Gaussian's MSE dσ_G² is not reachable by the bounded family (at or beyond its
     /// saturation MSE, or below its bias floor).
     Unreachable,
@@ -194,7 +188,7 @@ pub(crate) enum EqualMse {
 /// The reduction in privacy cost at equal MSE on one dataset: the Gaussian's RDP at σ_G and each
 /// bounded family's [`EqualMse`].
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ReductionPoint {
+pub struct ReductionPoint {
     /// Gaussian RDP at σ_G.
     pub rdp_gauss: f64,
     /// Target MSE dσ_G² divided by each family's saturation MSE ([rectified, truncated]).
@@ -204,7 +198,7 @@ pub(crate) struct ReductionPoint {
 }
 
 /// Computes a [`ReductionPoint`] for the mean `m` of `n` records on the box [a, b]^d.
-pub(crate) fn reduction_point(
+pub fn reduction_point(
     m: &[f64],
     n: usize,
     sigma_g: f64,
