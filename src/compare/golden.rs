@@ -18,6 +18,27 @@ use std::path::{Path, PathBuf};
 /// Digits requested of the code for a golden row: the row's digits, capped here.
 pub(crate) const MAX_GOLDEN_DIGITS: u32 = 30;
 
+/// Why a golden row has no computed value.
+#[derive(Clone, Debug, thiserror::Error)]
+pub(crate) enum RowFailure {
+    /// The evaluation failed.
+    #[error("line {line}: {error}")]
+    Eval {
+        /// The row's line in its file.
+        line: usize,
+        /// The evaluation's error.
+        error: Error,
+    },
+    /// The table's own value does not parse as a number.
+    #[error("golden value {value:?} unreadable: {reason}")]
+    Unreadable {
+        /// The value as written in the table.
+        value: String,
+        /// The parser's message.
+        reason: String,
+    },
+}
+
 /// One checked golden row.
 #[derive(Clone, Debug)]
 pub(crate) struct GoldenCheck {
@@ -31,8 +52,8 @@ pub(crate) struct GoldenCheck {
     pub requested: u32,
     /// The golden value (text).
     pub golden: String,
-    /// The computed value and its certified digits, or the error.
-    pub computed: std::result::Result<(String, u32), String>,
+    /// The computed value and its certified digits, or why there is none.
+    pub computed: std::result::Result<(String, u32), RowFailure>,
     /// Agreement in significant digits between computed and golden values.
     pub agreement: f64,
 }
@@ -185,9 +206,18 @@ fn check_row(g: GoldenRow, cap: u32) -> GoldenCheck {
                 agree,
             )
         }
-        (Err(e), _) => (Err(format!("line {}: {e}", g.row.line)), 0.0),
+        (Err(error), _) => (
+            Err(RowFailure::Eval {
+                line: g.row.line,
+                error,
+            }),
+            0.0,
+        ),
         (_, Err(e)) => (
-            Err(format!("golden value {:?} unreadable: {e}", g.value)),
+            Err(RowFailure::Unreadable {
+                value: g.value.clone(),
+                reason: e.to_string(),
+            }),
             0.0,
         ),
     };

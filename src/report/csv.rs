@@ -81,7 +81,7 @@ impl crate::compare::golden::GoldenSummary {
         for c in &self.checks {
             let (val, dig, err) = match &c.computed {
                 Ok((v, d)) => (v.clone(), d.to_string(), String::new()),
-                Err(e) => (String::new(), String::new(), e.clone()),
+                Err(e) => (String::new(), String::new(), e.to_string()),
             };
             let agree = if c.agreement.is_infinite() {
                 "exact".to_string()

@@ -21,9 +21,9 @@ pub struct SummaryInput<'a> {
     /// "NOT RUN: …" lines: checks that should have run and did not.
     pub not_run: &'a [String],
     /// Golden verification, if run (Err: why not).
-    pub golden: Option<&'a Result<GoldenSummary, String>>,
+    pub golden: Option<&'a crate::Result<GoldenSummary>>,
     /// Positive controls, if run (Err: why not).
-    pub controls: Option<&'a Result<Vec<ControlOutcome>, String>>,
+    pub controls: Option<&'a crate::Result<Vec<ControlOutcome>>>,
     /// Plot stems (PNG and SVG written next to the summary), with captions.
     pub plots: &'a [(String, String)],
     /// Total wall time.
@@ -349,7 +349,7 @@ pub fn render(inp: &SummaryInput) -> String {
                         c.golden,
                         fmt_sig(c.agreement, 3)
                     ),
-                    Err(e) => e.clone(),
+                    Err(e) => e.to_string(),
                 };
                 let _ = writeln!(
                     o,

@@ -374,8 +374,7 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         eprintln!("dpaudit: positive controls");
     }
     let bar = || progress::bar("control", opts.progress);
-    let controls = sources::run_controls(opts.samples.unwrap_or(control_samples), &bar)
-        .map_err(|e| e.to_string());
+    let controls = sources::run_controls(opts.samples.unwrap_or(control_samples), &bar);
     let golden = if opts.golden_dir.is_dir() {
         if opts.progress {
             eprintln!(
@@ -383,9 +382,12 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
                 opts.golden_dir.display()
             );
         }
-        golden::verify_dir(&opts.golden_dir, opts.golden_cap()).map_err(|e| e.to_string())
+        golden::verify_dir(&opts.golden_dir, opts.golden_cap())
     } else {
-        Err(format!("no golden directory {}", opts.golden_dir.display()))
+        Err(Error::Io(format!(
+            "no golden directory {}",
+            opts.golden_dir.display()
+        )))
     };
     if opts.progress {
         eprintln!("dpaudit: plots");
