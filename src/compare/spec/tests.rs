@@ -38,37 +38,58 @@ fn err_of(text: &str) -> String {
     parse(text).unwrap_err().to_string()
 }
 
+/// Each case edits `base` (replace `from` by `to`; the edit must apply) and names the words the
+/// parse error must contain.
+fn assert_errors(base: &str, cases: &[(&str, &str, &[&str])]) {
+    for (from, to, words) in cases {
+        assert!(base.contains(from), "the case {from:?} does not apply");
+        let e = err_of(&base.replace(from, to));
+        assert!(
+            words.iter().all(|w| e.contains(w)),
+            "{from:?} -> {to:?}: {e}"
+        );
+    }
+}
+
 #[test]
 fn errors_name_file_and_field() {
-    let e = err_of(&GAUSS.replace("delta = 1e-5", "delta = 2"));
-    assert!(
-        e.contains("audits/t.toml") && e.contains("audit.delta"),
-        "{e}"
+    assert_errors(
+        GAUSS,
+        &[
+            (
+                "delta = 1e-5",
+                "delta = 2",
+                &["audits/t.toml", "audit.delta"],
+            ),
+            ("sigma = 5", "sigma = -1", &["mechanism.sigma"]),
+            ("sigma = 5", "sigma = \"abc\"", &["mechanism.sigma", "abc"]),
+            ("seed = 7", "seed = 7\nsedd = 3", &["audits/t.toml", "sedd"]),
+            // (An unknown family; `laplace` was the example until it became a model family.)
+            (
+                "family = \"gaussian\"",
+                "family = \"cauchy\"",
+                &["mechanism.family", "cauchy", "laplace"],
+            ),
+            ("confidence = 0.95", "confidence = 1", &["audit.confidence"]),
+            (
+                "samples_per_side = 1000",
+                "samples_per_side = -3",
+                &["audit.samples_per_side"],
+            ),
+            ("mu2 = 1", "mu2 = 0", &["pair.mu2"]),
+            ("sigma = 5", "sigma = 5\na = 0", &["mechanism.a"]),
+            (
+                "seed = 7",
+                "seed = 7\nstatistic = \"grey\"",
+                &["audit.statistic", "grey"],
+            ),
+            (
+                "seed = 7",
+                "seed = 7\nselection = \"best\"",
+                &["audit.selection", "best"],
+            ),
+        ],
     );
-    let e = err_of(&GAUSS.replace("sigma = 5", "sigma = -1"));
-    assert!(e.contains("mechanism.sigma"), "{e}");
-    let e = err_of(&GAUSS.replace("sigma = 5", "sigma = \"abc\""));
-    assert!(e.contains("mechanism.sigma") && e.contains("abc"), "{e}");
-    let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nsedd = 3"));
-    assert!(e.contains("audits/t.toml") && e.contains("sedd"), "{e}");
-    // (An unknown family; `laplace` was the example until it became a model family.)
-    let e = err_of(&GAUSS.replace("family = \"gaussian\"", "family = \"cauchy\""));
-    assert!(
-        e.contains("mechanism.family") && e.contains("cauchy") && e.contains("laplace"),
-        "{e}"
-    );
-    let e = err_of(&GAUSS.replace("confidence = 0.95", "confidence = 1"));
-    assert!(e.contains("audit.confidence"), "{e}");
-    let e = err_of(&GAUSS.replace("samples_per_side = 1000", "samples_per_side = -3"));
-    assert!(e.contains("audit.samples_per_side"), "{e}");
-    let e = err_of(&GAUSS.replace("mu2 = 1", "mu2 = 0"));
-    assert!(e.contains("pair.mu2"), "{e}");
-    let e = err_of(&GAUSS.replace("sigma = 5", "sigma = 5\na = 0"));
-    assert!(e.contains("mechanism.a"), "{e}");
-    let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nstatistic = \"grey\""));
-    assert!(e.contains("audit.statistic") && e.contains("grey"), "{e}");
-    let e = err_of(&GAUSS.replace("seed = 7", "seed = 7\nselection = \"best\""));
-    assert!(e.contains("audit.selection") && e.contains("best"), "{e}");
     let e = err_of("not toml at all [");
     assert!(e.contains("audits/t.toml"), "{e}");
 }
@@ -106,19 +127,21 @@ fn rgm_spec_checks_relative_sensitivity_and_sigma2() {
             .replace("n2 = \"101.25\"", "n2 = \"101.26\""),
     );
     assert!(e.contains("pair.dist") && e.contains("Def. 2"), "{e}");
-    // sigma² minimum is gamma R²/eta² = 5.625 exactly
-    let e = err_of(&RGM.replace("sigma2 = \"5.625\"", "sigma2 = \"5.6249\""));
-    assert!(
-        e.contains("mechanism.sigma2") && e.contains("Theorem 1"),
-        "{e}"
+    assert_errors(
+        RGM,
+        &[
+            // sigma² minimum is gamma R²/eta² = 5.625 exactly
+            (
+                "sigma2 = \"5.625\"",
+                "sigma2 = \"5.6249\"",
+                &["mechanism.sigma2", "Theorem 1"],
+            ),
+            // triangle inequality violated: no such vectors
+            ("n2 = \"101.25\"", "n2 = \"110\"", &["dist"]),
+            ("d = 10", "d = 0", &["mechanism.d"]),
+            ("eta = \"0.01\"\n", "", &["mechanism.eta"]),
+        ],
     );
-    // triangle inequality violated: no such vectors
-    let e = err_of(&RGM.replace("n2 = \"101.25\"", "n2 = \"110\""));
-    assert!(e.contains("dist"), "{e}");
-    let e = err_of(&RGM.replace("d = 10", "d = 0"));
-    assert!(e.contains("mechanism.d"), "{e}");
-    let e = err_of(&RGM.replace("eta = \"0.01\"\n", ""));
-    assert!(e.contains("mechanism.eta"), "{e}");
 }
 
 #[test]
