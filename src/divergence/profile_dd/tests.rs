@@ -21,6 +21,16 @@ fn sc(x: &str) -> Scalar {
     x.parse().unwrap()
 }
 
+/// Two values each certified to `digits` significant digits agree to `digits − log10 2` (each
+/// error is at most half a unit in the last certified digit).
+fn assert_agree(a: &Float, b: &Float, digits: u32, what: &str) {
+    let ag = agreement_digits(a, b);
+    assert!(
+        ag >= f64::from(digits) - 2f64.log10(),
+        "{what}: agreement {ag} ({a} vs {b})"
+    );
+}
+
 /// Balle–Wang's δ(0.5) for Δ = 0.7, σ = 1.3, d = 10 (closed form, 30 digits), and the variances
 /// σ² = 1.69 and (1.3 (1 + 1e-12))² of the κ → 0 tests.
 fn balle_wang_and_near_variances() -> (Certified, Float, Float) {
@@ -61,8 +71,7 @@ fn kappa_to_zero_is_balle_wang() {
         ),
     ] {
         let v = hockey_stick_dd(s1sq, s2sq, &f("0.7"), 10, &f("0.5"), 20).unwrap();
-        let ag = agreement_digits(&v.value, &f(want));
-        assert!(ag >= 20.0 - 2f64.log10(), "agreement {ag}: {}", v.value);
+        assert_agree(&v.value, &f(want), 20, "against mpmath");
         // δ moves by O(1e-12) relative (d·u² and u terms): 10 to 16 digits of Balle–Wang.
         let ag_bw = agreement_digits(&v.value, &bw.value);
         assert!(
@@ -87,13 +96,7 @@ fn routes_agree_near_equal_variances() {
             let v = vars(&s1, &s2, &diff, &dl, 10);
             let w = certify(20, "w", |p| w_outer::w_outer_at(&v, &e, 20, p)).unwrap();
             let t = certify(20, "t", |p| profile_at(&v, &e, 20, p, false)).unwrap();
-            let ag = agreement_digits(&w.value, &t.value);
-            assert!(
-                ag >= 20.0 - 2f64.log10(),
-                "κ {kap}, ε {eps}: {ag} ({} vs {})",
-                w.value,
-                t.value
-            );
+            assert_agree(&w.value, &t.value, 20, &format!("κ {kap}, ε {eps}"));
         }
     }
 }
@@ -106,8 +109,7 @@ fn kappa_small_mirrored() {
     let s1 = Float::with_val(512, f("1.3") * f("1.000001")).square();
     let v = hockey_stick_dd(&s1, &f("1.69"), &f("0.7"), 10, &f("0.5"), 12).unwrap();
     let want = f("0.06441634441310479659023844942153346578436");
-    let ag = agreement_digits(&v.value, &want);
-    assert!(ag >= 12.0 - 2f64.log10(), "agreement {ag}: {}", v.value);
+    assert_agree(&v.value, &want, 12, "against mpmath");
 }
 
 /// κ ≈ 1e-12, both orders: the t-outer route (whose integrand switches over a width ≈ 1e-11
@@ -123,13 +125,7 @@ fn kappa_to_zero_routes_agree_slow() {
         let v = vars(a, b, &diff, &dl, 10);
         let t = certify(20, "t", |p| profile_at(&v, &e, 20, p, false)).unwrap();
         let w = hockey_stick_dd(a, b, &dl, 10, &e, 20).unwrap();
-        let ag = agreement_digits(&w.value, &t.value);
-        assert!(
-            ag >= 20.0 - 2f64.log10(),
-            "{ag}: {} vs {}",
-            w.value,
-            t.value
-        );
+        assert_agree(&w.value, &t.value, 20, "t outer vs chi2 outer");
     }
 }
 
@@ -258,13 +254,7 @@ fn routes_agree_on_the_rgm_pair() {
             let e = f(eps);
             let t = certify(12, "t", |pp| profile_at(&v, &e, 12, pp, true)).unwrap();
             let w = certify(12, "w", |pp| w_outer::w_outer_at(&v, &e, 12, pp)).unwrap();
-            let ag = agreement_digits(&t.value, &w.value);
-            assert!(
-                ag >= 12.0 - 2f64.log10(),
-                "ε {eps}: {ag} ({} vs {})",
-                t.value,
-                w.value
-            );
+            assert_agree(&t.value, &w.value, 12, &format!("ε {eps}"));
         }
     }
 }
