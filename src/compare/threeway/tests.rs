@@ -12,27 +12,28 @@ fn fig(role: Role, v: f64) -> Figure {
     }
 }
 
+/// Figures of the given roles and values.
+fn figs(rv: &[(Role, f64)]) -> Vec<Figure> {
+    rv.iter().map(|&(role, v)| fig(role, v)).collect()
+}
+
 #[test]
 fn violations_are_flagged_both_ways() {
-    let ok = [
-        fig(Role::Bound, 2.0),
-        fig(Role::Exact, 1.0),
-        fig(Role::Audit, 0.5),
-    ];
+    let ok = figs(&[(Role::Bound, 2.0), (Role::Exact, 1.0), (Role::Audit, 0.5)]);
     assert!(check("t", &ok).0.is_empty());
-    let bad_audit = [fig(Role::Exact, 1.0), fig(Role::Audit, 1.1)];
+    let bad_audit = figs(&[(Role::Exact, 1.0), (Role::Audit, 1.1)]);
     let v = check("t", &bad_audit).0;
     assert_eq!(v.len(), 1);
     assert!(v[0].starts_with("VIOLATION: t: audit"));
-    let bad_bound = [fig(Role::Bound, 0.9), fig(Role::Exact, 1.0)];
+    let bad_bound = figs(&[(Role::Bound, 0.9), (Role::Exact, 1.0)]);
     assert!(check("t", &bad_bound).0[0].contains("exact ε 1 > bound 0.9"));
     // equal up to rounding (Balle–Wang is exact for the Gaussian): no violation
-    let tie = [fig(Role::Bound, 1.0), fig(Role::Exact, 1.0 + 1e-13)];
+    let tie = figs(&[(Role::Bound, 1.0), (Role::Exact, 1.0 + 1e-13)]);
     assert!(check("t", &tie).0.is_empty());
-    let rdp = [fig(Role::RdpBound, 0.3), fig(Role::RdpExact, 0.31)];
+    let rdp = figs(&[(Role::RdpBound, 0.3), (Role::RdpExact, 0.31)]);
     assert_eq!(check("t", &rdp).0.len(), 1);
     // GDP above exact is a remark, not a violation
-    let gdp = [fig(Role::Exact, 1.0), fig(Role::Gdp, 1.5)];
+    let gdp = figs(&[(Role::Exact, 1.0), (Role::Gdp, 1.5)]);
     let (v, r) = check("t", &gdp);
     assert!(v.is_empty() && r.len() == 1);
 }
@@ -40,21 +41,21 @@ fn violations_are_flagged_both_ways() {
 #[test]
 fn violation_is_decided_on_the_strict_bound() {
     // The 95 % bound above the exact value, the strict one below: a remark, not a VIOLATION.
-    let chance = [
-        fig(Role::Exact, 1.0),
-        fig(Role::Audit, 1.01),
-        fig(Role::AuditStrict, 0.95),
-    ];
+    let chance = figs(&[
+        (Role::Exact, 1.0),
+        (Role::Audit, 1.01),
+        (Role::AuditStrict, 0.95),
+    ]);
     let (v, r) = check("t", &chance);
     assert!(v.is_empty(), "{v:?}");
     assert_eq!(r.len(), 1);
     assert!(r[0].contains("does not confirm a violation"), "{r:?}");
     // Both above: one VIOLATION, naming the strict figure and its level.
-    let real = [
-        fig(Role::Exact, 1.0),
-        fig(Role::Audit, 1.3),
-        fig(Role::AuditStrict, 1.2),
-    ];
+    let real = figs(&[
+        (Role::Exact, 1.0),
+        (Role::Audit, 1.3),
+        (Role::AuditStrict, 1.2),
+    ]);
     let (v, _) = check("t", &real);
     assert_eq!(v.len(), 1);
     assert!(
