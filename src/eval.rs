@@ -38,9 +38,9 @@ use std::collections::BTreeMap;
 use std::io::{Read, Write};
 
 /// Largest dimension accepted for `d`.
-pub const MAX_DIM: u32 = 10_000_000;
+pub(crate) const MAX_DIM: u32 = 10_000_000;
 /// Largest number of digits accepted.
-pub const MAX_DIGITS: u32 = 2000;
+pub(crate) const MAX_DIGITS: u32 = 2000;
 
 /// Options of a batch evaluation.
 #[derive(Clone, Copy, Debug)]
@@ -55,7 +55,7 @@ pub struct EvalOptions {
 }
 
 /// Default time limit per `dpaudit eval` row, seconds.
-pub const DEFAULT_MAX_SECONDS: f64 = 60.0;
+pub(crate) const DEFAULT_MAX_SECONDS: f64 = 60.0;
 
 impl Default for EvalOptions {
     fn default() -> Self {
@@ -84,7 +84,7 @@ pub struct Row {
 
 /// One output row.
 #[derive(Clone, Debug)]
-pub struct Evaluated {
+pub(crate) struct Evaluated {
     /// The input row.
     pub row: Row,
     /// The certified value, or the error.
@@ -103,7 +103,7 @@ impl Evaluated {
 }
 
 /// Formats a value with `digits + 5` significant decimal digits ("inf" for +∞).
-pub fn format_value(v: &rug::Float, digits: u32) -> String {
+pub(crate) fn format_value(v: &rug::Float, digits: u32) -> String {
     if v.is_zero() {
         return "0".into();
     }
@@ -646,7 +646,7 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
 
 /// Reads rows from CSV. Malformed records (wrong field count, bad UTF-8) become rows whose
 /// evaluation fails with a message naming the line; the rest of the file is still read.
-pub fn read_rows<R: Read>(input: R) -> Vec<(Row, Option<String>)> {
+pub(crate) fn read_rows<R: Read>(input: R) -> Vec<(Row, Option<String>)> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)

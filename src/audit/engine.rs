@@ -7,7 +7,7 @@
 //!
 //! The samples of one side are cut into chunks of [`CHUNK`] draws; chunk `i` of side `s` in
 //! phase `f` (main or pilot) is drawn from its own ChaCha8 stream: key from `seed`
-//! (`SeedableRng::seed_from_u64`), stream id [`stream_id`]`(f, s, i)`. Each chunk's histogram
+//! (`SeedableRng::seed_from_u64`), stream id `stream_id``(f, s, i)`. Each chunk's histogram
 //! therefore depends only on `(seed, f, s, i)`, and the totals are sums of integers: the result
 //! is bit-identical whatever the number of threads or the order in which rayon runs the chunks.
 //! Only [`AuditResult::timing`] varies between runs; it is kept out of the serialised record.
@@ -60,7 +60,7 @@ pub const CHUNK: u64 = 1 << 20;
 pub const STRICT_BETA: f64 = 1e-6;
 
 /// Largest number of bins accepted.
-pub const MAX_BINS: usize = 1 << 22;
+pub(crate) const MAX_BINS: usize = 1 << 22;
 
 /// The phase a stream belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,7 +73,7 @@ pub enum Phase {
 
 /// The ChaCha stream id of chunk `chunk` of side `side` in phase `phase`:
 /// bit 63 = phase (pilot), bit 62 = side (Q), bits 0–61 = chunk index.
-pub fn stream_id(phase: Phase, side: Side, chunk: u64) -> u64 {
+pub(crate) fn stream_id(phase: Phase, side: Side, chunk: u64) -> u64 {
     let f = match phase {
         Phase::Main => 0u64,
         Phase::Pilot => 1,
@@ -87,7 +87,7 @@ pub fn stream_id(phase: Phase, side: Side, chunk: u64) -> u64 {
 
 /// The generator of one stream: ChaCha8 keyed by `seed_from_u64(seed)`, stream id `stream`,
 /// word position 0 ([`crate::dist::stream::chunk_rng`]).
-pub fn stream_rng(seed: u64, stream: u64) -> StreamRng {
+pub(crate) fn stream_rng(seed: u64, stream: u64) -> StreamRng {
     chunk_rng(seed, stream)
 }
 
@@ -127,7 +127,7 @@ pub struct AuditConfig {
     pub statistic: Statistic,
     /// Region selection.
     pub selection: Selection,
-    /// Number of regular histogram bins (2 ≤ bins ≤ [`MAX_BINS`]).
+    /// Number of regular histogram bins (2 ≤ bins ≤ `MAX_BINS`).
     pub bins: usize,
     /// Number of threads (a local rayon pool); `None` uses the current pool.
     pub threads: Option<usize>,
@@ -207,7 +207,7 @@ pub struct Grid {
 }
 
 impl Grid {
-    /// Validated: finite lo < hi, 1 ≤ bins ≤ [`MAX_BINS`].
+    /// Validated: finite lo < hi, 1 ≤ bins ≤ `MAX_BINS`.
     pub fn new(lo: f64, hi: f64, bins: usize) -> Result<Self> {
         crate::error::check_interval(lo, hi)?;
         if bins == 0 || bins > MAX_BINS {
@@ -297,7 +297,7 @@ pub struct Histograms {
 /// stream (see [`stream_id`]), so the shards' histograms are disjoint parts of the unsharded
 /// ones, and their sums are the unsharded histograms exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
+pub(crate) struct Shard {
     /// 0-based shard index, < `count`.
     pub index: u64,
     /// Number of shards, ≥ 1.
@@ -499,7 +499,7 @@ pub fn run_audit<M: Mechanism + ?Sized>(mech: &M, cfg: &AuditConfig) -> Result<A
 
 /// The sampled part of an audit, or of one shard of it: the pilot and main histograms.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AuditDraws {
+pub(crate) struct AuditDraws {
     /// Which chunks these are.
     pub shard: Shard,
     /// Pilot histograms (held-out selection only).
@@ -515,7 +515,7 @@ pub struct AuditDraws {
 }
 
 /// Draws the chunks of `shard` for an audit of `mech` with `cfg` (in `cfg.threads` threads).
-pub fn draw_audit<M: Mechanism + ?Sized>(
+pub(crate) fn draw_audit<M: Mechanism + ?Sized>(
     mech: &M,
     cfg: &AuditConfig,
     shard: Shard,
@@ -579,9 +579,10 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
     })
 }
 
+#[cfg(feature = "cli")]
 /// Sums the draws of shards 1/N … N/N into the draws of the whole run. Errors on shards of
 /// different counts, a missing shard, a shard given twice, or histograms of different shapes.
-pub fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
+pub(crate) fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
     let first = parts
         .first()
         .ok_or_else(|| Error::invalid("shards", "none", "at least one shard"))?;
@@ -651,7 +652,7 @@ pub fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
 
 /// The statistics of an audit from the draws of the whole run (`draws.shard` must be
 /// [`Shard::WHOLE`]; merge shards first). `start` is when the audit began (for the wall time).
-pub fn finish_audit<M: Mechanism + ?Sized>(
+pub(crate) fn finish_audit<M: Mechanism + ?Sized>(
     mech: &M,
     cfg: &AuditConfig,
     draws: &AuditDraws,

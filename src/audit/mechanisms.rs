@@ -48,7 +48,7 @@ pub use crate::divergence::CLAIM_DIGITS;
 
 /// Half-width of the statistic grid in noise standard deviations (tails beyond it fall in the
 /// under/overflow bins, which the threshold search still uses).
-pub const GRID_SIGMAS: f64 = 12.0;
+pub(crate) const GRID_SIGMAS: f64 = 12.0;
 
 /// Which neighbouring input a batch of outputs comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -126,7 +126,7 @@ pub trait Mechanism: Sync {
 
     bin_statistic_fn! {
         /// Draws `n` statistics on `side` (consuming `rng` exactly as [`Mechanism::sample_statistic`]
-        /// would for the same total, in batches of [`BIN_BATCH`]) and counts them into
+        /// would for the same total, in batches of `BIN_BATCH`) and counts them into
         /// `counts[grid.index(t)]`. The engine's hot loop; mechanisms may override it with a fused
         /// loop that draws, maps and bins without a buffer, as long as the counts are a
         /// deterministic function of the generator's output.
@@ -147,7 +147,7 @@ pub trait Mechanism: Sync {
 }
 
 /// Batch length of the default [`Mechanism::bin_statistic`].
-pub const BIN_BATCH: usize = 512;
+pub(crate) const BIN_BATCH: usize = 512;
 
 impl<M: Mechanism + ?Sized> Mechanism for &M {
     fn name(&self) -> String {

@@ -13,7 +13,7 @@
 //!   iteration-capped root search (statrs 0.19's Beta `inverse_cdf` does not return for small
 //!   counts with large N, statrs issue #435, and its Beta `cdf` is inaccurate near the mean for
 //!   huge shapes, #434: statrs is not used here);
-//! * the ε lower bound [`eps_lower_bound`] and the serialisable per-region record
+//! * the ε lower bound `eps_lower_bound` and the serialisable per-region record
 //!   [`RegionAudit`];
 //! * threshold selection over a [`ThresholdTable`] (built from sorted samples or from
 //!   histograms with cumulative counts): [`best_region`] (Bonferroni over every candidate) and
@@ -270,7 +270,7 @@ fn eps_raw(fpr_ub: f64, fnr_ub: f64, delta: f64) -> f64 {
 /// log1p(−(δ + fnr_ub)); a non-positive numerator gives 0.
 ///
 /// Errors: fpr_ub not in (0, 1], fnr_ub not in [0, 1], δ not in [0, 1).
-pub fn eps_lower_bound(fpr_ub: f64, fnr_ub: f64, delta: f64) -> Result<f64> {
+pub(crate) fn eps_lower_bound(fpr_ub: f64, fnr_ub: f64, delta: f64) -> Result<f64> {
     if !(fpr_ub > 0.0 && fpr_ub <= 1.0) {
         return Err(Error::invalid("fpr_ub", fpr_ub, "in (0, 1]"));
     }

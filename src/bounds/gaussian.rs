@@ -76,7 +76,7 @@ fn log_delta_parts(mu: &Float, eps: &Float) -> (Float, Float) {
 
 /// log δ(ε) of the Gaussian mechanism with μ = Δ/σ (Balle & Wang 2018, Thm 8), at the precision of
 /// `mu`; no e^ε is formed.
-pub fn log_dp_delta_mp(mu: &Float, eps: &Float) -> Float {
+pub(crate) fn log_dp_delta_mp(mu: &Float, eps: &Float) -> Float {
     log_delta_parts(mu, eps).0
 }
 
@@ -108,7 +108,7 @@ pub fn dp_delta_f64(sensitivity: f64, sigma: f64, eps: f64) -> Result<f64> {
 /// ε(δ) at the precision of `mu`: the smallest ε ≥ 0 with δ(ε) ≤ δ (0 when δ(0) ≤ δ).
 /// Safeguarded Newton on h(ε) = log δ(ε) − log δ_target, h′(ε) = −e^{ε + log Φ(y) − log δ(ε)},
 /// within a bracket that every step keeps.
-pub fn dp_eps_mp(mu: &Float, delta: &Float) -> Result<Float> {
+pub(crate) fn dp_eps_mp(mu: &Float, delta: &Float) -> Result<Float> {
     let p = mu.prec();
     let ld_t = Float::with_val(p, delta.ln_ref());
     let h = |e: &Float| -> (Float, Float) {

@@ -10,7 +10,7 @@
 //! * [`eq6_eps`]: HMB eq. (6) (Theorem 1 with γ = αη²/(2ε⋆), σ² = γη⁻²R²);
 //! * [`corollary1_eps`]: HMB Corollary 1, eq. (44), with its validity condition;
 //! * [`optimized_dp_eps`]: HMB eq. (45) minimised over α in closed form (docs/formulas.md §5.3);
-//! * [`tcdp`]: the truncated-CDP forms of HMB §4.1 and Appendix A.6.
+//! * `tcdp`: the truncated-CDP forms of HMB §4.1 and Appendix A.6.
 //!
 //! Conditions are checked at ≥ 320 bits on the exact parameters; violations return
 //! [`Error::OutsideValidity`] naming the theorem and the inequality with its values.

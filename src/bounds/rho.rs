@@ -38,7 +38,7 @@ pub fn rho_bar(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
 }
 
 /// HMB eq. (12): ρ = ρ̄/2 (the proposal ρ = βρ̄ with β = 1/2).
-pub(crate) fn rho(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
+pub fn rho(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
     let r = rho_bar(d, rc, digits)?;
     Ok(Certified {
         value: r.value / 2u32,

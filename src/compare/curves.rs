@@ -1,6 +1,6 @@
 //! The data of the report's plots.
 //!
-//! 1. Privacy profile ε(δ) of a spec's pair: exact (certified at [`CURVE_DIGITS`] digits; for an
+//! 1. Privacy profile ε(δ) of a spec's pair: exact (certified at `CURVE_DIGITS` digits; for an
 //!    RGM pair in d > 1, whose δ(ε) has no closed form, by the χ² quadrature of
 //!    docs/formulas.md §7.4 through [`exact_profile_dd`], with the exact RDP curve converted with
 //!    CKS beside it, labelled as an upper bound), the paper's bounds, and the audit's points.
@@ -8,7 +8,7 @@
 //!    (exact vs Mironov's α·Δ²/(2σ²)); the bounded-support pairs vs the Gaussian of the same σ.
 //! 3. The shape of Hu & Guo's Figure 1: Fisher information and per-instance RDP D_α(μ ‖ μ + h)
 //!    against the location μ for the rectified and truncated Gaussian and the stochastic sign,
-//!    against the Gaussian mechanism (closed forms at [`CURVE_DIGITS`] digits, in parallel).
+//!    against the Gaussian mechanism (closed forms at `CURVE_DIGITS` digits, in parallel).
 
 use super::figure::{Legend, Panel, PlotFigure, Series, Style};
 use super::sources;
@@ -21,10 +21,10 @@ use crate::scalar::Scalar;
 use rayon::prelude::*;
 
 /// Digits certified for plotted points (far more than a plot resolves; keeps them cheap).
-pub const CURVE_DIGITS: u32 = 8;
+pub(crate) const CURVE_DIGITS: u32 = 8;
 
 /// Label of the exact profile of an RGM pair in d > 1 (certified, by quadrature).
-pub const EXACT_DD_LABEL: &str = "exact ε(δ) (χ² quadrature, §7.4)";
+pub(crate) const EXACT_DD_LABEL: &str = "exact ε(δ) (χ² quadrature, §7.4)";
 
 /// δ grid of the privacy profiles: 10⁻¹² … 10⁻¹, `per_decade` points per decade.
 pub fn delta_grid(per_decade: u32) -> Vec<f64> {
@@ -100,7 +100,7 @@ pub fn exact_profile_dd(pair: &Pair, deltas: &[f64], digits: u32) -> Result<Vec<
 }
 
 /// The privacy-profile panel of one spec, `per_decade` δ points per decade.
-pub fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
+pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
     let spec = &tw.spec;
     let deltas = delta_grid(per_decade);
     let mut series = Vec::new();
@@ -249,7 +249,7 @@ fn short(s: &str) -> String {
 }
 
 /// Privacy-profile figure for a set of spec results (one panel each).
-pub fn profile_figure(title: &str, tws: &[&ThreeWay], per_decade: u32) -> PlotFigure {
+pub(crate) fn profile_figure(title: &str, tws: &[&ThreeWay], per_decade: u32) -> PlotFigure {
     PlotFigure {
         title: title.into(),
         panels: tws.iter().map(|t| profile_panel(t, per_decade)).collect(),
@@ -258,7 +258,7 @@ pub fn profile_figure(title: &str, tws: &[&ThreeWay], per_decade: u32) -> PlotFi
 
 /// D_α vs α: RGM pairs (exact vs Theorem 1), Gaussian specs (exact vs α·Δ²/(2σ²)), and the
 /// bounded-support specs vs the Gaussian of the same σ and shift.
-pub fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
+pub(crate) fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
     let mut panels = Vec::new();
     let rgm: Vec<&AuditSpec> = specs
         .iter()
@@ -411,7 +411,7 @@ pub fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
 
 /// Parameters of the Hu & Guo Figure-1 style plot.
 #[derive(Clone, Debug)]
-pub struct LocationSweep {
+pub(crate) struct LocationSweep {
     /// Noise σ.
     pub sigma: f64,
     /// Support [a, b] of the rectified and truncated mechanisms.
@@ -477,7 +477,7 @@ fn label(fam: &str) -> &'static str {
 }
 
 /// The Fisher information and per-instance RDP against μ (HG Figure 1's shape).
-pub fn location_figure(w: &LocationSweep) -> PlotFigure {
+pub(crate) fn location_figure(w: &LocationSweep) -> PlotFigure {
     let (lo, hi, n) = w.mu;
     let mus: Vec<f64> = (0..n)
         .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)

@@ -3,7 +3,7 @@
 
 /// How a series is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     /// Solid line.
     Line,
     /// Dashed line.
@@ -16,7 +16,7 @@ pub enum Style {
 
 /// A named series.
 #[derive(Clone, Debug)]
-pub struct Series {
+pub(crate) struct Series {
     /// Legend text.
     pub name: String,
     /// Points (x, y) in data units; non-finite points (and non-positive ones on log axes) are
@@ -42,13 +42,11 @@ impl Series {
 
 /// Where the legend goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Legend {
+pub(crate) enum Legend {
     /// Upper left corner.
     UpperLeft,
     /// Upper right corner.
     UpperRight,
-    /// Lower left corner.
-    LowerLeft,
     /// Lower right corner.
     LowerRight,
     /// Bottom, centred.
@@ -57,7 +55,7 @@ pub enum Legend {
 
 /// One chart.
 #[derive(Clone, Debug)]
-pub struct Panel {
+pub(crate) struct Panel {
     /// Caption above the chart.
     pub title: String,
     /// x-axis label.
@@ -76,7 +74,7 @@ pub struct Panel {
 
 /// A figure: panels side by side under a common title.
 #[derive(Clone, Debug)]
-pub struct PlotFigure {
+pub(crate) struct PlotFigure {
     /// Title over all panels.
     pub title: String,
     /// The panels, left to right.

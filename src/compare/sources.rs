@@ -119,11 +119,7 @@ pub struct AuditOutcome {
 }
 
 /// Runs the spec's audit with `samples` per side (the engine: seeded, chunked, deterministic).
-pub(crate) fn run_audit(
-    spec: &AuditSpec,
-    samples: u64,
-    progress: Observer,
-) -> Result<AuditOutcome> {
+pub fn run_audit(spec: &AuditSpec, samples: u64, progress: Observer) -> Result<AuditOutcome> {
     let mech = spec.mechanism()?;
     let cfg = spec.audit_config(samples, progress);
     outcome(&engine::run_audit(mech.as_ref(), &cfg)?)
@@ -290,7 +286,7 @@ pub(crate) fn run_controls(
 }
 
 /// Canonne–Kamath–Steinke 2020, Prop. 12 in double precision (plots).
-pub(crate) fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
     bounds::conversion::cks_f64(eps_alpha, alpha, delta)
 }
 

@@ -559,7 +559,7 @@ pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
 }
 
 /// Computes everything for a spec (the audit with `samples` per side; `None` skips it).
-pub(crate) fn three_way(
+pub fn three_way(
     spec: &AuditSpec,
     samples: Option<u64>,
     progress: crate::audit::engine::Observer,

@@ -273,7 +273,7 @@ fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
 }
 
 /// The registry entry of the `gaussian_dd` family.
-pub static FAMILY: ModelFamily = ModelFamily {
+pub(crate) static FAMILY: ModelFamily = ModelFamily {
     name: "gaussian_dd",
     pair_keys: &["dist", "sigma1", "sigma2", "d"],
     input_keys: &["dist"],

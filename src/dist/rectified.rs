@@ -452,7 +452,7 @@ impl OwnFisher for RectifiedLocation {
 }
 
 /// The registry entry of the rectified family.
-pub static FAMILY: ModelFamily = normal::clipped_family(
+pub(crate) static FAMILY: ModelFamily = normal::clipped_family(
     "rectified",
     |get| Ok(Arc::new(RectifiedPair(Clipped::looked_up(get)?))),
     |get| ClippedLaw::located("rectified", get),

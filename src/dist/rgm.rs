@@ -349,7 +349,7 @@ fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
 }
 
 /// The registry entry of the RGM pair family.
-pub static FAMILY: ModelFamily = ModelFamily {
+pub(crate) static FAMILY: ModelFamily = ModelFamily {
     name: "rgm",
     pair_keys: &["d", "gamma", "sigma2", "n1", "n2", "dist"],
     input_keys: &["n1", "n2", "dist"],

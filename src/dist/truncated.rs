@@ -720,7 +720,7 @@ impl OwnFisher for TruncatedLocation {
 }
 
 /// The registry entry of the truncated family.
-pub static FAMILY: ModelFamily = normal::clipped_family(
+pub(crate) static FAMILY: ModelFamily = normal::clipped_family(
     "truncated",
     |get| Ok(Arc::new(TruncatedPair(Clipped::looked_up(get)?))),
     |get| ClippedLaw::located("truncated", get),

@@ -24,7 +24,7 @@ pub use worst_case::{rgm_worst_case_dp_eps, rgm_worst_case_renyi, RgmWorstCase};
 pub use crate::model::{Location, Pair};
 
 /// Checks the Rényi order: finite and α > 1 (the orders RDP uses; α → 1 is `kl`).
-pub fn check_alpha(alpha: &Scalar) -> Result<()> {
+pub(crate) fn check_alpha(alpha: &Scalar) -> Result<()> {
     let a = alpha.f64();
     if !a.is_finite() || alpha.mp(256) <= 1 {
         return Err(Error::invalid(
@@ -209,7 +209,7 @@ fn eps_for_delta_quadrature(pair: &Pair, delta: &Scalar, digits: u32) -> Result<
 /// Illinois regula falsi on log f − log target, with bisection where f vanishes; stops when the
 /// bracket is below `rel_tol` relative (pass about the relative accuracy of f: iterating below it
 /// only chases rounding noise). Errors if no ε ≤ 2^40 reaches the target.
-pub fn invert_profile<F>(
+pub(crate) fn invert_profile<F>(
     target: &rug::Float,
     p: u32,
     rel_tol: &rug::Float,

@@ -22,7 +22,7 @@
 //!   family's [`ModelFamily`] entry (vocabulary, constructors, published claim).
 //!
 //! Adding a mechanism with densities on the line is one file that implements [`PairModel`] and
-//! [`LinePair`] (and [`LocationModel`] with [`LineLocation`] if the Fisher information about
+//! [`LinePair`] (and [`LocationModel`] with `LineLocation` if the Fisher information about
 //! its location is wanted) and defines its [`ModelFamily`] constant, plus one line in
 //! [`FAMILIES`]. The Laplace mechanism ([`crate::dist::laplace`]) is the worked example.
 
@@ -52,7 +52,7 @@ pub enum Which {
 /// Looks up a parameter by its vocabulary name (`mu1`, `scale`, …) as an exact [`Scalar`]; the
 /// callers (`dpaudit eval`, the audit specs) turn a missing or malformed value into an error that
 /// names the key.
-pub type ParamLookup<'a> = &'a dyn Params;
+pub(crate) type ParamLookup<'a> = &'a dyn Params;
 
 /// Where a family's constructor reads its parameters from (a `dpaudit eval` row, an audit spec):
 /// by vocabulary name, as exact [`Scalar`]s or as a dimension. A missing or malformed value is an
@@ -214,7 +214,7 @@ pub enum FisherIntegrals<'a> {
 }
 
 /// A law with a Lebesgue density on the line, for the generic Fisher-information route.
-pub trait LineLocation: Send + Sync {
+pub(crate) trait LineLocation: Send + Sync {
     /// log p(x) at the precision of `x`.
     fn ln_pdf_mp(&self, x: &Float) -> Float;
     /// The squared score (∂/∂μ log p(x))² at the precision of `x`.
@@ -287,7 +287,7 @@ macro_rules! location_model_common {
 pub(crate) use location_model_common;
 
 /// Builds and validates a single law of a family, for `fisher`.
-pub type LocationBuilder = fn(ParamLookup<'_>) -> Result<Arc<dyn LocationModel>>;
+pub(crate) type LocationBuilder = fn(ParamLookup<'_>) -> Result<Arc<dyn LocationModel>>;
 
 /// A family's entry in the registry: its vocabulary and its constructors.
 pub struct ModelFamily {
@@ -337,7 +337,7 @@ pub static FAMILIES: &[&ModelFamily] = &[
 ];
 
 /// The registered family called `name`.
-pub fn family(name: &str) -> Option<&'static ModelFamily> {
+pub(crate) fn family(name: &str) -> Option<&'static ModelFamily> {
     FAMILIES.iter().copied().find(|f| f.name == name)
 }
 
@@ -362,7 +362,7 @@ pub(crate) fn looked_up<const N: usize>(
 }
 
 /// Formats `name(k1=v1, k2=v2, …)`, the vocabulary form used in every user-facing message.
-pub fn describe(name: &str, params: &[(&str, Scalar)]) -> String {
+pub(crate) fn describe(name: &str, params: &[(&str, Scalar)]) -> String {
     let inner: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
     format!("{name}({})", inner.join(", "))
 }

@@ -619,4 +619,4 @@ impl<T: Isotropic> crate::model::OwnIntegrals for T {
 }
 
 mod params;
-pub use params::*;
+pub(crate) use params::*;

@@ -9,7 +9,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Writes the page into `out`; returns the files written.
-pub fn write_accounting(out: &Path, page: &AccountingPage, command: &str) -> Result<Vec<PathBuf>> {
+pub(crate) fn write_accounting(
+    out: &Path,
+    page: &AccountingPage,
+    command: &str,
+) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     // No wall times in the CSV: report CSVs are byte-identical from run to run.
     let mut t = Table::new(&[

@@ -9,7 +9,7 @@ use crate::error::Result;
 use std::path::{Path, PathBuf};
 
 /// The CSV table of the claims (deterministic: no timings).
-pub fn claims_table(claims: &[Claim]) -> Table {
+pub(crate) fn claims_table(claims: &[Claim]) -> Table {
     let mut t = Table::new(&[
         "id",
         "source",
@@ -38,7 +38,7 @@ fn md_cell(s: &str) -> String {
 }
 
 /// The count per verdict: `N claims: H hold, F fail, M misprints, X not checkable here`.
-pub fn claims_summary(claims: &[Claim]) -> String {
+pub(crate) fn claims_summary(claims: &[Claim]) -> String {
     let count = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
     format!(
         "{} claims: {} hold, {} fail, {} misprints, {} not checkable here",
@@ -51,7 +51,7 @@ pub fn claims_summary(claims: &[Claim]) -> String {
 }
 
 /// The Markdown page of the claims, with a count per verdict.
-pub fn claims_markdown(claims: &[Claim], command: &str) -> String {
+pub(crate) fn claims_markdown(claims: &[Claim], command: &str) -> String {
     let mut s = String::new();
     s.push_str("# The seed claims, checked\n\n");
     s.push_str(&format!(
@@ -80,7 +80,7 @@ pub fn claims_markdown(claims: &[Claim], command: &str) -> String {
 
 /// Computes the claims and writes `claims.md` and `claims.csv` into `out`; returns the claims
 /// and the files written.
-pub fn write_claims(out: &Path, command: &str) -> Result<(Vec<Claim>, Vec<PathBuf>)> {
+pub(crate) fn write_claims(out: &Path, command: &str) -> Result<(Vec<Claim>, Vec<PathBuf>)> {
     std::fs::create_dir_all(out)
         .map_err(|e| crate::error::Error::Io(format!("cannot create {}: {e}", out.display())))?;
     let claims = crate::compare::claims::claims();

@@ -13,7 +13,7 @@ pub(crate) use crate::fsio::{tmp_path, write_atomic};
 
 /// A CSV table built in memory and written atomically.
 #[derive(Clone, Debug, Default)]
-pub struct Table {
+pub(crate) struct Table {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 }
@@ -31,16 +31,6 @@ impl Table {
     pub fn push(&mut self, row: Vec<String>) {
         debug_assert_eq!(row.len(), self.header.len());
         self.rows.push(row);
-    }
-
-    /// Number of rows.
-    pub fn len(&self) -> usize {
-        self.rows.len()
-    }
-
-    /// Whether the table has no rows.
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     /// The CSV text.

@@ -11,7 +11,7 @@ use std::fmt::Write;
 use std::time::Duration;
 
 /// Everything the summary shows.
-pub struct SummaryInput<'a> {
+pub(crate) struct SummaryInput<'a> {
     /// The title line.
     pub title: &'a str,
     /// The command that produced it.
@@ -102,7 +102,7 @@ fn pair_text(tw: &ThreeWay) -> String {
 }
 
 /// Renders the summary.
-pub fn render(inp: &SummaryInput) -> String {
+pub(crate) fn render(inp: &SummaryInput) -> String {
     let mut o = String::new();
     let violations: Vec<&String> = inp
         .results

@@ -31,7 +31,7 @@ use threeway::ThreeWay;
 
 /// Options of `dpaudit report` / `dpaudit audit`.
 #[derive(Clone, Debug)]
-pub struct ReportOptions {
+pub(crate) struct ReportOptions {
     /// Output directory (created if missing).
     pub out: PathBuf,
     /// Directory of the audit specs (`report` only).
@@ -64,9 +64,9 @@ impl Default for ReportOptions {
 }
 
 /// Fewest samples per side in quick mode.
-pub const QUICK_MIN_SAMPLES: u64 = 20_000;
+pub(crate) const QUICK_MIN_SAMPLES: u64 = 20_000;
 /// Samples per side of each positive control (quick mode: 1/10).
-pub const CONTROL_SAMPLES: u64 = 200_000;
+pub(crate) const CONTROL_SAMPLES: u64 = 200_000;
 
 impl ReportOptions {
     /// Samples per side for a spec.
@@ -102,7 +102,7 @@ impl ReportOptions {
 
 /// What a report found.
 #[derive(Clone, Debug, Default)]
-pub struct ReportOutcome {
+pub(crate) struct ReportOutcome {
     /// All `VIOLATION: …` lines.
     pub violations: Vec<String>,
     /// Golden rows that failed.
@@ -228,7 +228,7 @@ fn ensure_dir(dir: &Path) -> Result<()> {
 }
 
 /// The CSV of the three-way figures (deterministic).
-pub fn threeway_table(results: &[&ThreeWay]) -> Table {
+pub(crate) fn threeway_table(results: &[&ThreeWay]) -> Table {
     let mut t = Table::new(&[
         "spec", "family", "delta", "role", "figure", "value", "digits", "source", "note",
     ]);
@@ -264,7 +264,7 @@ pub fn threeway_table(results: &[&ThreeWay]) -> Table {
 }
 
 /// The CSV of the audits' details (counts, thresholds; deterministic).
-pub fn audit_details_table(results: &[&ThreeWay]) -> Table {
+pub(crate) fn audit_details_table(results: &[&ThreeWay]) -> Table {
     let mut t = Table::new(&["spec", "key", "value"]);
     for tw in results {
         if let Some(a) = &tw.audit {
@@ -354,7 +354,7 @@ fn write_plot(
 
 /// `dpaudit report`: every spec in `opts.specs_dir`, the golden verification, the positive
 /// controls and all plots, written to `opts.out`.
-pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
+pub(crate) fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
     let t0 = Instant::now();
     let specs = spec::load_dir(&opts.specs_dir)?;
     if specs.is_empty() {
@@ -545,7 +545,7 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
 
 /// `dpaudit audit SPEC.toml`: one spec, written to `opts.out` as `<name>.md`, `<name>.csv`,
 /// `<name>_audit.csv` and the privacy-profile plot `<name>_profile.{svg,png,csv}`.
-pub fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcome> {
+pub(crate) fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcome> {
     let t0 = Instant::now();
     let spec = AuditSpec::from_file(spec_path)?;
     ensure_dir(&opts.out)?;
@@ -555,7 +555,7 @@ pub fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<ReportOutcom
 
 /// `dpaudit merge`: the outputs of `dpaudit audit` for a spec whose audit was drawn in shards
 /// (see [`shards`]): byte-identical CSVs to the unsharded run.
-pub fn run_merged(merged: &shards::Merged, opts: &ReportOptions) -> Result<ReportOutcome> {
+pub(crate) fn run_merged(merged: &shards::Merged, opts: &ReportOptions) -> Result<ReportOutcome> {
     let t0 = Instant::now();
     ensure_dir(&opts.out)?;
     let audit = sources::audit_from_draws(&merged.spec, merged.samples, &merged.draws);

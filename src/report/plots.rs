@@ -265,7 +265,6 @@ where
     let pos = match p.legend {
         Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
         Legend::UpperRight => SeriesLabelPosition::UpperRight,
-        Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
         Legend::LowerRight => SeriesLabelPosition::LowerRight,
         Legend::LowerMiddle => SeriesLabelPosition::LowerMiddle,
     };

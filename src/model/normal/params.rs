@@ -13,7 +13,7 @@ use super::{ends, fl};
 /// The parameters shared by the Gaussian-family pairs with one scale: two locations and σ
 /// (the Gaussian and stochastic-sign pairs, and with a support the clipped ones).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Shift {
+pub(crate) struct Shift {
     /// Location under P1.
     pub mu1: Scalar,
     /// Location under P2.
@@ -54,7 +54,7 @@ impl Shift {
 
 /// A clipped pair (rectified or truncated): two locations and σ, and the support [a, b].
 #[derive(Clone, Debug, PartialEq)]
-pub struct Clipped {
+pub(crate) struct Clipped {
     /// Locations and σ.
     pub shift: Shift,
     /// Lower end of the support.
@@ -116,7 +116,7 @@ clipped_constructors!(
 
 /// A single law N(μ, σ²) (or a law built on it) for the Fisher information about μ.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Law {
+pub(crate) struct Law {
     /// Location.
     pub mu: Scalar,
     /// Standard deviation.
@@ -132,7 +132,7 @@ impl Law {
 
 /// A single clipped law for the Fisher information: location, σ, support [a, b].
 #[derive(Clone, Debug, PartialEq)]
-pub struct ClippedLaw {
+pub(crate) struct ClippedLaw {
     /// Location.
     pub mu: Scalar,
     /// Standard deviation.

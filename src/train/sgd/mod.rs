@@ -25,6 +25,7 @@ pub mod model;
 pub mod optim;
 pub mod oso;
 pub mod privacy;
+#[cfg(feature = "cli")]
 pub(crate) mod seed002;
 #[cfg(feature = "cli")]
 pub(crate) mod shard;

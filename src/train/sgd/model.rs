@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use rand::RngExt;
 
 /// The random stream of a seed that initial weights are drawn from.
-pub const INIT_STREAM: u64 = u64::MAX;
+pub(crate) const INIT_STREAM: u64 = u64::MAX;
 
 /// A differentiable per-example loss ℓ(θ; x, y).
 pub trait Model: Send + Sync {
@@ -58,7 +58,7 @@ fn softplus(t: f64) -> f64 {
 
 /// The logistic function 1/(1 + e^{−t}), stable for both signs.
 #[inline]
-pub fn sigmoid(t: f64) -> f64 {
+pub(crate) fn sigmoid(t: f64) -> f64 {
     if t >= 0.0 {
         1.0 / (1.0 + (-t).exp())
     } else {
@@ -396,7 +396,7 @@ impl Model for Mlp {
         argmax(z)
     }
     /// Weights uniform on ±√(6/(fan_in + fan_out)) (Glorot & Bengio 2010), biases 0, from
-    /// stream [`INIT_STREAM`] of `seed` (training draws from stream 0: the two never overlap).
+    /// stream `INIT_STREAM` of `seed` (training draws from stream 0: the two never overlap).
     fn init(&self, seed: u64) -> Vec<f64> {
         let (d, h, k) = (self.d, self.h, self.k);
         let (b1, w2, b2) = self.offsets();

@@ -14,9 +14,9 @@ use super::privacy::{certified_eps, full_batch_sigma_for};
 use crate::error::{Error, Result};
 
 /// δ of every audit of the suite.
-pub const DELTA: f64 = 1e-5;
+pub(crate) const DELTA: f64 = 1e-5;
 /// Steps T of every run of the suite.
-pub const T: u64 = 10;
+pub(crate) const T: u64 = 10;
 
 /// Which rows to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,9 +122,10 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
     build_rows(opts, true)
 }
 
+#[cfg(feature = "cli")]
 /// The rows of the suite without the notes: skips the OSO heterogeneous accountings, which only
 /// the notes show (what a shard needs; the rows are those of [`suite_rows`]).
-pub fn suite_rows_only(opts: &SuiteOptions) -> Result<Vec<SuiteRow>> {
+pub(crate) fn suite_rows_only(opts: &SuiteOptions) -> Result<Vec<SuiteRow>> {
     Ok(build_rows(opts, false)?.0)
 }
 
@@ -335,7 +336,7 @@ impl SuiteOptions {
 
 /// The audit configuration of a row: its runs per side, a pilot of a tenth of them (at least
 /// 10⁴), δ = [`DELTA`], 95 % confidence, `seed`.
-pub fn audit_config(row: &SuiteRow, seed: u64) -> TrainingAuditConfig {
+pub(crate) fn audit_config(row: &SuiteRow, seed: u64) -> TrainingAuditConfig {
     TrainingAuditConfig {
         runs_per_side: row.runs,
         pilot_runs_per_side: (row.runs / 10).max(10_000),
@@ -402,18 +403,21 @@ fn fields(r: &SuiteResult) -> (&str, u64, f64, &str, (f64, f64), f64, f64, &str,
     )
 }
 
+#[cfg(feature = "cli")]
 /// The CSV header.
-pub const CSV_HEADER: &str = "audit,runs_per_side,claimed_eps,claim_source,certified_lo,certified_hi,eps_lb,eps_lb_strict,verdict,expected";
+pub(crate) const CSV_HEADER: &str = "audit,runs_per_side,claimed_eps,claim_source,certified_lo,certified_hi,eps_lb,eps_lb_strict,verdict,expected";
 
+#[cfg(feature = "cli")]
 /// One CSV line (deterministic: no timings).
-pub fn csv_line(r: &SuiteResult) -> String {
+pub(crate) fn csv_line(r: &SuiteResult) -> String {
     let (name, runs, claimed, source, (lo, hi), lb, strict, got, want) = fields(r);
     format!("\"{name}\",{runs},{claimed},\"{source}\",{lo},{hi},{lb},{strict},{got},{want}")
 }
 
+#[cfg(feature = "cli")]
 /// The report's two texts: `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Report {
+pub(crate) struct Report {
     /// The Markdown page.
     pub markdown: String,
     /// The CSV table.
@@ -422,9 +426,14 @@ pub struct Report {
     pub all_expected: bool,
 }
 
+#[cfg(feature = "cli")]
 /// The Markdown page up to (and including) the audit table's header: `produced_by` is the text
 /// after "Produced by " (the command, in backticks).
-pub fn markdown_head(opts: &SuiteOptions, notes: &[String], produced_by: &str) -> Result<String> {
+pub(crate) fn markdown_head(
+    opts: &SuiteOptions,
+    notes: &[String],
+    produced_by: &str,
+) -> Result<String> {
     let mut md = format!(
         "# DP-SGD / OSO-DPSGD training-loop audits\n\nProduced by {produced_by}; seed {}, δ = {DELTA}, \
          T = {T}. VIOLATION when the strict (1 − 10⁻⁶) ε_lb exceeds the claimed ε \
@@ -442,8 +451,9 @@ pub fn markdown_head(opts: &SuiteOptions, notes: &[String], produced_by: &str) -
     Ok(md)
 }
 
+#[cfg(feature = "cli")]
 /// Adds one result to the report's texts.
-pub fn push_result(report: &mut Report, res: &SuiteResult) {
+pub(crate) fn push_result(report: &mut Report, res: &SuiteResult) {
     report.markdown.push_str(&markdown_line(res));
     report.markdown.push('\n');
     report.csv.push_str(&csv_line(res));
@@ -451,8 +461,13 @@ pub fn push_result(report: &mut Report, res: &SuiteResult) {
     report.all_expected &= res.flagged == res.row.should_flag;
 }
 
+#[cfg(feature = "cli")]
 /// An empty report: the Markdown head and the CSV header.
-pub fn new_report(opts: &SuiteOptions, notes: &[String], produced_by: &str) -> Result<Report> {
+pub(crate) fn new_report(
+    opts: &SuiteOptions,
+    notes: &[String],
+    produced_by: &str,
+) -> Result<Report> {
     Ok(Report {
         markdown: markdown_head(opts, notes, produced_by)?,
         csv: format!("{CSV_HEADER}\n"),
@@ -460,8 +475,12 @@ pub fn new_report(opts: &SuiteOptions, notes: &[String], produced_by: &str) -> R
     })
 }
 
+#[cfg(feature = "cli")]
 /// Writes `dpsgd_audit.md` and `dpsgd_audit.csv` into `out` (created if needed); returns them.
-pub fn write_files(out: &std::path::Path, report: &Report) -> Result<Vec<std::path::PathBuf>> {
+pub(crate) fn write_files(
+    out: &std::path::Path,
+    report: &Report,
+) -> Result<Vec<std::path::PathBuf>> {
     let io = |p: &std::path::Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
     std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
     let mdp = out.join("dpsgd_audit.md");
@@ -471,10 +490,11 @@ pub fn write_files(out: &std::path::Path, report: &Report) -> Result<Vec<std::pa
     Ok(vec![mdp, csvp])
 }
 
+#[cfg(feature = "cli")]
 /// Runs the suite and writes `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without)
 /// into `out`, printing each Markdown line to stderr as it completes. Returns whether every
 /// verdict is the expected one, and the files written.
-pub fn write_report(
+pub(crate) fn write_report(
     out: &std::path::Path,
     opts: &SuiteOptions,
     command: &str,
