@@ -160,3 +160,49 @@ pub(crate) fn check_open_unit_shown(
 pub(crate) fn check_open_unit(name: &str, x: f64) -> Result<f64> {
     check_open_unit_shown(name, x, &x)
 }
+
+/// Names a fieldless enum's variants: `as_str` (each variant's name) and `Display`; with a
+/// parameter name, also `NAMES` (in declaration order) and `FromStr`, which reads each name and
+/// its aliases and rejects anything else with an [`Error::InvalidParameter`] naming the parameter
+/// and listing `NAMES`.
+macro_rules! named_enum {
+    ($ty:ident { $($var:ident => $name:literal $(| $alias:literal)*),+ $(,)? }) => {
+        impl $ty {
+            /// The variant's name (what `Display` prints).
+            pub fn as_str(&self) -> &'static str {
+                match self {
+                    $($ty::$var => $name),+
+                }
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+    ($ty:ident, $param:literal, { $($var:ident => $name:literal $(| $alias:literal)*),+ $(,)? }) => {
+        $crate::error::named_enum!($ty { $($var => $name),+ });
+
+        impl $ty {
+            /// Every variant's name, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($name),+];
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = $crate::error::Error;
+            fn from_str(s: &str) -> $crate::error::Result<Self> {
+                match s {
+                    $($name $(| $alias)* => Ok($ty::$var),)+
+                    other => Err($crate::error::Error::invalid(
+                        $param,
+                        other,
+                        &format!("one of {}", Self::NAMES.join(", ")),
+                    )),
+                }
+            }
+        }
+    };
+}
+pub(crate) use named_enum;

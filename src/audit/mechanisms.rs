@@ -82,25 +82,10 @@ pub enum Statistic {
     Black,
 }
 
-impl std::fmt::Display for Statistic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Statistic::White => "white",
-            Statistic::Black => "black",
-        })
-    }
-}
-
-impl std::str::FromStr for Statistic {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "white" | "white-box" | "llr" => Ok(Statistic::White),
-            "black" | "black-box" | "output" => Ok(Statistic::Black),
-            other => Err(Error::invalid("statistic", other, "one of white, black")),
-        }
-    }
-}
+crate::error::named_enum!(Statistic, "statistic", {
+    White => "white" | "white-box" | "llr",
+    Black => "black" | "black-box" | "output",
+});
 
 /// A mechanism on a fixed neighbouring pair (x, x′), as a source of test statistics.
 ///

@@ -27,7 +27,6 @@ use crate::train::hg::{BoxMechanism, Family as HgFamily};
 use rug::ops::Pow;
 use rug::Float;
 use serde::Serialize;
-use std::fmt;
 
 /// Digits certified for every figure of the table (modest, to keep [`claims`] fast).
 pub(crate) const DIGITS: u32 = 15;
@@ -48,23 +47,13 @@ pub(crate) enum Verdict {
     NotCheckable,
 }
 
-impl Verdict {
-    /// The text used in the table: "holds", "fails", "misprint", "not checkable here".
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::Fails => "fails",
-            Verdict::Misprint => "misprint",
-            Verdict::NotCheckable => "not checkable here",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+// The texts used in the table.
+crate::error::named_enum!(Verdict {
+    Holds => "holds",
+    Fails => "fails",
+    Misprint => "misprint",
+    NotCheckable => "not checkable here",
+});
 
 /// One row of the claims table.
 #[derive(Clone, Debug, Serialize)]

@@ -45,21 +45,17 @@ pub enum Role {
     Gdp,
 }
 
-impl Role {
-    /// Short name used in the CSV.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Bound => "bound",
-            Role::Exact => "exact",
-            Role::ExactUpper => "exact_upper_bound",
-            Role::RdpBound => "rdp_bound",
-            Role::RdpExact => "rdp_exact",
-            Role::Audit => "audit_lower_bound",
-            Role::AuditStrict => "audit_lower_bound_strict",
-            Role::Gdp => "gdp_assumption",
-        }
-    }
-}
+// The short names used in the CSV.
+crate::error::named_enum!(Role {
+    Bound => "bound",
+    Exact => "exact",
+    ExactUpper => "exact_upper_bound",
+    RdpBound => "rdp_bound",
+    RdpExact => "rdp_exact",
+    Audit => "audit_lower_bound",
+    AuditStrict => "audit_lower_bound_strict",
+    Gdp => "gdp_assumption",
+});
 
 /// One figure of the table.
 #[derive(Clone, Debug)]

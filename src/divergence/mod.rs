@@ -51,21 +51,11 @@ pub enum Method {
     ClosedForm,
 }
 
-impl std::str::FromStr for Method {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "auto" => Ok(Method::Auto),
-            "quadrature" => Ok(Method::Quadrature),
-            "closed-form" | "closed_form" => Ok(Method::ClosedForm),
-            other => Err(Error::invalid(
-                "method",
-                other,
-                "one of auto, quadrature, closed-form",
-            )),
-        }
-    }
-}
+crate::error::named_enum!(Method, "method", {
+    Auto => "auto",
+    Quadrature => "quadrature",
+    ClosedForm => "closed-form" | "closed_form",
+});
 
 /// Runs the closed form, or quadrature, per `method`; `auto` falls back to quadrature where no
 /// closed form exists.

@@ -29,34 +29,12 @@ pub enum RowSelection {
     Rest,
 }
 
-impl RowSelection {
-    /// The name `--rows` takes.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            RowSelection::All => "all",
-            RowSelection::First => "first",
-            RowSelection::Rest => "rest",
-        }
-    }
-}
-
-impl std::fmt::Display for RowSelection {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for RowSelection {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "all" => Ok(RowSelection::All),
-            "first" => Ok(RowSelection::First),
-            "rest" => Ok(RowSelection::Rest),
-            _ => Err(Error::invalid("rows", s, "one of all, first, rest")),
-        }
-    }
-}
+// The names `--rows` takes.
+crate::error::named_enum!(RowSelection, "rows", {
+    All => "all",
+    First => "first",
+    Rest => "rest",
+});
 
 /// The suite's sizes and parameters.
 #[derive(Debug, Clone, PartialEq)]
