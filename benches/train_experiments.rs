@@ -5,6 +5,7 @@
 //!
 //! The one-run timing at the paper's scale is in `benches/train.rs` (criterion).
 
+use dpaudit::audit::engine::Observer;
 use std::path::Path;
 use std::time::Instant;
 
@@ -25,7 +26,7 @@ fn main() {
     let start = Instant::now();
     for f in &files {
         let t = Instant::now();
-        let res = dpaudit::train::experiment::run_file(f, &out);
+        let res = dpaudit::train::experiment::run_file(f, &out, &Observer::none());
         let secs = t.elapsed().as_secs_f64();
         let name = f.file_name().unwrap_or_default().to_string_lossy();
         match res {

@@ -334,7 +334,11 @@ pub fn main() -> ExitCode {
             }
             train_audit_exit(opts.and_then(|o| write_report(&out, &o, &command_line())))
         }
-        Command::Train { spec, out } => match crate::train::experiment::run_file(&spec, &out) {
+        Command::Train { spec, out } => match crate::train::experiment::run_file(
+            &spec,
+            &out,
+            &report::progress::bar("train", true),
+        ) {
             Ok(md) => {
                 println!("{md}");
                 ExitCode::SUCCESS
@@ -409,7 +413,8 @@ pub fn main() -> ExitCode {
             let mut outcome = report::run_report(&opts);
             // Quick training experiment (HMB App. C on the committed breast-cancer table). If it
             // cannot run, that is a NOT RUN line of the report, not a reason to hide its verdict.
-            if let Err(e) = crate::train::experiment::run_quick(&out) {
+            let bar = report::progress::bar("train", opts.progress);
+            if let Err(e) = crate::train::experiment::run_quick(&out, &bar) {
                 if let Ok(o) = outcome.as_mut() {
                     o.not_run
                         .push(format!("NOT RUN: quick training experiment: {e}"));

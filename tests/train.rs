@@ -2,6 +2,7 @@
 //! (eqs. (10)–(11)) against brute force, RGM parameters against Theorem 1, determinism, and the
 //! ordering of the privacy accounts.
 
+use dpaudit::audit::engine::Observer;
 use dpaudit::bounds::rgm;
 use dpaudit::train::data::{synthetic, Dataset, SyntheticSpec};
 use dpaudit::train::dpgd::{rgm_parameters, RdpTarget, Release, Split, TwoNode};
@@ -284,7 +285,7 @@ fn readers_parse_and_reject_with_named_errors() {
 #[test]
 fn quick_training_experiment_writes_csv_svg_and_summary() {
     let dir = std::env::temp_dir().join(format!("dpaudit_train_quick_{}", std::process::id()));
-    let md = dpaudit::train::experiment::run_quick(&dir).unwrap();
+    let md = dpaudit::train::experiment::run_quick(&dir, &Observer::none()).unwrap();
     for f in [
         "random.csv",
         "random.svg",

@@ -4,6 +4,7 @@
 //! against its closed form, determinism across thread counts, and the `kind` dispatch of
 //! `dpaudit train`.
 
+use dpaudit::audit::engine::Observer;
 use dpaudit::divergence::{self, Method, Pair};
 use dpaudit::train::data::Dataset;
 use dpaudit::train::hg::{Family, Noise};
@@ -326,7 +327,7 @@ fn train_dispatches_on_the_experiment_kind() {
         ),
     )
     .unwrap();
-    let md = dpaudit::train::experiment::run_file(&spec, &dir).unwrap();
+    let md = dpaudit::train::experiment::run_file(&spec, &dir, &Observer::none()).unwrap();
     assert!(md.contains("| truncated |"), "{md}");
     for f in [
         "summary.md",
@@ -337,7 +338,7 @@ fn train_dispatches_on_the_experiment_kind() {
         assert!(dir.join("tiny").join(f).exists(), "{f}");
     }
     std::fs::write(&spec, "kind = \"nope\"\nname = \"x\"\n").unwrap();
-    let e = dpaudit::train::experiment::run_file(&spec, &dir)
+    let e = dpaudit::train::experiment::run_file(&spec, &dir, &Observer::none())
         .unwrap_err()
         .to_string();
     assert!(e.contains("kind"), "{e}");
@@ -348,7 +349,7 @@ fn train_dispatches_on_the_experiment_kind() {
          splits = []\n",
     )
     .unwrap();
-    let e = dpaudit::train::experiment::run_file(&spec, &dir)
+    let e = dpaudit::train::experiment::run_file(&spec, &dir, &Observer::none())
         .unwrap_err()
         .to_string();
     assert!(e.contains("name"), "{e}");
@@ -358,7 +359,7 @@ fn train_dispatches_on_the_experiment_kind() {
          steps = 2\nsigmas = [0.05]\nseeds = [1]\ntypo = 1\n",
     )
     .unwrap();
-    let e = dpaudit::train::experiment::run_file(&spec, &dir)
+    let e = dpaudit::train::experiment::run_file(&spec, &dir, &Observer::none())
         .unwrap_err()
         .to_string();
     assert!(e.contains("typo"), "{e}");

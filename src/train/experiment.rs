@@ -12,12 +12,11 @@ use super::data::{synthetic, Dataset, SyntheticSpec};
 use super::dpgd::{RdpTarget, Release, Split, TwoNode};
 use super::hg_report::{check_name, check_seeds};
 use super::privacy::{run_privacy, RunPrivacy};
+use crate::audit::engine::Observer;
 use crate::error::{Error, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use plotters::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 /// An experiment file.
@@ -143,23 +142,12 @@ pub struct SplitResult {
     pub skipped: Vec<String>,
 }
 
-fn progress(total: u64) -> ProgressBar {
-    if std::env::var_os("CI").is_some() || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-    if let Ok(st) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} runs") {
-        bar.set_style(st);
-    }
-    bar
-}
-
-/// Runs every split × release × seed of `spec` (`base` resolves a relative data path).
-pub fn run(spec: &Spec, base: &Path) -> Result<Vec<SplitResult>> {
+/// Runs every split × release × seed of `spec` (`base` resolves a relative data path), telling
+/// `progress` of each finished run.
+pub fn run(spec: &Spec, base: &Path, progress: &Observer) -> Result<Vec<SplitResult>> {
     let data = spec.dataset(base)?;
     let target = RdpTarget::default();
-    let bar = progress((spec.splits.len() * 6 * spec.seeds.len()) as u64);
-    bar.set_message(spec.name.clone());
+    progress.start((spec.splits.len() * 6 * spec.seeds.len()) as u64);
     let mut out = Vec::new();
     for sname in &spec.splits {
         let split = split_of(sname, spec.bias)?;
@@ -212,7 +200,7 @@ pub fn run(spec: &Spec, base: &Path) -> Result<Vec<SplitResult>> {
                     min[t] = min[t].min(*v);
                     max[t] = max[t].max(*v);
                 }
-                bar.inc(1);
+                progress.advance(1);
             }
             let privacy = run_privacy(&problems[0].nodes, rel, target, spec.steps, spec.delta)?;
             curves.push(Curve {
@@ -228,7 +216,7 @@ pub fn run(spec: &Spec, base: &Path) -> Result<Vec<SplitResult>> {
             skipped,
         });
     }
-    bar.finish_and_clear();
+    progress.finish();
     Ok(out)
 }
 
@@ -359,8 +347,9 @@ pub(crate) fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) ->
 }
 
 /// Reads the spec at `path` (a relative `data` path is resolved against the spec's directory),
-/// runs it and writes its outputs under `out`; returns the Markdown summary.
-pub fn run_file(path: &Path, out: &Path) -> Result<String> {
+/// runs it and writes its outputs under `out`; returns the Markdown summary. `progress` hears of
+/// each finished training run of an HMB experiment.
+pub fn run_file(path: &Path, out: &Path, progress: &Observer) -> Result<String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
     let base = path.parent().unwrap_or(Path::new("."));
@@ -384,7 +373,7 @@ pub fn run_file(path: &Path, out: &Path) -> Result<String> {
         Some(toml::Value::String(k)) => return super::hg_report::run_table(&k, table, base, out),
         Some(v) => return Err(Error::invalid("kind", v, "hmb, hg_mean or hg_gd")),
     };
-    let res = run(&spec, base)?;
+    let res = run(&spec, base, progress)?;
     write_outputs(&spec, &res, out)
 }
 
@@ -407,8 +396,8 @@ pub(crate) fn quick_spec() -> Spec {
 }
 
 /// Runs `quick_spec` (data path relative to the current directory) into `out`.
-pub fn run_quick(out: &Path) -> Result<String> {
+pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
     let spec = quick_spec();
-    let res = run(&spec, Path::new("."))?;
+    let res = run(&spec, Path::new("."), progress)?;
     write_outputs(&spec, &res, out)
 }

@@ -27,19 +27,19 @@ impl Observer {
         Observer(Some(std::sync::Arc::new(p)))
     }
 
-    pub(super) fn start(&self, total: u64) {
+    pub(crate) fn start(&self, total: u64) {
         if let Some(p) = &self.0 {
             p.start(total)
         }
     }
 
-    pub(super) fn advance(&self, n: u64) {
+    pub(crate) fn advance(&self, n: u64) {
         if let Some(p) = &self.0 {
             p.advance(n)
         }
     }
 
-    pub(super) fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(p) = &self.0 {
             p.finish()
         }
