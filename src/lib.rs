@@ -14,8 +14,9 @@
 //! divergences, bounds and audits consume it. The nouns a user needs are re-exported here:
 //! [`Scalar`] (an exact decimal parameter), [`Pair`] and [`Location`] (what a divergence is
 //! taken of), [`Method`], [`Certified`] (a value with the digits it certifies), [`Family`],
-//! [`PairModel`], [`Mechanism`], [`GaussianMechanism`], [`AuditConfig`], [`AuditResult`],
-//! [`Statistic`], [`Error`] and [`Result`].
+//! [`PairModel`], [`Mechanism`], [`GaussianMechanism`], [`AuditConfig`], [`Selection`],
+//! [`run_audit`], [`AuditResult`], [`Observer`] (progress, supplied by the caller), [`Statistic`],
+//! [`Error`] and [`Result`].
 //!
 //! # 1. A certified divergence
 //!
@@ -60,22 +61,28 @@
 //!
 //! # 3. A seeded audit
 //!
-//! A white-box membership-inference audit of the Gaussian mechanism (sensitivity 1, σ = 1):
-//! the lower bound holds with 95 % confidence, stays below the exact ε(δ), and the same seed
-//! gives the same result bit for bit:
+//! A white-box membership-inference audit of the Gaussian mechanism (sensitivity 1, σ = 1), built
+//! from the same [`Pair`] as its exact value: the lower bound holds with 95 % confidence, stays
+//! below the exact ε(δ), and the same seed gives the same result bit for bit:
 //!
 //! ```
-//! use dpaudit::audit::engine::run_audit;
-//! use dpaudit::{divergence, AuditConfig, GaussianMechanism, Method, Pair, Scalar};
+//! use dpaudit::audit::mechanisms::for_pair;
+//! use dpaudit::{divergence, run_audit, AuditConfig, Method, Pair, Scalar, Selection};
 //!
-//! let mech = GaussianMechanism::new(1.0, 1.0)?;
-//! let cfg = AuditConfig { samples_per_side: 200_000, delta: 1e-3, seed: 7, ..AuditConfig::default() };
-//! let cfg = AuditConfig { selection: dpaudit::audit::engine::Selection::HeldOut { pilot_samples: 20_000 }, ..cfg };
-//! let audit = run_audit(&mech, &cfg)?;
-//! let pair = Pair::gaussian(Scalar::from(0u32), Scalar::from(1u32), Scalar::from(1u32))?;
-//! let exact = divergence::eps_for_delta(&pair, &Scalar::from(1e-3), 10, Method::ClosedForm)?;
+//! let s = |t: &str| t.parse::<Scalar>().unwrap();
+//! let pair = Pair::gaussian(s("0"), s("1"), s("1"))?;
+//! let mech = for_pair(&pair)?; // the model's sampler plus its log-likelihood ratio
+//! let cfg = AuditConfig {
+//!     samples_per_side: 200_000,
+//!     delta: 1e-3,
+//!     seed: 7,
+//!     selection: Selection::HeldOut { pilot_samples: 20_000 },
+//!     ..AuditConfig::default()
+//! };
+//! let audit = run_audit(mech.as_ref(), &cfg)?;
+//! let exact = divergence::eps_for_delta(&pair, &s("0.001"), 10, Method::ClosedForm)?;
 //! assert!(audit.eps_lb > 0.0 && audit.eps_lb <= exact.to_f64());
-//! assert_eq!(run_audit(&mech, &cfg)?.eps_lb, audit.eps_lb);
+//! assert_eq!(run_audit(mech.as_ref(), &cfg)?.eps_lb, audit.eps_lb);
 //! # Ok::<(), dpaudit::Error>(())
 //! ```
 //!
@@ -112,7 +119,7 @@ pub(crate) mod report;
 pub mod scalar;
 pub mod train;
 
-pub use audit::engine::{AuditConfig, AuditResult};
+pub use audit::engine::{run_audit, AuditConfig, AuditResult, Observer, Selection};
 pub use audit::mechanisms::{GaussianMechanism, Mechanism, Statistic};
 pub use divergence::{Location, Method, Pair};
 pub use error::{Error, Result};
