@@ -43,6 +43,13 @@ impl Scalar {
         }
     }
 
+    /// Whether 0 < x < 1 exactly (compared at 256 bits, so δ = 10⁻⁴⁰⁰ given as decimal text is
+    /// inside). The one owner of the "in (0, 1)" condition on exact parameters such as δ.
+    pub fn in_open_unit(&self) -> bool {
+        let v = self.mp(256);
+        v.is_finite() && v > 0 && v < 1
+    }
+
     /// Whether the parameter came from decimal text.
     pub fn is_decimal(&self) -> bool {
         self.decimal.is_some()

@@ -398,15 +398,9 @@ fn check_eps(eps: &Scalar) -> Result<f64> {
     Ok(e)
 }
 
+/// δ in (0, 1) as a double (the composition works with δ in f64; a δ that underflows is refused).
 fn check_delta(delta: &Scalar) -> Result<f64> {
-    let d = delta.f64();
-    if !(d.is_finite() && d > 0.0 && d < 1.0) {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
-    if d < 1e-300 && delta.mp(64).is_zero() {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
-    Ok(d)
+    crate::error::check_open_unit_shown("delta", delta.f64(), delta)
 }
 
 fn working_prec(digits: u32, sched: &Schedule) -> u32 {

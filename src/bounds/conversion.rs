@@ -36,10 +36,16 @@ fn check_mp(eps_alpha: &Float, alpha: &Float, delta: &Float) -> Result<()> {
     if !(alpha.is_finite() && *alpha > 1) {
         return Err(Error::invalid("alpha", alpha.to_f64(), "finite and > 1"));
     }
-    if !(delta.is_finite() && *delta > 0 && *delta < 1) {
-        return Err(Error::invalid("delta", delta.to_f64(), "in (0, 1)"));
+    delta_in_unit_mp(delta)
+}
+
+/// 0 < δ < 1 for a `rug` δ (compared exactly, so a δ below the double range is inside).
+fn delta_in_unit_mp(delta: &Float) -> Result<()> {
+    if delta.is_finite() && *delta > 0 && *delta < 1 {
+        Ok(())
+    } else {
+        Err(Error::invalid("delta", delta.to_f64(), "in (0, 1)"))
     }
-    Ok(())
 }
 
 /// Mironov 2017, Prop. 3, on `rug` values: ε = ε_α + log(1/δ)/(α−1), at the largest precision of
@@ -199,9 +205,7 @@ where
     F: FnMut(&Float) -> Result<Float>,
 {
     check_range(alpha_lo.to_f64(), alpha_hi.to_f64())?;
-    if !(*delta > 0 && *delta < 1) {
-        return Err(Error::invalid("delta", delta.to_f64(), "in (0, 1)"));
-    }
+    delta_in_unit_mp(delta)?;
     let p = delta.prec().max(64);
     let u_lo = Float::with_val(p, alpha_lo - 1u32).ln();
     let u_hi = Float::with_val(p, alpha_hi - 1u32).ln();

@@ -78,8 +78,7 @@ pub(crate) fn nonnegative(name: &str, x: &Scalar) -> Result<()> {
 
 /// Checks 0 < δ < 1.
 pub(crate) fn delta_in_unit(delta: &Scalar) -> Result<()> {
-    let v = delta.mp(256);
-    if v.is_finite() && v > 0 && v < 1 {
+    if delta.in_open_unit() {
         Ok(())
     } else {
         Err(Error::invalid("delta", delta, "in (0, 1)"))

@@ -481,7 +481,7 @@ impl AuditSpec {
                 ));
             };
         let delta = ctx.scalar("audit.delta", &a.delta)?;
-        if !(delta.mp(256) > 0 && delta.mp(256) < 1) {
+        if !delta.in_open_unit() {
             return Err(ctx.invalid("audit.delta", &delta, "in (0, 1)"));
         }
         let conf = ctx.scalar("audit.confidence", &a.confidence)?.f64();

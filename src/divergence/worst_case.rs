@@ -174,10 +174,7 @@ pub fn rgm_worst_case_dp_eps(
     delta: &Scalar,
     digits: u32,
 ) -> Result<(Certified, f64)> {
-    let dl = delta.f64();
-    if !(dl > 0.0 && dl < 1.0) {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
+    let dl = crate::error::check_open_unit_shown("delta", delta.f64(), delta)?;
     if steps == 0 {
         return Err(Error::invalid("steps", steps, ">= 1"));
     }
