@@ -7,7 +7,7 @@
 //!
 //! The samples of one side are cut into chunks of [`CHUNK`] draws; chunk `i` of side `s` in
 //! phase `f` (main or pilot) is drawn from its own ChaCha8 stream: key from `seed`
-//! (`SeedableRng::seed_from_u64`), stream id `stream_id``(f, s, i)`. Each chunk's histogram
+//! (`SeedableRng::seed_from_u64`), stream id `stream_id(f, s, i)`. Each chunk's histogram
 //! therefore depends only on `(seed, f, s, i)`, and the totals are sums of integers: the result
 //! is bit-identical whatever the number of threads or the order in which rayon runs the chunks.
 //! Only [`AuditResult::timing`] varies between runs; it is kept out of the serialised record.
@@ -579,9 +579,9 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
     })
 }
 
-#[cfg(feature = "cli")]
 /// Sums the draws of shards 1/N … N/N into the draws of the whole run. Errors on shards of
 /// different counts, a missing shard, a shard given twice, or histograms of different shapes.
+#[cfg(feature = "cli")]
 pub(crate) fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
     let first = parts
         .first()

@@ -100,9 +100,9 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
     build_rows(opts, true)
 }
 
-#[cfg(feature = "cli")]
 /// The rows of the suite without the notes: skips the OSO heterogeneous accountings, which only
 /// the notes show (what a shard needs; the rows are those of [`suite_rows`]).
+#[cfg(feature = "cli")]
 pub(crate) fn suite_rows_only(opts: &SuiteOptions) -> Result<Vec<SuiteRow>> {
     Ok(build_rows(opts, false)?.0)
 }
@@ -381,19 +381,19 @@ fn fields(r: &SuiteResult) -> (&str, u64, f64, &str, (f64, f64), f64, f64, &str,
     )
 }
 
-#[cfg(feature = "cli")]
 /// The CSV header.
+#[cfg(feature = "cli")]
 pub(crate) const CSV_HEADER: &str = "audit,runs_per_side,claimed_eps,claim_source,certified_lo,certified_hi,eps_lb,eps_lb_strict,verdict,expected";
 
-#[cfg(feature = "cli")]
 /// One CSV line (deterministic: no timings).
+#[cfg(feature = "cli")]
 pub(crate) fn csv_line(r: &SuiteResult) -> String {
     let (name, runs, claimed, source, (lo, hi), lb, strict, got, want) = fields(r);
     format!("\"{name}\",{runs},{claimed},\"{source}\",{lo},{hi},{lb},{strict},{got},{want}")
 }
 
-#[cfg(feature = "cli")]
 /// The report's two texts: `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without).
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Report {
     /// The Markdown page.
@@ -404,9 +404,9 @@ pub(crate) struct Report {
     pub all_expected: bool,
 }
 
-#[cfg(feature = "cli")]
 /// The Markdown page up to (and including) the audit table's header: `produced_by` is the text
 /// after "Produced by " (the command, in backticks).
+#[cfg(feature = "cli")]
 pub(crate) fn markdown_head(
     opts: &SuiteOptions,
     notes: &[String],
@@ -429,8 +429,8 @@ pub(crate) fn markdown_head(
     Ok(md)
 }
 
-#[cfg(feature = "cli")]
 /// Adds one result to the report's texts.
+#[cfg(feature = "cli")]
 pub(crate) fn push_result(report: &mut Report, res: &SuiteResult) {
     report.markdown.push_str(&markdown_line(res));
     report.markdown.push('\n');
@@ -439,8 +439,8 @@ pub(crate) fn push_result(report: &mut Report, res: &SuiteResult) {
     report.all_expected &= res.flagged == res.row.should_flag;
 }
 
-#[cfg(feature = "cli")]
 /// An empty report: the Markdown head and the CSV header.
+#[cfg(feature = "cli")]
 pub(crate) fn new_report(
     opts: &SuiteOptions,
     notes: &[String],
@@ -453,8 +453,8 @@ pub(crate) fn new_report(
     })
 }
 
-#[cfg(feature = "cli")]
 /// Writes `dpsgd_audit.md` and `dpsgd_audit.csv` into `out` (created if needed); returns them.
+#[cfg(feature = "cli")]
 pub(crate) fn write_files(
     out: &std::path::Path,
     report: &Report,
@@ -468,10 +468,10 @@ pub(crate) fn write_files(
     Ok(vec![mdp, csvp])
 }
 
-#[cfg(feature = "cli")]
 /// Runs the suite and writes `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without)
 /// into `out`, printing each Markdown line to stderr as it completes. Returns whether every
 /// verdict is the expected one, and the files written.
+#[cfg(feature = "cli")]
 pub(crate) fn write_report(
     out: &std::path::Path,
     opts: &SuiteOptions,
