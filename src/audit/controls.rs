@@ -149,15 +149,16 @@ impl Mechanism for StaleNormRgm {
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
         self.spec
-            .fill_with(self.spec.centre(side), self.sd(side), stat, rng, out)
+            .geo
+            .fill_with(self.spec.geo.centre(side), self.sd(side), stat, rng, out)
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
-        self.spec.range_for(
+        self.spec.geo.range_for(
             stat,
             [
-                (self.spec.centre(Side::P), self.sd[0]),
-                (self.spec.centre(Side::Q), self.sd[1]),
+                (self.spec.geo.centre(Side::P), self.sd[0]),
+                (self.spec.geo.centre(Side::Q), self.sd[1]),
             ],
         )
     }

@@ -12,7 +12,8 @@
 //!   implementation ([`super::controls`]) the statistic is still the designer's LLR: the auditor
 //!   knows the specification, not the bug.
 //! * [`Statistic::Black`] (black box): a plain statistic of the output: the output itself for the
-//!   one-dimensional mechanisms, the projection ⟨y − r1, r2 − r1⟩/‖r2 − r1‖ for the RGM.
+//!   one-dimensional mechanisms, the projection ⟨y − r1, r2 − r1⟩/‖r2 − r1‖ for the RGM and
+//!   `gaussian_dd`.
 //!
 //! Atoms (the rectified mechanism's clipping points, the stochastic sign's two values) produce
 //! ties in the statistic; the engine's histograms count them in one bin, so a threshold either
@@ -326,10 +327,11 @@ pub use model::ModelMechanism;
 
 /// The audit mechanism of a pair model: the model's sampler (in double precision) and the
 /// statistic of its family. The Gaussian-family laws have mechanisms of their own (fused sampling
-/// loops, atoms binned apart, the RGM's d-vectors reduced to its sufficient statistics); a law on
+/// loops, atoms binned apart, the d-vectors of the RGM and `gaussian_dd` reduced to their statistics); a law on
 /// the line ([`crate::model::LinePair`]) is audited by the generic [`ModelMechanism`].
 pub fn for_pair(pair: &Pair) -> Result<Box<dyn Mechanism>> {
-    use crate::dist::{gaussian::GaussianPair, rectified::RectifiedPair, rgm::RgmPair};
+    use crate::dist::{gaussian::GaussianPair, gaussian_dd::GaussianDdPair};
+    use crate::dist::{rectified::RectifiedPair, rgm::RgmPair};
     use crate::dist::{sign::SignPair, truncated::TruncatedPair};
     let any = pair.model().as_any();
     let f = Scalar::f64;
@@ -358,14 +360,17 @@ pub fn for_pair(pair: &Pair) -> Result<Box<dyn Mechanism>> {
     if any.downcast_ref::<RgmPair>().is_some() {
         return Ok(Box::new(RgmMechanism::from_pair(pair)?));
     }
+    if any.downcast_ref::<GaussianDdPair>().is_some() {
+        return Ok(Box::new(GaussianDdMechanism::from_pair(pair)?));
+    }
     Ok(Box::new(ModelMechanism::new(pair.clone())?))
 }
 
 mod bounded;
 pub use bounded::*;
 
-mod rgm;
-pub use rgm::*;
+mod isotropic;
+pub use isotropic::*;
 
 #[cfg(test)]
 mod tests;

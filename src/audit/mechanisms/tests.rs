@@ -30,11 +30,11 @@ fn constructors_reject_bad_input() {
 #[test]
 fn rgm_from_norms_realises_the_triple() {
     let m = rgm_from_norms(5, 3.0, 4.0, 5.0, 0.1, 1.0).unwrap();
-    assert!((norm(&m.r1) - 3.0).abs() < 1e-12);
-    assert!((norm(&m.r2) - 4.0).abs() < 1e-12);
-    assert!((m.dist - 5.0).abs() < 1e-12);
+    assert!((norm(&m.geo.r1) - 3.0).abs() < 1e-12);
+    assert!((norm(&m.geo.r2) - 4.0).abs() < 1e-12);
+    assert!((m.geo.dist - 5.0).abs() < 1e-12);
     let m1 = rgm_from_norms(1, 3.0, 4.0, 1.0, 0.1, 1.0).unwrap();
-    assert_eq!(m1.r2, vec![4.0]);
+    assert_eq!(m1.geo.r2, vec![4.0]);
 }
 
 /// The RGM white-box statistic equals the closed-form 1-D log-density ratio.
@@ -45,7 +45,7 @@ fn rgm_llr_matches_log_density_ratio() {
     for y in [-3.0, 0.0, 1.7, 9.0] {
         let lp = -0.5 * ((y - 1.0) / s1).powi(2) - s1.ln();
         let lq = -0.5 * ((y - 2.5) / s2).powi(2) - s2.ln();
-        assert!((m.stat_of(Statistic::White, &[y]) - (lp - lq)).abs() < 1e-12);
+        assert!((m.geo.stat_of(Statistic::White, &[y]) - (lp - lq)).abs() < 1e-12);
     }
 }
 
@@ -79,4 +79,36 @@ fn gaussian_claim() {
     let g = GaussianMechanism::new(1.0, 5.0).unwrap();
     let e = g.claimed_eps(1e-5).unwrap();
     assert!((e - 0.72552).abs() < 1e-5, "{e}");
+}
+
+/// The `gaussian_dd` mechanism's white-box statistic is the log-density ratio of its two samplers,
+/// and its constructor refuses
+/// another family and a dimension it will not allocate.
+#[test]
+fn gaussian_dd_llr_and_refusals() {
+    use crate::dist::IsotropicGaussian;
+    let sc = |x: &str| x.parse::<Scalar>().unwrap();
+    let pair = Pair::gaussian_dd(sc("0.8"), sc("1.3"), sc("0.9"), 3).unwrap();
+    let m = GaussianDdMechanism::from_pair(&pair).unwrap();
+    let p = IsotropicGaussian::new(vec![0.0; 3], 1.3).unwrap();
+    let q = IsotropicGaussian::new(vec![0.8, 0.0, 0.0], 0.9).unwrap();
+    for y in [[0.0, 0.0, 0.0], [1.0, -2.0, 0.5], [-4.0, 3.0, 7.0]] {
+        let want = p.ln_pdf(&y).unwrap() - q.ln_pdf(&y).unwrap();
+        let got = m.geo.stat_of(Statistic::White, &y);
+        assert!(
+            (got - want).abs() < 1e-12 * want.abs().max(1.0),
+            "{got} vs {want}"
+        );
+    }
+    assert_eq!(m.name(), pair.to_string());
+    let rgm = Pair::rgm(1, sc("0"), sc("1"), sc("1"), sc("2"), sc("1")).unwrap();
+    assert!(matches!(
+        GaussianDdMechanism::from_pair(&rgm),
+        Err(Error::Unsupported(_))
+    ));
+    let huge = Pair::gaussian_dd(sc("1"), sc("1"), sc("1"), 2_000_000).unwrap();
+    let e = GaussianDdMechanism::from_pair(&huge)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("at most 1000000"), "{e}");
 }
