@@ -141,24 +141,15 @@ pub(crate) fn check_interval(a: f64, b: f64) -> Result<()> {
     }
 }
 
-/// Checks that `x` lies in the open interval (0, 1): the δ of every (ε, δ) statement, and
-/// probabilities such as ν or β. The one owner of this check; `shown` is how the value is printed
-/// in the message (the decimal the user gave, where there is one).
-pub(crate) fn check_open_unit_shown(
-    name: &str,
-    x: f64,
-    shown: &dyn std::fmt::Display,
-) -> Result<f64> {
+/// Checks that the double `x` lies in the open interval (0, 1): probabilities such as ν or β, and
+/// δ where it is given as a double. A δ given as a [`crate::Scalar`] is checked by
+/// [`crate::Scalar::in_open_unit`] (exactly) or [`crate::Scalar::open_unit_double`].
+pub(crate) fn check_open_unit(name: &str, x: f64) -> Result<f64> {
     if x.is_finite() && x > 0.0 && x < 1.0 {
         Ok(x)
     } else {
-        Err(Error::invalid(name, shown, "in (0, 1)"))
+        Err(Error::invalid(name, x, "in (0, 1)"))
     }
-}
-
-/// [`check_open_unit_shown`] for a value given as an `f64`.
-pub(crate) fn check_open_unit(name: &str, x: f64) -> Result<f64> {
-    check_open_unit_shown(name, x, &x)
 }
 
 /// Names a fieldless enum's variants: `as_str` (each variant's name) and `Display`; with a

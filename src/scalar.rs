@@ -50,6 +50,37 @@ impl Scalar {
         v.is_finite() && v > 0 && v < 1
     }
 
+    /// The nearest double, or an [`Error::InvalidParameter`] naming `name` when that double has
+    /// lost the value: a decimal whose magnitude overflows to ±∞ (above about 1.8e308) or
+    /// underflows to 0 (below about 4.9e-324). For the parameters that double-precision code
+    /// (samplers, the double-precision routes) uses, so that `sigma = 1e-400` is refused as out of
+    /// range rather than as "sigma = 0".
+    pub fn to_double(&self, name: &str) -> Result<f64> {
+        let x = self.approx;
+        let lost = self.decimal.is_some() && {
+            let v = self.mp(64);
+            (x.is_infinite() && v.is_finite()) || (x == 0.0 && !v.is_zero())
+        };
+        if lost {
+            return Err(Error::invalid(
+                name,
+                self,
+                "of magnitude between 4.9e-324 and 1.8e308 (it is used in double precision)",
+            ));
+        }
+        Ok(x)
+    }
+
+    /// The double of a parameter that must lie in (0, 1), such as δ on a double-precision route:
+    /// "in (0, 1)" is decided exactly ([`Scalar::in_open_unit`]), then the double must keep the
+    /// value ([`Scalar::to_double`]).
+    pub fn open_unit_double(&self, name: &str) -> Result<f64> {
+        if !self.in_open_unit() {
+            return Err(Error::invalid(name, self, "in (0, 1)"));
+        }
+        self.to_double(name)
+    }
+
     /// Whether the parameter came from decimal text.
     pub fn is_decimal(&self) -> bool {
         self.decimal.is_some()

@@ -400,7 +400,7 @@ fn check_eps(eps: &Scalar) -> Result<f64> {
 
 /// δ in (0, 1) as a double (the composition works with δ in f64; a δ that underflows is refused).
 fn check_delta(delta: &Scalar) -> Result<f64> {
-    crate::error::check_open_unit_shown("delta", delta.f64(), delta)
+    delta.open_unit_double("delta")
 }
 
 fn working_prec(digits: u32, sched: &Schedule) -> u32 {

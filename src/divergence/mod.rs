@@ -120,7 +120,10 @@ pub fn eps_for_delta(
     digits: u32,
     method: Method,
 ) -> Result<Certified> {
-    crate::error::check_open_unit_shown("delta", delta.f64(), delta)?;
+    // δ enters only as a multiple-precision target, so any exact δ in (0, 1) is taken, 1e-400 too.
+    if !delta.in_open_unit() {
+        return Err(Error::invalid("delta", delta, "in (0, 1)"));
+    }
     route(
         method,
         || {

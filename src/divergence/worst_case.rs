@@ -174,7 +174,7 @@ pub fn rgm_worst_case_dp_eps(
     delta: &Scalar,
     digits: u32,
 ) -> Result<(Certified, f64)> {
-    let dl = crate::error::check_open_unit_shown("delta", delta.f64(), delta)?;
+    let dl = delta.open_unit_double("delta")?;
     if steps == 0 {
         return Err(Error::invalid("steps", steps, ">= 1"));
     }

@@ -526,12 +526,12 @@ impl Location {
 
 /// Validates a parameter given as a [`Scalar`]: finite.
 pub(crate) fn finite(name: &str, x: &Scalar) -> Result<()> {
-    crate::error::check_finite(name, x.f64()).map(|_| ())
+    crate::error::check_finite(name, x.to_double(name)?).map(|_| ())
 }
 
 /// Validates a parameter given as a [`Scalar`]: finite and > 0.
 pub(crate) fn positive(name: &str, x: &Scalar) -> Result<()> {
-    crate::error::check_positive(name, x.f64()).map(|_| ())
+    crate::error::check_positive(name, x.to_double(name)?).map(|_| ())
 }
 
 /// Validates a support [a, b]: both finite, a < b (compared exactly, at 256 bits).
