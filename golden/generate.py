@@ -3,7 +3,7 @@
 
 Every row is computed by two independent routes in mpmath:
 
-  route A: the closed form of docs/formulas.md (same section numbers as the MATH notes cited in the source column), evaluated in a stable arrangement at mp.dps = 100;
+  route A: the closed form of docs/formulas.md (the section cited in the source column), evaluated in a stable arrangement at mp.dps = 100;
   route B: mpmath quadrature of the *defining* integral (or sum, or numerical minimisation), at
            mp.dps >= 80, with every sub-integral rescaled by the integrand's maximum on that piece and
            breakpoints placed at the peak(s) and on the local decay scale sigma^2/|endpoint - centre|.
@@ -410,7 +410,7 @@ def renyi_A(family, P, alpha):
     if family == 'gaussian':
         m1, m2, s = M(P['mu1']), M(P['mu2']), M(P['sigma'])
         return alpha * (m1 - m2) ** 2 / (2 * s * s)
-    if family == 'rectified':            # MATH 1.2, log1p(S-1) form
+    if family == 'rectified':            # docs/formulas.md §1.2, log1p(S-1) form
         m1, m2, s, a, b = rect_params(P)
         d = m1 - m2
         m = alpha * m1 + (1 - alpha) * m2
@@ -419,19 +419,19 @@ def renyi_A(family, P, alpha):
         Sm1 += Phi(A1) * mpmath.expm1((alpha - 1) * (logPhi(A1) - logPhi(A2)))
         Sm1 += Phibar(B1) * mpmath.expm1((alpha - 1) * (logPhi(-B1) - logPhi(-B2)))
         return mpmath.log1p(Sm1) / (alpha - 1)
-    if family == 'truncated':            # MATH 2.2
+    if family == 'truncated':            # docs/formulas.md §2.2
         m1, m2, s, a, b = rect_params(P)
         d = m1 - m2
         m = alpha * m1 + (1 - alpha) * m2
         L = lambda mu: mpmath.log(Zmu(mu, s, a, b))
         return alpha * d * d / (2 * s * s) + (L(m) - alpha * L(m1)) / (alpha - 1) + L(m2)
-    if family == 'stochastic_sign':      # MATH 3 with the log1p/expm1 form
+    if family == 'stochastic_sign':      # docs/formulas.md §3 with the log1p/expm1 form
         m1, m2, s = M(P['mu1']), M(P['mu2']), M(P['sigma'])
         t1, t2 = m1 / s, m2 / s
         Sm1 = Phi(t1) * mpmath.expm1((alpha - 1) * (logPhi(t1) - logPhi(t2)))
         Sm1 += Phi(-t1) * mpmath.expm1((alpha - 1) * (logPhi(-t1) - logPhi(-t2)))
         return mpmath.log1p(Sm1) / (alpha - 1)
-    if family in ('gaussian_dd', 'rgm'):  # MATH 4, stable l(x) form
+    if family in ('gaussian_dd', 'rgm'):  # docs/formulas.md §4, stable l(x) form
         D, s1sq, u, d = dd_params(family, P)
         sa2 = s1sq * (1 + alpha * u)
         if sa2 <= 0:
@@ -455,14 +455,14 @@ def kl_A(family, P):
     if family == 'gaussian':
         m1, m2, s = M(P['mu1']), M(P['mu2']), M(P['sigma'])
         return (m1 - m2) ** 2 / (2 * s * s)
-    if family == 'rectified':            # MATH 1.3
+    if family == 'rectified':            # docs/formulas.md §1.3
         m1, m2, s, a, b = rect_params(P)
         d = m1 - m2
         A1, A2, B1, B2 = (a - m1) / s, (a - m2) / s, (b - m1) / s, (b - m2) / s
         r = Phi(A1) * (logPhi(A1) - logPhi(A2)) + Phibar(B1) * (logPhi(-B1) - logPhi(-B2))
         r += d / s * (phi(A1) - phi(B1)) + d * d / (2 * s * s) * Zint(A1, B1)
         return r
-    if family == 'truncated':            # MATH 2.3
+    if family == 'truncated':            # docs/formulas.md §2.3
         m1, m2, s, a, b = rect_params(P)
         d = m1 - m2
         A1, B1 = (a - m1) / s, (b - m1) / s
@@ -472,7 +472,7 @@ def kl_A(family, P):
         m1, m2, s = M(P['mu1']), M(P['mu2']), M(P['sigma'])
         t1, t2 = m1 / s, m2 / s
         return Phi(t1) * (logPhi(t1) - logPhi(t2)) + Phi(-t1) * (logPhi(-t1) - logPhi(-t2))
-    if family in ('gaussian_dd', 'rgm'):  # MATH 4 KL; r - 1 - log r = -l(r-1), r = s1^2/s2^2
+    if family in ('gaussian_dd', 'rgm'):  # docs/formulas.md §4 KL; r - 1 - log r = -l(r-1), r = s1^2/s2^2
         D, s1sq, u, d = dd_params(family, P)
         s2sq = s1sq * (1 + u)
         w = -u / (1 + u)                   # r - 1
@@ -489,17 +489,17 @@ def fisher_A(family, P):
         return phi(t) ** 2 / (s * s * Phi(t) * Phi(-t))
     a, b = M(P['a']), M(P['b'])
     A, B = (a - mu) / s, (b - mu) / s
-    if family == 'rectified':            # MATH 1.1, non-negative form; lambda(t) = phi(t)/Phi(-t)
+    if family == 'rectified':            # docs/formulas.md §1.1, non-negative form; lambda(t) = phi(t)/Phi(-t)
         lam = lambda t: phi(t) / Phibar(t)
         return (Zint(A, B) + phi(A) * (lam(-A) + A) + phi(B) * (lam(B) - B)) / (s * s)
-    if family == 'truncated':            # MATH 2.1 first form (dps 100 absorbs the O(B^2)->O(1/B^2) cancellation)
+    if family == 'truncated':            # docs/formulas.md §2.1 first form (dps 100 absorbs the O(B^2)->O(1/B^2) cancellation)
         Z = Zint(A, B)
         return (1 + (A * phi(A) - B * phi(B)) / Z - ((phi(A) - phi(B)) / Z) ** 2) / (s * s)
     raise KeyError(family)
 
 
 def hs_A(family, P, eps):
-    if family == 'gaussian':             # MATH 7.1 (BW Thm 8), erfcx form when x < 0
+    if family == 'gaussian':             # docs/formulas.md §7.1 (BW Thm 8), erfcx form when x < 0
         m1, m2, s = M(P['mu1']), M(P['mu2']), M(P['sigma'])
         D = abs(m1 - m2)
         x = D / (2 * s) - eps * s / D
@@ -507,7 +507,7 @@ def hs_A(family, P, eps):
         if x < 0:
             return phi(x) * mpmath.sqrt(mpmath.pi / 2) * (erfcx(-x / mpmath.sqrt(2)) - erfcx(-y / mpmath.sqrt(2)))
         return Phi(x) - mpmath.exp(eps) * Phi(y)
-    if family == 'stochastic_sign':      # MATH 7.2
+    if family == 'stochastic_sign':      # docs/formulas.md §7.2
         m1, m2, s = M(P['mu1']), M(P['mu2']), M(P['sigma'])
         t1, t2 = m1 / s, m2 / s
         return (atom_hs(Phi(t1), Phi(-t1), Phi(t2), Phi(-t2), eps) +
@@ -800,44 +800,44 @@ def compute(quantity, family, P, qdps):
         if quantity == 'renyi':
             if family in ('gaussian_dd', 'rgm'):
                 B = renyi_dd_B(family, P, M(P['alpha']))
-                src = q + ' (1-D Fubini + expm1 form) vs closed form MATH §4 stable l(u) dps100'
+                src = q + ' (1-D Fubini + expm1 form) vs closed form docs/formulas.md §4 stable l(u) dps100'
             else:
                 B = renyi_B(fam_B(family, P), M(P['alpha']))
                 sec = {'gaussian': '§4/§0.2', 'rectified': '§1.2', 'truncated': '§2.2', 'stochastic_sign': '§3'}[family]
                 if family == 'stochastic_sign':
-                    src = 'atom sum with Phi by tail quadrature dps%d vs closed form MATH §3 (erfc) dps100' % qdps
+                    src = 'atom sum with Phi by tail quadrature dps%d vs closed form docs/formulas.md §3 (erfc) dps100' % qdps
                 else:
-                    src = q + ' of int p1^a p2^(1-a) (expm1 form)%s vs closed form MATH %s dps100' % (
+                    src = q + ' of int p1^a p2^(1-a) (expm1 form)%s vs closed form docs/formulas.md %s dps100' % (
                         ' + atoms by tail quad' if family == 'rectified' else '', sec)
         elif quantity == 'kl':
             if family in ('gaussian_dd', 'rgm'):
                 B = kl_dd_B(family, P)
-                src = q + ' (1-D Fubini) vs closed form MATH §4 KL dps100'
+                src = q + ' (1-D Fubini) vs closed form docs/formulas.md §4 KL dps100'
             else:
                 B = kl_B(fam_B(family, P))
                 sec = {'gaussian': '§4', 'rectified': '§1.3', 'truncated': '§2.3', 'stochastic_sign': '§3'}[family]
                 if family == 'stochastic_sign':
-                    src = 'atom sum with Phi by tail quadrature dps%d vs closed form MATH §3 dps100' % qdps
+                    src = 'atom sum with Phi by tail quadrature dps%d vs closed form docs/formulas.md §3 dps100' % qdps
                 else:
-                    src = q + ' of int p1 log(p1/p2)%s vs closed form MATH %s dps100' % (
+                    src = q + ' of int p1 log(p1/p2)%s vs closed form docs/formulas.md %s dps100' % (
                         ' + atoms by tail quad' if family == 'rectified' else '', sec)
         elif quantity == 'fisher':
             B = fisher_B(family, P)
             src = {'gaussian': q + ' of E[score^2] vs 1/sigma^2',
-                   'rectified': q + ' interior + atoms (tail quad mass; mpmath.diff slope) vs closed form MATH §1.1 dps100',
-                   'truncated': q + ' two-pass variance/sigma^4 vs closed form MATH §2.1 dps100',
-                   'stochastic_sign': 'Phi by tail quadrature + mpmath.diff dps%d vs closed form MATH §3 dps100' % qdps}[family]
+                   'rectified': q + ' interior + atoms (tail quad mass; mpmath.diff slope) vs closed form docs/formulas.md §1.1 dps100',
+                   'truncated': q + ' two-pass variance/sigma^4 vs closed form docs/formulas.md §2.1 dps100',
+                   'stochastic_sign': 'Phi by tail quadrature + mpmath.diff dps%d vs closed form docs/formulas.md §3 dps100' % qdps}[family]
         elif quantity == 'hockey_stick_delta':
             B = hs_B(fam_B(family, P), M(P['eps']))
             sec = {'gaussian': '§7.1 erfcx form', 'rectified': '§7.2', 'truncated': '§7.2', 'stochastic_sign': '§7.2'}[family]
             if family == 'stochastic_sign':
-                src = 'atom sum with Phi by tail quadrature dps%d vs closed form MATH %s dps100' % (qdps, sec)
+                src = 'atom sum with Phi by tail quadrature dps%d vs closed form docs/formulas.md %s dps100' % (qdps, sec)
             else:
-                src = q + ' of int (p1-e^eps p2)_+%s vs closed form MATH %s dps100' % (
+                src = q + ' of int (p1-e^eps p2)_+%s vs closed form docs/formulas.md %s dps100' % (
                     ' + atoms by tail quad' if family == 'rectified' else '', sec)
         elif quantity == 'eps_for_delta':
             B = eps_for_delta_B(family, P, M(P['delta']), A)
-            src = 'root of quadrature H (%s) vs root of closed form MATH §7 dps100' % q
+            src = 'root of quadrature H (%s) vs root of closed form docs/formulas.md §7 dps100' % q
         elif quantity == 'rgm_theorem1_eps':
             B = thm1_B(P)
             src = 'HMB eq.5 dps100 vs eq.30+eq.38 sum dps%d (single closed form in two arrangements)' % qdps
@@ -846,10 +846,10 @@ def compute(quantity, family, P, qdps):
             src = 'HMB eq.44 dps100 vs eq.46 at alpha=1+sqrt(L/chi) dps%d' % qdps
         elif quantity == 'rgm_optimized_dp_eps':
             B, _ = opt_B(P)
-            src = 'MATH §5.3 closed-form t* dps100 vs numeric min of HMB eq.45 (golden+findroot on diff) dps%d' % qdps
+            src = 'docs/formulas.md §5.3 closed-form t* dps100 vs numeric min of HMB eq.45 (golden+findroot on diff) dps%d' % qdps
         elif quantity == 'rho_bar':
             B = rho_B(P)
-            src = 'gammainc closed form MATH §6 dps100 vs radial ' + q
+            src = 'gammainc closed form docs/formulas.md §6 dps100 vs radial ' + q
     return A, B, src
 
 
