@@ -1,7 +1,8 @@
 //! The `dpaudit` command line (feature `cli`): argument parsing, the subcommands' wiring and the
 //! exit-status convention (0 nothing found, 1 a finding, 2 an error or a check that did not run).
-//! The binary `src/main.rs` only calls [`main`]; everything here presents what the library
-//! computes and holds no logic of its own.
+//! The binary `src/main.rs` only calls [`main`]. Nothing is computed here: the subcommands call
+//! the library and present its results; what this module decides is which exit status a result
+//! earns (`finish`, `train_audit_exit`) and whether progress may be drawn (stderr a terminal).
 
 use crate::divergence::Method;
 use crate::eval::{self, EvalOptions};

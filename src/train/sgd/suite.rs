@@ -18,6 +18,13 @@ pub(crate) const DELTA: f64 = 1e-5;
 /// Steps T of every run of the suite.
 pub(crate) const T: u64 = 10;
 
+// The report writers (`dpsgd_audit.md`, `dpsgd_audit.csv`), for `dpaudit train-audit` and the
+// shard merge.
+#[cfg(feature = "cli")]
+mod report;
+#[cfg(feature = "cli")]
+pub(crate) use report::*;
+
 /// Which rows to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowSelection {
@@ -379,113 +386,4 @@ fn fields(r: &SuiteResult) -> (&str, u64, f64, &str, (f64, f64), f64, f64, &str,
         verdict(r.flagged),
         verdict(r.row.should_flag),
     )
-}
-
-/// The CSV header.
-#[cfg(feature = "cli")]
-pub(crate) const CSV_HEADER: &str = "audit,runs_per_side,claimed_eps,claim_source,certified_lo,certified_hi,eps_lb,eps_lb_strict,verdict,expected";
-
-/// One CSV line (deterministic: no timings).
-#[cfg(feature = "cli")]
-pub(crate) fn csv_line(r: &SuiteResult) -> String {
-    let (name, runs, claimed, source, (lo, hi), lb, strict, got, want) = fields(r);
-    format!("\"{name}\",{runs},{claimed},\"{source}\",{lo},{hi},{lb},{strict},{got},{want}")
-}
-
-/// The report's two texts: `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without).
-#[cfg(feature = "cli")]
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Report {
-    /// The Markdown page.
-    pub markdown: String,
-    /// The CSV table.
-    pub csv: String,
-    /// Whether every verdict is the expected one.
-    pub all_expected: bool,
-}
-
-/// The Markdown page up to (and including) the audit table's header: `produced_by` is the text
-/// after "Produced by " (the command, in backticks).
-#[cfg(feature = "cli")]
-pub(crate) fn markdown_head(
-    opts: &SuiteOptions,
-    notes: &[String],
-    produced_by: &str,
-) -> Result<String> {
-    let mut md = format!(
-        "# DP-SGD / OSO-DPSGD training-loop audits\n\nProduced by {produced_by}; seed {}, δ = {DELTA}, \
-         T = {T}. VIOLATION when the strict (1 − 10⁻⁶) ε_lb exceeds the claimed ε \
-         (`docs/dpsgd.md`).\n\n",
-        opts.seed
-    );
-    for n in notes {
-        md.push_str(&format!("    {n}\n"));
-    }
-    md.push_str("\n## Seed 002's claims (ε = 2, δ = 1e-5, T = 10, n = 100)\n\n");
-    md.push_str(&super::seed002::markdown(&super::seed002::claims(
-        2.0, DELTA, T, 100,
-    )?));
-    md.push_str(&format!("\n## Audits\n\n{MARKDOWN_HEADER}\n"));
-    Ok(md)
-}
-
-/// Adds one result to the report's texts.
-#[cfg(feature = "cli")]
-pub(crate) fn push_result(report: &mut Report, res: &SuiteResult) {
-    report.markdown.push_str(&markdown_line(res));
-    report.markdown.push('\n');
-    report.csv.push_str(&csv_line(res));
-    report.csv.push('\n');
-    report.all_expected &= res.flagged == res.row.should_flag;
-}
-
-/// An empty report: the Markdown head and the CSV header.
-#[cfg(feature = "cli")]
-pub(crate) fn new_report(
-    opts: &SuiteOptions,
-    notes: &[String],
-    produced_by: &str,
-) -> Result<Report> {
-    Ok(Report {
-        markdown: markdown_head(opts, notes, produced_by)?,
-        csv: format!("{CSV_HEADER}\n"),
-        all_expected: true,
-    })
-}
-
-/// Writes `dpsgd_audit.md` and `dpsgd_audit.csv` into `out` (created if needed); returns them.
-#[cfg(feature = "cli")]
-pub(crate) fn write_files(
-    out: &std::path::Path,
-    report: &Report,
-) -> Result<Vec<std::path::PathBuf>> {
-    let io = |p: &std::path::Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
-    std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
-    let mdp = out.join("dpsgd_audit.md");
-    let csvp = out.join("dpsgd_audit.csv");
-    std::fs::write(&mdp, &report.markdown).map_err(|e| io(&mdp, e))?;
-    std::fs::write(&csvp, &report.csv).map_err(|e| io(&csvp, e))?;
-    Ok(vec![mdp, csvp])
-}
-
-/// Runs the suite and writes `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without)
-/// into `out`, printing each Markdown line to stderr as it completes. Returns whether every
-/// verdict is the expected one, and the files written.
-#[cfg(feature = "cli")]
-pub(crate) fn write_report(
-    out: &std::path::Path,
-    opts: &SuiteOptions,
-    command: &str,
-) -> Result<(bool, Vec<std::path::PathBuf>)> {
-    let io = |p: &std::path::Path, e: std::io::Error| Error::Io(format!("{}: {e}", p.display()));
-    std::fs::create_dir_all(out).map_err(|e| io(out, e))?;
-    let (rows, notes) = suite_rows(opts)?;
-    let mut report = new_report(opts, &notes, &format!("`{command}`"))?;
-    for r in &rows {
-        let res = run_row(r, opts.seed)?;
-        eprintln!("{}", markdown_line(&res));
-        push_result(&mut report, &res);
-    }
-    let files = write_files(out, &report)?;
-    Ok((report.all_expected, files))
 }
