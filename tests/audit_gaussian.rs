@@ -79,7 +79,8 @@ fn gaussian_audit_bonferroni() {
     assert_eq!(r.region.family_size, 4 * 4097);
 }
 
-/// Same seed, 1 thread vs 2 threads: identical deterministic outcome and identical CSV bytes.
+/// Same seed, 1 thread vs 2 threads: identical deterministic outcome (every field but the wall
+/// times, histograms included).
 #[test]
 fn deterministic_across_thread_counts() {
     let base = AuditConfig {
@@ -111,12 +112,6 @@ fn deterministic_across_thread_counts() {
     assert_eq!(two.timing.threads, 2);
     assert!(one.same_outcome(&two));
     assert_eq!(one.histograms, two.histograms);
-    let csv = |r: &AuditResult| {
-        let mut v = Vec::new();
-        AuditResult::write_csv(std::slice::from_ref(r), &mut v).unwrap();
-        v
-    };
-    assert_eq!(csv(&one), csv(&two));
     // A different seed changes the samples.
     let other = run_audit(&mech(), &AuditConfig { seed: 100, ..base }).unwrap();
     assert_ne!(other.histograms, one.histograms);

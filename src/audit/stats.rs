@@ -296,6 +296,11 @@ pub enum Tail {
     Below,
 }
 
+crate::error::named_enum!(Tail {
+    Above => "above",
+    Below => "below",
+});
+
 /// Which sample is the positive class, i.e. which DP inequality is tested.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Direction {
@@ -304,6 +309,11 @@ pub enum Direction {
     /// Q(S) ≤ e^ε P(S) + δ: positives are the Q-samples (mechanism on x′).
     QvsP,
 }
+
+crate::error::named_enum!(Direction {
+    PvsQ => "P_vs_Q",
+    QvsP => "Q_vs_P",
+});
 
 /// The audit of one region in one direction: counts, Clopper–Pearson bounds and ε_lb.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

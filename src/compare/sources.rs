@@ -155,42 +155,42 @@ pub(crate) fn audit_from_draws(
 }
 
 fn outcome(r: &engine::AuditResult) -> Result<AuditOutcome> {
-    let row = r.row();
+    let g = &r.region;
     let f = |x: f64| super::fmt::fmt_num(x);
     let details = vec![
-        ("mechanism".to_string(), row.mechanism.clone()),
-        ("statistic".into(), row.statistic.clone()),
-        ("selection".into(), row.selection.clone()),
+        ("mechanism".to_string(), r.mechanism.clone()),
+        ("statistic".into(), r.statistic.to_string()),
+        ("selection".into(), r.selection.to_string()),
         (
             "pilot_samples_per_side".into(),
-            row.pilot_samples_per_side.to_string(),
+            r.pilot_samples_per_side.to_string(),
         ),
-        ("bins".into(), row.bins.to_string()),
-        ("confidence".into(), row.confidence.to_string()),
-        ("delta".into(), f(row.delta)),
-        ("region_tail".into(), row.tail.clone()),
-        ("region_direction".into(), row.direction.clone()),
-        ("region_threshold".into(), f(row.threshold)),
-        ("n_pos".into(), row.n_pos.to_string()),
-        ("n_neg".into(), row.n_neg.to_string()),
-        ("false_positives".into(), row.false_positives.to_string()),
-        ("false_negatives".into(), row.false_negatives.to_string()),
-        ("fpr_upper".into(), f(row.fpr_ub)),
-        ("fnr_upper".into(), f(row.fnr_ub)),
-        ("eps_point_estimate".into(), f(row.eps_point)),
-        ("eps_lb".into(), f(row.eps_lb)),
+        ("bins".into(), r.bins.to_string()),
+        ("confidence".into(), r.confidence.to_string()),
+        ("delta".into(), f(r.delta)),
+        ("region_tail".into(), g.tail.to_string()),
+        ("region_direction".into(), g.direction.to_string()),
+        ("region_threshold".into(), f(g.threshold)),
+        ("n_pos".into(), g.n_pos.to_string()),
+        ("n_neg".into(), g.n_neg.to_string()),
+        ("false_positives".into(), g.false_positives.to_string()),
+        ("false_negatives".into(), g.false_negatives.to_string()),
+        ("fpr_upper".into(), f(g.fpr_ub)),
+        ("fnr_upper".into(), f(g.fnr_ub)),
+        ("eps_point_estimate".into(), f(g.eps_point)),
+        ("eps_lb".into(), f(r.eps_lb)),
         ("eps_lb_strict".into(), f(r.eps_lb_strict)),
-        ("gdp_mu_lb".into(), f(row.gdp_mu_lb)),
+        ("gdp_mu_lb".into(), f(r.gdp.mu_lb)),
         (
             "gdp_eps_assuming_gaussian_tradeoff".into(),
-            f(row.gdp_eps_lb_assuming_gaussian_tradeoff),
+            f(r.gdp.eps_lb_gdp),
         ),
         (
             "engine_claimed_eps".into(),
-            row.claimed_eps.map(f).unwrap_or_default(),
+            r.claimed_eps.map(f).unwrap_or_default(),
         ),
         ("engine_claim_source".into(), r.claim_source.clone()),
-        ("engine_flagged".into(), row.flagged.to_string()),
+        ("engine_flagged".into(), r.flagged.to_string()),
     ];
     Ok(AuditOutcome {
         eps_lb: r.eps_lb,

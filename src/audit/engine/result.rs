@@ -1,5 +1,6 @@
-//! The audit's result records: [`AuditResult`] (deterministic, serialisable), its flat
-//! [`AuditRow`] for CSV, and the non-deterministic [`Timing`].
+//! The audit's result records: [`AuditResult`] (deterministic, serialisable) and the
+//! non-deterministic [`Timing`]. Flat tables of a result are the report's business
+//! (`compare::sources` lists its fields for `audits.csv`).
 
 use super::*;
 
@@ -64,110 +65,7 @@ pub struct AuditResult {
     pub timing: Timing,
 }
 
-/// One flat, deterministic CSV row of an [`AuditResult`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AuditRow {
-    /// Mechanism name.
-    pub mechanism: String,
-    /// `white` or `black`.
-    pub statistic: String,
-    /// Selection rule.
-    pub selection: String,
-    /// Main draws per side.
-    pub samples_per_side: u64,
-    /// Pilot draws per side.
-    pub pilot_samples_per_side: u64,
-    /// Seed.
-    pub seed: u64,
-    /// δ.
-    pub delta: f64,
-    /// Confidence.
-    pub confidence: f64,
-    /// Bins.
-    pub bins: usize,
-    /// ε lower bound.
-    pub eps_lb: f64,
-    /// Claimed ε (empty if unavailable).
-    pub claimed_eps: Option<f64>,
-    /// ε_lb > claimed.
-    pub flagged: bool,
-    /// `above` (T ≥ threshold) or `below` (T < threshold).
-    pub tail: String,
-    /// `P_vs_Q` or `Q_vs_P`.
-    pub direction: String,
-    /// Threshold (grid edge).
-    pub threshold: f64,
-    /// Positive-class draws.
-    pub n_pos: u64,
-    /// Negative-class draws.
-    pub n_neg: u64,
-    /// Negative-class draws in the region.
-    pub false_positives: u64,
-    /// Positive-class draws outside the region.
-    pub false_negatives: u64,
-    /// Clopper–Pearson upper bound on the FPR.
-    pub fpr_ub: f64,
-    /// Clopper–Pearson upper bound on the FNR.
-    pub fnr_ub: f64,
-    /// Point estimate of ε for the region (not a bound).
-    pub eps_point: f64,
-    /// GDP route: μ lower bound (assumption-free).
-    pub gdp_mu_lb: f64,
-    /// GDP route: ε lower bound **assuming a Gaussian trade-off**.
-    pub gdp_eps_lb_assuming_gaussian_tradeoff: f64,
-}
-
 impl AuditResult {
-    /// The flat CSV row (deterministic fields only).
-    pub fn row(&self) -> AuditRow {
-        let r = &self.region;
-        AuditRow {
-            mechanism: self.mechanism.clone(),
-            statistic: self.statistic.to_string(),
-            selection: self.selection.to_string(),
-            samples_per_side: self.samples_per_side,
-            pilot_samples_per_side: self.pilot_samples_per_side,
-            seed: self.seed,
-            delta: self.delta,
-            confidence: self.confidence,
-            bins: self.bins,
-            eps_lb: self.eps_lb,
-            claimed_eps: self.claimed_eps,
-            flagged: self.flagged,
-            tail: match r.tail {
-                Tail::Above => "above",
-                Tail::Below => "below",
-            }
-            .into(),
-            direction: match r.direction {
-                Direction::PvsQ => "P_vs_Q",
-                Direction::QvsP => "Q_vs_P",
-            }
-            .into(),
-            threshold: r.threshold,
-            n_pos: r.n_pos,
-            n_neg: r.n_neg,
-            false_positives: r.false_positives,
-            false_negatives: r.false_negatives,
-            fpr_ub: r.fpr_ub,
-            fnr_ub: r.fnr_ub,
-            eps_point: r.eps_point,
-            gdp_mu_lb: self.gdp.mu_lb,
-            gdp_eps_lb_assuming_gaussian_tradeoff: self.gdp.eps_lb_gdp,
-        }
-    }
-
-    /// Writes rows (with a header) as CSV.
-    pub fn write_csv<W: std::io::Write>(results: &[AuditResult], w: W) -> Result<()> {
-        let mut wr = csv::Writer::from_writer(w);
-        for r in results {
-            wr.serialize(r.row())
-                .map_err(|e| Error::Io(format!("writing audit CSV: {e}")))?;
-        }
-        wr.flush()?;
-        Ok(())
-    }
-
     /// This result with its wall-clock figures replaced (to compare two runs field by field).
     pub fn with_timing(mut self, timing: Timing) -> AuditResult {
         self.timing = timing;
