@@ -121,6 +121,15 @@ pub(crate) fn check_positive(name: &str, x: f64) -> Result<f64> {
     }
 }
 
+/// Checks a dimension d ≥ 1 (the one owner of this condition: models, bounds and profiles).
+pub(crate) fn check_dim(d: u32) -> Result<()> {
+    if d >= 1 {
+        Ok(())
+    } else {
+        Err(Error::invalid("d", d, "an integer >= 1"))
+    }
+}
+
 /// Checks that `x` is finite and ≥ 0.
 pub(crate) fn check_nonnegative(name: &str, x: f64) -> Result<f64> {
     if x.is_finite() && x >= 0.0 {

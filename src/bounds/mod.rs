@@ -95,15 +95,6 @@ pub(crate) fn alpha_above_one(alpha: &Scalar) -> Result<()> {
     }
 }
 
-/// Checks d ≥ 1.
-pub(crate) fn dim(d: u32) -> Result<()> {
-    if d >= 1 {
-        Ok(())
-    } else {
-        Err(Error::invalid("d", d, "an integer >= 1"))
-    }
-}
-
 /// Short decimal rendering of a Float for error messages (12 significant digits).
 pub(crate) fn show(x: &Float) -> String {
     let f = x.to_f64();
@@ -162,7 +153,8 @@ mod tests {
         assert!(alpha_above_one(&"1.0000000000000000000000000000001".parse().unwrap()).is_ok());
         assert!(positive("eta", &Scalar::from(f64::NAN)).is_err());
         assert!(positive("eta", &"0".parse().unwrap()).is_err());
-        assert!(dim(0).is_err());
+        assert!(crate::error::check_dim(0).is_err());
+        assert!(crate::error::check_dim(1).is_ok());
     }
 
     #[test]

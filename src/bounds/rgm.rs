@@ -16,10 +16,10 @@
 //! [`Error::OutsideValidity`] naming the theorem and the inequality with its values.
 
 use super::{
-    alpha_above_one, check_prec, delta_in_unit, dim, f64chk, ge_tol, lt_strict, nonnegative,
-    positive, show,
+    alpha_above_one, check_prec, delta_in_unit, f64chk, ge_tol, lt_strict, nonnegative, positive,
+    show,
 };
-use crate::error::{Error, Result};
+use crate::error::{check_dim, Error, Result};
 use crate::numeric::mp::{certify, Certified};
 use crate::scalar::Scalar;
 use rug::Float;
@@ -295,21 +295,21 @@ pub fn theorem1_eps(
 fn mechanism_domain(eta: &Scalar, gamma: &Scalar, d: u32) -> Result<()> {
     positive("eta", eta)?;
     positive("gamma", gamma)?;
-    dim(d)
+    check_dim(d)
 }
 
 /// [`mechanism_domain`] for the double-precision fast paths.
 fn mechanism_domain_f64(eta: f64, gamma: f64, d: u32) -> Result<()> {
     f64chk::positive("eta", eta)?;
     f64chk::positive("gamma", gamma)?;
-    dim(d)
+    check_dim(d)
 }
 
 /// The domain shared by Theorem 1's eq. (5) and eq. (6): η > 0, d ≥ 1, and α inside
 /// the theorem's range (`what` names the result in the error).
 fn eq5_domain(eta: &Scalar, d: u32, alpha: &Scalar, what: &str) -> Result<()> {
     positive("eta", eta)?;
-    dim(d)?;
+    check_dim(d)?;
     check_alpha_range(eta, alpha, what)
 }
 

@@ -12,8 +12,8 @@
 //!   by the crate's log-space quadrature on unit panels (`numeric::quad`), the infinite
 //!   tail truncated with an explicit bound. It shares no formula with the closed form beyond f.
 
-use super::{dim, positive};
-use crate::error::{Error, Result};
+use super::positive;
+use crate::error::{check_dim, Error, Result};
 use crate::numeric::chi2::{gamma_p_half, gamma_q_half};
 use crate::numeric::mp::{certify, Certified};
 use crate::numeric::quad::{split, FnIntegrand, PieceRule, Point, QuadOptions};
@@ -25,7 +25,7 @@ use rug::Float;
 /// HMB eq. (74) in closed form: ρ̄(d, R_c) = P(d/2+1, R_c²/2) + (R_c²/d) Q(d/2, R_c²/2)
 /// (docs/formulas.md §6). ρ̄ ∈ (0, 1], ≈ R_c²/d for R_c² ≪ d, → 1 as R_c → ∞.
 pub fn rho_bar(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
-    dim(d)?;
+    check_dim(d)?;
     positive("rc", rc)?;
     certify(digits, "HMB eq. (74) rho_bar", |p| {
         let wp = p + 16;
@@ -48,7 +48,7 @@ pub fn rho(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
 
 /// Double-precision [`rho_bar`] (through the same incomplete gamma functions at 64 bits).
 pub fn rho_bar_f64(d: u32, rc: f64) -> Result<f64> {
-    dim(d)?;
+    check_dim(d)?;
     crate::error::check_positive("rc", rc)?;
     let prec = 80;
     let rc2 = Float::with_val(prec, rc).square();
@@ -136,7 +136,7 @@ fn panels(rad: &Radial, extra: u32, xs: &[Float], wp: u32) -> Result<Float> {
 /// 2^-(wp+20) of the integral. Certified on the precision ladder (each rung converges the
 /// quadrature to its own precision).
 pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
-    dim(d)?;
+    check_dim(d)?;
     positive("rc", rc)?;
     certify(digits, "HMB eq. (74) rho_bar (radial quadrature)", |p| {
         let wp = p + 24;

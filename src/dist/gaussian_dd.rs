@@ -2,11 +2,13 @@
 //! mechanism and, with σ depending on the query value, of the RGM (HMB Lemma 2; docs/formulas.md §4).
 
 use super::mpf;
-use crate::error::{check_finite, check_positive, Error, Result};
+use crate::error::{check_dim, check_finite, check_positive, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
-use crate::model::{finite, looked_up, named, positive, ModelFamily, Pair, PairModel, ParamLookup};
+use crate::model::{
+    looked_up, named, nonnegative, positive, ModelFamily, Pair, PairModel, ParamLookup,
+};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
 use rand::distr::Distribution;
@@ -185,15 +187,10 @@ pub struct GaussianDdPair {
 impl Pair {
     /// The isotropic d-dimensional Gaussian pair, validated (σ_i > 0, dist ≥ 0, d ≥ 1).
     pub fn gaussian_dd(dist: Scalar, sigma1: Scalar, sigma2: Scalar, d: u32) -> Result<Self> {
-        finite("dist", &dist)?;
-        if dist.f64() < 0.0 {
-            return Err(Error::invalid("dist", &dist, ">= 0"));
-        }
+        nonnegative("dist", &dist)?;
         positive("sigma1", &sigma1)?;
         positive("sigma2", &sigma2)?;
-        if d == 0 {
-            return Err(Error::invalid("d", d, "an integer >= 1"));
-        }
+        check_dim(d)?;
         Ok(Pair::from(GaussianDdPair {
             dist,
             sigma1,

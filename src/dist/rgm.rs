@@ -2,11 +2,11 @@
 //! a query value r ∈ ℝ^d released with noise whose variance grows with ‖r‖².
 
 use super::{mpf, IsotropicGaussian};
-use crate::error::{check_nonnegative, Error, Result};
+use crate::error::{check_dim, check_nonnegative, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
-use crate::model::{finite, looked_up, named, ModelFamily, Pair, PairModel, ParamLookup};
+use crate::model::{looked_up, named, nonnegative, ModelFamily, Pair, PairModel, ParamLookup};
 use crate::numeric::f64s;
 use crate::scalar::Scalar;
 use rand::distr::Distribution;
@@ -200,22 +200,14 @@ impl Pair {
         n2: Scalar,
         dist: Scalar,
     ) -> Result<Self> {
-        if d == 0 {
-            return Err(Error::invalid("d", d, "an integer >= 1"));
-        }
+        check_dim(d)?;
         for (name, v) in [("gamma", &gamma), ("n1", &n1), ("n2", &n2), ("dist", &dist)] {
-            finite(name, v)?;
-            if v.f64() < 0.0 {
-                return Err(Error::invalid(name, v, ">= 0"));
-            }
+            nonnegative(name, v)?;
         }
         // σ² = 0 is the pure relative-noise RGM: valid whenever both output variances
         // γ n_i² + σ² are positive (a zero variance is a point mass, whose divergences from a
         // different law are infinite or undefined).
-        finite("sigma2", &sigma2)?;
-        if sigma2.f64() < 0.0 {
-            return Err(Error::invalid("sigma2", &sigma2, ">= 0"));
-        }
+        nonnegative("sigma2", &sigma2)?;
         for (name, n) in [("n1", &n1), ("n2", &n2)] {
             let v = Float::with_val(512, gamma.mp(512) * n.mp(512).square()) + sigma2.mp(512);
             if v <= 0 {

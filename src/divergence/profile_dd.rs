@@ -119,9 +119,7 @@ fn hockey_stick_dd_diff(v: &Variances, eps: &Float, digits: u32, fast: bool) -> 
             "a finite number >= 0",
         ));
     }
-    if d == 0 {
-        return Err(Error::invalid("d", d, "an integer >= 1"));
-    }
+    crate::error::check_dim(d)?;
     if !eps.is_finite() {
         return Err(Error::invalid("eps", eps.to_f64(), "a finite number"));
     }

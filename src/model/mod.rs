@@ -524,6 +524,10 @@ impl Location {
     }
 }
 
+// A model's parameters are checked on their doubles, which the samplers and the double-precision
+// routes use ([`Scalar::to_double`] refuses a decimal that its double loses); the bounds, evaluated
+// in multiple precision only, check theirs exactly (`bounds::positive`, `bounds::nonnegative`).
+
 /// Validates a parameter given as a [`Scalar`]: finite.
 pub(crate) fn finite(name: &str, x: &Scalar) -> Result<()> {
     crate::error::check_finite(name, x.to_double(name)?).map(|_| ())
@@ -532,6 +536,15 @@ pub(crate) fn finite(name: &str, x: &Scalar) -> Result<()> {
 /// Validates a parameter given as a [`Scalar`]: finite and > 0.
 pub(crate) fn positive(name: &str, x: &Scalar) -> Result<()> {
     crate::error::check_positive(name, x.to_double(name)?).map(|_| ())
+}
+
+/// Validates a parameter given as a [`Scalar`]: finite and ≥ 0.
+pub(crate) fn nonnegative(name: &str, x: &Scalar) -> Result<()> {
+    finite(name, x)?;
+    if x.f64() < 0.0 {
+        return Err(Error::invalid(name, x, ">= 0"));
+    }
+    Ok(())
 }
 
 /// Validates a support [a, b]: both finite, a < b (compared exactly, at 256 bits).
