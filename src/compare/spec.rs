@@ -12,10 +12,10 @@
 //! description = "Gaussian mechanism, sensitivity 1"
 //!
 //! [mechanism]
-//! family = "gaussian"                     # gaussian | rgm | rectified | truncated | stochastic_sign | laplace
+//! family = "gaussian"                     # gaussian | gaussian_dd | rgm | rectified | truncated | stochastic_sign | laplace
 //! sigma = "5"
 //!
-//! [pair]                                  # the neighbouring pair: mu1, mu2 (rgm: n1, n2, dist)
+//! [pair]                                  # the neighbouring pair: mu1, mu2 (rgm: n1, n2, dist; gaussian_dd: dist)
 //! mu1 = "0"
 //! mu2 = "1"
 //!
@@ -33,6 +33,15 @@
 //! distance `dist = ‖r1 − r2‖`. The spec is rejected unless the pair satisfies the relative
 //! sensitivity (HMB eq. (3)) and σ² meets Theorem 1's minimum (HMB Thm 1,
 //! σ² ≥ γ η⁻² [1 − η(α − 1)] R², whose largest value over α ≥ 1 is γ R²/η² at α = 1).
+//!
+//! The other families of the registry ([`crate::model::FAMILIES`]) are read from their `eval`
+//! vocabulary: the keys that describe the neighbouring inputs form `[pair]`, the rest
+//! `[mechanism]` — Laplace takes `scale` and the pair `mu1`, `mu2`; `gaussian_dd` takes `sigma1`,
+//! `sigma2` (the two output standard deviations) and `d`, and the pair `dist = ‖m1 − m2‖`. Such a
+//! family's three-way bound is its published guarantee ([`crate::model::Guarantee`]); one whose
+//! guarantee is its exact ε (`gaussian_dd`) shows the exact and audit figures only. The
+//! subsampled Gaussian has no spec: its pair is fixed by the neighbouring relation, and DP-SGD is
+//! audited as a training loop (`dpaudit train-audit`).
 
 use crate::audit::controls::HalvedSigmaGaussian;
 use crate::audit::engine::{AuditConfig, Observer, Selection};
@@ -158,6 +167,8 @@ pub enum PairSpec {
         /// ‖r1 − r2‖.
         dist: Scalar,
     },
+    /// The input keys of a model family (e.g. `gaussian_dd`'s `dist`), in vocabulary order.
+    Inputs(Vec<(&'static str, Scalar)>),
 }
 
 /// How an audit chooses its rejection region (the engine's [`Selection`]).
@@ -230,6 +241,16 @@ pub(crate) const MAX_SAMPLES: u64 = 1 << 34;
 /// Largest RGM dimension accepted.
 pub(crate) const MAX_DIM: u32 = 100_000;
 
+/// The families an audit spec can name: every family of the registry with neighbouring inputs
+/// (a `[pair]`). The subsampled Gaussian has none (its relation fixes the pair); DP-SGD is audited
+/// as a training loop (`dpaudit train-audit`).
+fn spec_families() -> impl Iterator<Item = &'static ModelFamily> {
+    model::FAMILIES
+        .iter()
+        .copied()
+        .filter(|f| !f.input_keys.is_empty())
+}
+
 /// Context for error messages: the file.
 struct Ctx<'a> {
     file: &'a str,
@@ -274,6 +295,16 @@ impl Ctx<'_> {
             Ok(s)
         } else {
             Err(self.invalid(field, &s, "> 0"))
+        }
+    }
+
+    fn dim(&self, d: Option<i64>, family: &str) -> Result<u32> {
+        match d {
+            Some(d) if d >= 1 && d <= i64::from(MAX_DIM) => Ok(d as u32),
+            Some(d) => {
+                Err(self.invalid("mechanism.d", d, &format!("an integer in [1, {MAX_DIM}]")))
+            }
+            None => Err(self.missing("mechanism.d", family)),
         }
     }
 
@@ -369,17 +400,7 @@ impl AuditSpec {
             }
             "rgm" => {
                 only(&["d", "gamma", "sigma2", "eta", "R", "alpha"])?;
-                let d = match m.d {
-                    Some(d) if d >= 1 && d <= i64::from(MAX_DIM) => d as u32,
-                    Some(d) => {
-                        return Err(ctx.invalid(
-                            "mechanism.d",
-                            d,
-                            &format!("an integer in [1, {MAX_DIM}]"),
-                        ))
-                    }
-                    None => return Err(ctx.missing("mechanism.d", fam)),
-                };
+                let d = ctx.dim(m.d, fam)?;
                 let gamma = ctx.positive("mechanism.gamma", &m.gamma, fam)?;
                 let sigma2 = ctx.nonneg("mechanism.sigma2", &m.sigma2, fam)?;
                 let eta = ctx.positive("mechanism.eta", &m.eta, fam)?;
@@ -403,49 +424,65 @@ impl AuditSpec {
                     alpha,
                 }
             }
-            // The Gaussian-family laws above carry their bounds' parameters; the other families of
-            // the registry are audited as pairs on the line.
-            other => match model::family(other).filter(|f| !model::Family::is_builtin(f.name)) {
+            // The Gaussian-family laws above carry their bounds' parameters; every other family
+            // of the registry with neighbouring inputs is read from its vocabulary: its input keys
+            // form `[pair]`, its other keys `[mechanism]`.
+            other => match spec_families().find(|f| f.name == other) {
                 Some(family) => {
                     let takes =
                         |k: &str| family.pair_keys.contains(&k) && !family.input_keys.contains(&k);
-                    let keys: Vec<&str> = family
+                    let keys: Vec<&'static str> = family
                         .pair_keys
                         .iter()
                         .copied()
                         .filter(|k| takes(k))
                         .collect();
                     only(&keys)?;
+                    let fields = m.fields();
                     let mut params = Vec::new();
-                    for (k, v) in m.fields() {
-                        if takes(k) {
-                            let field = format!("mechanism.{k}");
-                            match v {
-                                Some(v) => params.push((k, ctx.scalar(&field, v)?)),
+                    for k in keys {
+                        let field = format!("mechanism.{k}");
+                        let v = if k == "d" {
+                            Scalar::from(ctx.dim(m.d, fam)?)
+                        } else {
+                            match fields.iter().find(|(n, _)| *n == k).and_then(|(_, v)| *v) {
+                                Some(v) => ctx.scalar(&field, v)?,
                                 None => return Err(ctx.missing(&field, fam)),
                             }
-                        }
+                        };
+                        params.push((k, v));
                     }
                     MechanismSpec::Model { family, params }
                 }
                 None => {
-                    let names: String = model::FAMILIES
-                        .iter()
-                        .filter(|f| !model::Family::is_builtin(f.name))
-                        .map(|f| format!(", {}", f.name))
-                        .collect();
+                    let names: Vec<&str> = spec_families().map(|f| f.name).collect();
                     return Err(ctx.invalid(
                         "mechanism.family",
                         format!("{other:?}"),
-                        &format!(
-                            "one of gaussian, rgm, rectified, truncated, stochastic_sign{names}"
-                        ),
+                        &format!("one of {}", names.join(", ")),
                     ));
                 }
             },
         };
         let p = &raw.pair;
-        let pair = if let MechanismSpec::Rgm { .. } = mechanism {
+        let inputs = match &mechanism {
+            MechanismSpec::Model { family, .. } if family.input_keys != ["mu1", "mu2"] => {
+                Some(family.input_keys)
+            }
+            _ => None,
+        };
+        let pair = if let Some(keys) = inputs {
+            let mut values = Vec::new();
+            for (k, v) in p.fields() {
+                let field = format!("pair.{k}");
+                if keys.contains(&k) {
+                    values.push((k, ctx.req(&field, v, fam)?));
+                } else if v.is_some() {
+                    return Err(ctx.unexpected(&field, fam));
+                }
+            }
+            PairSpec::Inputs(values)
+        } else if let MechanismSpec::Rgm { .. } = mechanism {
             unused(&[("pair.mu1", p.mu1.is_some()), ("pair.mu2", p.mu2.is_some())])?;
             PairSpec::Norms {
                 n1: ctx.nonneg("pair.n1", &p.n1, fam)?,
@@ -550,7 +587,14 @@ impl AuditSpec {
             text: file.clone(),
             reason: format!("[mechanism]/[pair]: {e}"),
         };
-        spec.divergence_pair().map_err(wrap)?;
+        let built = spec.divergence_pair().map_err(wrap)?;
+        if matches!(spec.pair, PairSpec::Inputs(_)) && built.model().identical() {
+            return Err(ctx.invalid(
+                "pair",
+                &built,
+                "two different laws (a neighbouring pair with equal output laws has ε = 0)",
+            ));
+        }
         if let (
             MechanismSpec::Rgm {
                 gamma,
@@ -609,20 +653,26 @@ impl AuditSpec {
                 n2.clone(),
                 dist.clone(),
             ),
-            (MechanismSpec::Model { family, params }, PairSpec::Locations { mu1, mu2 }) => {
+            (
+                MechanismSpec::Model { family, params },
+                pair @ (PairSpec::Locations { .. } | PairSpec::Inputs(_)),
+            ) => {
+                let inputs: Vec<(&str, &Scalar)> = match pair {
+                    PairSpec::Locations { mu1, mu2 } => vec![("mu1", mu1), ("mu2", mu2)],
+                    PairSpec::Inputs(v) => v.iter().map(|(k, x)| (*k, x)).collect(),
+                    PairSpec::Norms { .. } => Vec::new(),
+                };
                 let lookup = |k: &str| -> Result<Scalar> {
-                    match k {
-                        "mu1" => Ok(mu1.clone()),
-                        "mu2" => Ok(mu2.clone()),
-                        _ => params
-                            .iter()
-                            .find(|(n, _)| *n == k)
-                            .map(|(_, v)| v.clone())
-                            .ok_or_else(|| Error::MissingParameter {
-                                name: k.into(),
-                                needed_by: format!("mechanism family {}", family.name),
-                            }),
-                    }
+                    inputs
+                        .iter()
+                        .copied()
+                        .chain(params.iter().map(|(n, x)| (*n, x)))
+                        .find(|(n, _)| *n == k)
+                        .map(|(_, x)| x.clone())
+                        .ok_or_else(|| Error::MissingParameter {
+                            name: k.into(),
+                            needed_by: format!("mechanism family {}", family.name),
+                        })
                 };
                 (family.pair)(&lookup).map(Pair::new)
             }
@@ -676,7 +726,7 @@ impl AuditSpec {
     }
 
     /// |μ1 − μ2| for location pairs (the sensitivity the Gaussian comparison uses); ‖r1 − r2‖
-    /// for the RGM.
+    /// for the RGM; the input `dist` of a family given by its inputs (0 if it has none).
     pub fn shift(&self) -> Scalar {
         match &self.pair {
             PairSpec::Locations { mu1, mu2 } => {
@@ -684,6 +734,10 @@ impl AuditSpec {
                 Scalar::from_float(&Float::with_val(p, mu1.mp(p) - mu2.mp(p)).abs())
             }
             PairSpec::Norms { dist, .. } => dist.clone(),
+            PairSpec::Inputs(v) => v
+                .iter()
+                .find(|(k, _)| *k == "dist")
+                .map_or_else(|| Scalar::from(0.0), |(_, x)| x.clone()),
         }
     }
 }

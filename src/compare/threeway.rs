@@ -252,23 +252,27 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 });
             }
         }
+        // Only a published guarantee is a bound; a family whose claim is its exact ε
+        // (`gaussian_dd`) has none, and its exact value is the exact column.
         MechanismSpec::Model { family, .. } => {
-            let claim = spec
-                .divergence_pair()
-                .and_then(|pair| (family.claim)(&pair, delta.f64()));
-            out.push(match claim {
-                Ok(e) => Figure {
-                    role: Role::Bound,
-                    short: "published".into(),
-                    label: family.claim_source.into(),
-                    value: Some(e),
-                    digits: None,
-                    note: String::new(),
-                },
-                Err(e) => {
-                    Figure::missing(Role::Bound, "published", "published bound", e.to_string())
-                }
-            });
+            if let crate::model::Guarantee::Published(claim) = family.claim {
+                let claim = spec
+                    .divergence_pair()
+                    .and_then(|pair| claim(&pair, delta.f64()));
+                out.push(match claim {
+                    Ok(e) => Figure {
+                        role: Role::Bound,
+                        short: "published".into(),
+                        label: family.claim_source.into(),
+                        value: Some(e),
+                        digits: None,
+                        note: String::new(),
+                    },
+                    Err(e) => {
+                        Figure::missing(Role::Bound, "published", "published bound", e.to_string())
+                    }
+                });
+            }
         }
     }
     out

@@ -237,6 +237,6 @@ pub(crate) static FAMILY: ModelFamily = normal::shift_family(
     "gaussian",
     |get| Ok(Arc::new(GaussianPair(Shift::looked_up(get)?))),
     |get| Law::located("gaussian", get),
-    claim,
+    crate::model::Guarantee::Published(claim),
     "exact eps(delta) of the Gaussian mechanism (Balle & Wang 2018, Thm 8)",
 );

@@ -372,6 +372,6 @@ pub(crate) static FAMILY: ModelFamily = ModelFamily {
     location_keys: &["mu", "scale"],
     pair: build_pair,
     location: Some(build_location),
-    claim,
+    claim: crate::model::Guarantee::Published(claim),
     claim_source: "Laplace mechanism: eps = |mu1 - mu2|/b (DMNS 2006, pure DP)",
 };

@@ -348,6 +348,6 @@ pub(crate) static FAMILY: ModelFamily = ModelFamily {
     location_keys: &[],
     pair: build_pair,
     location: None,
-    claim: crate::divergence::exact_claim,
+    claim: crate::model::Guarantee::Exact,
     claim_source: "exact eps(delta) of this RGM pair, both orders (docs/formulas.md §7.3, §7.4)",
 };

@@ -335,6 +335,6 @@ pub(crate) static FAMILY: ModelFamily = normal::shift_family(
     "stochastic_sign",
     |get| Ok(Arc::new(SignPair(Shift::looked_up(get)?))),
     |get| Law::located("stochastic_sign", get),
-    crate::divergence::exact_claim,
+    crate::model::Guarantee::Exact,
     "exact eps(delta) of the stochastic-sign pair, both orders (docs/formulas.md §7.2)",
 );

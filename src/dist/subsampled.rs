@@ -423,16 +423,6 @@ fn build_subst(
     build(&FAMILY_SUBST, get)
 }
 
-/// No per-step published claim: a DP-SGD guarantee is a composition over steps, computed by
-/// [`crate::accounting`] (`dpaudit` reports it there, not as a single-step bound).
-fn no_claim(_pair: &crate::model::Pair, _delta: f64) -> Result<f64> {
-    Err(Error::Unsupported(
-        "the subsampled Gaussian has no single-step published claim; its guarantee is a \
-         composition computed by the accountant"
-            .into(),
-    ))
-}
-
 /// A one-step registry entry: pair keys q and σ, no location model, no single-step claim.
 const fn family(
     name: &'static str,
@@ -445,7 +435,10 @@ const fn family(
         location_keys: &[],
         pair,
         location: None,
-        claim: no_claim,
+        claim: crate::model::Guarantee::Unavailable(
+            "the subsampled Gaussian has no single-step published claim; its guarantee is a \
+             composition computed by the accountant",
+        ),
         claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
     }
 }

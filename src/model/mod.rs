@@ -304,10 +304,37 @@ pub struct ModelFamily {
     pub pair: fn(ParamLookup<'_>) -> Result<Arc<dyn PairModel>>,
     /// Builds and validates a single law, for `fisher`.
     pub location: Option<LocationBuilder>,
-    /// The published privacy guarantee for an audit: ε at `delta`.
-    pub claim: fn(&Pair, f64) -> Result<f64>,
+    /// The privacy guarantee an audit tests its lower bound against.
+    pub claim: Guarantee,
     /// Where that guarantee comes from (for reports).
     pub claim_source: &'static str,
+}
+
+/// What a family's mechanism is claimed to guarantee on a pair: the ε that an audit's lower
+/// bound must not exceed.
+#[derive(Clone, Copy, Debug)]
+pub enum Guarantee {
+    /// A published (ε, δ) statement, ε as a function of the pair and δ (the Gaussian's Balle–Wang
+    /// calibration, Laplace's pure ε): a bound of the three-way comparison.
+    Published(fn(&Pair, f64) -> Result<f64>),
+    /// The pair's exact ε(δ), max of both orders ([`crate::divergence::CLAIM_DIGITS`] digits):
+    /// the family has no (ε, δ) statement of its own to test, so the three-way comparison shows
+    /// no bound for it.
+    Exact,
+    /// None for a single release, and why (the subsampled Gaussian: its guarantee is a
+    /// composition, computed by the accountant).
+    Unavailable(&'static str),
+}
+
+impl Guarantee {
+    /// The claimed ε of `pair` at `delta`.
+    pub fn eps(&self, pair: &Pair, delta: f64) -> Result<f64> {
+        match self {
+            Guarantee::Published(f) => f(pair, delta),
+            Guarantee::Exact => crate::divergence::exact_claim(pair, delta),
+            Guarantee::Unavailable(why) => Err(Error::Unsupported((*why).into())),
+        }
+    }
 }
 
 impl fmt::Debug for ModelFamily {

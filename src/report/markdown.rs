@@ -75,6 +75,11 @@ fn pair_text(tw: &ThreeWay) -> String {
     let pair = match &s.pair {
         PairSpec::Locations { mu1, mu2 } => format!("μ = {mu1} vs {mu2}"),
         PairSpec::Norms { n1, n2, dist } => format!("‖r1‖ = {n1}, ‖r2‖ = {n2}, ‖r1 − r2‖ = {dist}"),
+        PairSpec::Inputs(v) => v
+            .iter()
+            .map(|(k, x)| format!("{k} = {x}"))
+            .collect::<Vec<_>>()
+            .join(", "),
     };
     let mech = match &s.mechanism {
         MechanismSpec::Gaussian { sigma } => format!("σ = {sigma}"),

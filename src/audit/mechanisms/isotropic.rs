@@ -1,5 +1,5 @@
 //! The audit mechanisms of the isotropic Gaussian pairs in ℝ^d: the Relative Gaussian Mechanism
-//! (HMB Def. 3) and the `gaussian_dd` pair. Both are one [`Isotropic`] geometry (two centres, two
+//! (HMB Def. 3) and the `gaussian_dd` pair. Both are one `Isotropic` geometry (two centres, two
 //! noise scales, the statistics and their grid) with their own sampler and claim.
 
 use super::*;
@@ -173,8 +173,9 @@ impl Isotropic {
 /// r2 = R(x′) ∈ ℝ^d: P = N(r1, s1² I_d), Q = N(r2, s2² I_d) with s_i² = γ‖r_i‖² + σ².
 ///
 /// Every output is drawn by the RGM sampler as a d-vector y = r_i + s_i z and reduced at once to
-/// the statistics of [`Isotropic`]. Claimed ε(δ): the exact ε of this pair in both orders
-/// (docs/formulas.md §7.3 for d = 1, §7.4 for d > 1).
+/// its statistic: white box, the exact LLR d·log(s2/s1) − ‖y − r1‖²/(2s1²) + ‖y − r2‖²/(2s2²)
+/// (docs/formulas.md §7.4); black box, the projection ⟨y − r1, r2 − r1⟩/‖r2 − r1‖. Claimed ε(δ):
+/// the exact ε of this pair in both orders (docs/formulas.md §7.3 for d = 1, §7.4 for d > 1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RgmMechanism {
     pub(crate) geo: Isotropic,
@@ -348,8 +349,9 @@ impl Mechanism for RgmMechanism {
 /// The `gaussian_dd` pair, N(0, σ1² I_d) on x and N(dist·e₁, σ2² I_d) on x′: the d-dimensional
 /// Gaussian mechanism with ℓ2 sensitivity `dist`, its noise scale allowed to differ between the
 /// neighbours. Each side is drawn by its own [`IsotropicGaussian`] (the family's sampler) and
-/// reduced to the statistics of [`Isotropic`]. Claimed ε(δ): the exact ε of the pair in both
-/// orders (docs/formulas.md §7.1, §7.3, §7.4), computed from the exact parameters.
+/// reduced to the statistics of [`RgmMechanism`] (the LLR, or the projection on m2 − m1).
+/// Claimed ε(δ): the exact ε of the pair in both orders (docs/formulas.md §7.1, §7.3, §7.4),
+/// computed from the exact parameters.
 #[derive(Debug, Clone)]
 pub struct GaussianDdMechanism {
     pub(super) geo: Isotropic,

@@ -65,7 +65,7 @@ impl Mechanism for ModelMechanism {
     }
 
     fn claimed_eps(&self, delta: f64) -> Result<f64> {
-        (self.pair.model().family().claim)(&self.pair, delta)
+        self.pair.model().family().claim.eps(&self.pair, delta)
     }
 
     fn claim_source(&self) -> String {

@@ -48,6 +48,7 @@ pub(super) struct RawMechanism {
     pub(super) r: Option<Num>,
     pub(super) alpha: Option<Num>,
     pub(super) scale: Option<Num>,
+    pub(super) sigma1: Option<Num>,
 }
 
 impl RawMechanism {
@@ -63,7 +64,7 @@ impl RawMechanism {
         v
     }
 
-    pub(super) fn fields(&self) -> [(&'static str, Option<&Num>); 9] {
+    pub(super) fn fields(&self) -> [(&'static str, Option<&Num>); 10] {
         [
             ("sigma", self.sigma.as_ref()),
             ("a", self.a.as_ref()),
@@ -74,6 +75,7 @@ impl RawMechanism {
             ("R", self.r.as_ref()),
             ("alpha", self.alpha.as_ref()),
             ("scale", self.scale.as_ref()),
+            ("sigma1", self.sigma1.as_ref()),
         ]
     }
 }
@@ -86,6 +88,19 @@ pub(super) struct RawPair {
     pub(super) n1: Option<Num>,
     pub(super) n2: Option<Num>,
     pub(super) dist: Option<Num>,
+}
+
+impl RawPair {
+    /// The `[pair]` fields by name.
+    pub(super) fn fields(&self) -> [(&'static str, &Option<Num>); 5] {
+        [
+            ("mu1", &self.mu1),
+            ("mu2", &self.mu2),
+            ("n1", &self.n1),
+            ("n2", &self.n2),
+            ("dist", &self.dist),
+        ]
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -214,3 +214,70 @@ fn laplace_spec_errors_name_the_field() {
     let e = err_of(&unknown);
     assert!(e.contains("laplace") && e.contains("laplacian"), "{e}");
 }
+
+/// The Gaussian spec with the mechanism swapped for the `gaussian_dd` pair: its `[mechanism]` keys
+/// are its vocabulary's non-input keys, its `[pair]` its one input, `dist`.
+const GAUSS_DD: &str = r#"
+    [mechanism]
+    family = "gaussian_dd"
+    sigma1 = "1"
+    sigma2 = "1.2"
+    d = 5
+    [pair]
+    dist = "1"
+    [audit]
+    samples_per_side = 1000
+    delta = 1e-5
+    confidence = 0.95
+    seed = 7
+"#;
+
+/// A family whose input is not a pair of locations parses through the registry too, into the
+/// same model pair and the family's own audit mechanism; it has no published bound.
+#[test]
+fn parses_a_gaussian_dd_spec_through_the_registry() {
+    let s = parse(GAUSS_DD).unwrap();
+    assert_eq!(s.mechanism.family(), "gaussian_dd");
+    assert_eq!(
+        s.pair,
+        PairSpec::Inputs(vec![("dist", "1".parse().unwrap())])
+    );
+    assert_eq!(s.shift().f64(), 1.0);
+    let pair = s.divergence_pair().unwrap();
+    assert_eq!(
+        pair.to_string(),
+        "gaussian_dd(dist=1, sigma1=1, sigma2=1.2, d=5)"
+    );
+    let m = s.mechanism().unwrap();
+    assert_eq!(m.name(), pair.to_string());
+    assert!(crate::compare::threeway::bounds(&s).is_empty());
+    assert_errors(
+        GAUSS_DD,
+        &[
+            ("sigma1 = \"1\"\n", "", &["mechanism.sigma1", "gaussian_dd"]),
+            ("d = 5", "d = 0", &["mechanism.d", "[1, 100000]"]),
+            (
+                "dist = \"1\"",
+                "dist = \"1\"\n    mu1 = 0",
+                &["pair.mu1", "does not take it"],
+            ),
+            ("dist = \"1\"", "", &["pair.dist", "missing"]),
+            ("dist = \"1\"", "dist = \"-1\"", &["dist = -1", ">= 0"]),
+            // Equal laws: nothing to audit.
+            (
+                "sigma2 = \"1.2\"\n    d = 5\n    [pair]\n    dist = \"1\"",
+                "sigma2 = \"1\"\n    d = 5\n    [pair]\n    dist = \"0\"",
+                &["field pair", "two different laws"],
+            ),
+            (
+                "family = \"gaussian_dd\"",
+                "family = \"subsampled_gaussian\"",
+                &[
+                    "one of gaussian, gaussian_dd, rgm",
+                    "laplace",
+                    "\"subsampled_gaussian\"",
+                ],
+            ),
+        ],
+    );
+}

@@ -219,7 +219,7 @@ pub(crate) const fn shift_family(
     name: &'static str,
     pair: fn(crate::model::ParamLookup<'_>) -> Result<std::sync::Arc<dyn crate::model::PairModel>>,
     location: crate::model::LocationBuilder,
-    claim: fn(&crate::model::Pair, f64) -> Result<f64>,
+    claim: crate::model::Guarantee,
     claim_source: &'static str,
 ) -> crate::model::ModelFamily {
     crate::model::ModelFamily {
@@ -249,7 +249,7 @@ pub(crate) const fn clipped_family(
         location_keys: &["mu", "sigma", "a", "b"],
         pair,
         location: Some(location),
-        claim: crate::divergence::exact_claim,
+        claim: crate::model::Guarantee::Exact,
         claim_source,
     }
 }
