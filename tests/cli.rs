@@ -288,6 +288,35 @@ fn correct_audit_exits_0_with_a_numeric_lower_bound_below_exact() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A registry family specced by its vocabulary: `gaussian_dd` in d = 3 with σ1 = σ2 = 2 and
+/// ‖m1 − m2‖ = 1 is the Gaussian mechanism of the test above (same exact ε, by rotation
+/// invariance), audited by its own sampler; its guarantee is its exact ε, so no bound row.
+#[test]
+fn a_gaussian_dd_spec_audits_through_the_registry() {
+    let dir = tmp_dir("gdd");
+    let spec = dir.join("gdd.toml");
+    std::fs::write(
+        &spec,
+        "[mechanism]\nfamily = \"gaussian_dd\"\nsigma1 = \"2\"\nsigma2 = \"2\"\nd = 3\n\
+         [pair]\ndist = \"1\"\n\
+         [audit]\nsamples_per_side = 200000\ndelta = \"1e-3\"\nconfidence = 0.95\nseed = 7\n",
+    )
+    .unwrap();
+    let out = audit_into(&spec, &dir.join("out"));
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    let csv = text(&std::fs::read(dir.join("out/gdd.csv")).unwrap());
+    let exact = figure(&csv, "exact").expect("numeric exact figure");
+    let lb = figure(&csv, "audit_lower_bound").expect("numeric audit lower bound");
+    assert!((exact - 1.352_276_244_80).abs() < 1e-10, "exact {exact}");
+    assert!(
+        lb > 0.0 && lb <= exact,
+        "audit lower bound {lb}, exact {exact}"
+    );
+    assert!(figure(&csv, "bound").is_none(), "{csv}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn injected_bias_exits_1_and_prints_the_violation_everywhere() {
     let dir = tmp_dir("violation");
