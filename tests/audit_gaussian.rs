@@ -208,6 +208,23 @@ fn selection_quality() {
     }
 }
 
+/// The audit of the d-dimensional tests: 10^6 draws per side (pilot 2·10^5), δ = 1e-3,
+/// confidence 0.999.
+fn d_dim_config(statistic: Statistic, seed: u64) -> AuditConfig {
+    AuditConfig {
+        samples_per_side: 1_000_000,
+        selection: Selection::HeldOut {
+            pilot_samples: 200_000,
+        },
+        delta: 1e-3,
+        confidence: 0.999,
+        statistic,
+        seed,
+        bins: 1024,
+        ..AuditConfig::default()
+    }
+}
+
 /// The RGM with γ = 0 in d = 5 is the Gaussian mechanism with sensitivity ‖r1 − r2‖ = 1 and
 /// σ = 1: exact ε(1e-3) = 3.1386705485829392 (mpmath, Balle–Wang profile at μ = 1). This checks
 /// the d-dimensional LLR and the projection statistic against an independent closed form.
@@ -222,19 +239,7 @@ fn rgm_without_relative_noise_is_the_gaussian_mechanism() {
     let pair = Pair::rgm(5, s(0.0), s(1.0), s(3.0), s(3.5), s(1.0)).unwrap();
     let m = RgmMechanism::from_pair(&pair).unwrap();
     for stat in [Statistic::White, Statistic::Black] {
-        let cfg = AuditConfig {
-            samples_per_side: 1_000_000,
-            selection: Selection::HeldOut {
-                pilot_samples: 200_000,
-            },
-            delta: 1e-3,
-            confidence: 0.999,
-            statistic: stat,
-            seed: 5,
-            bins: 1024,
-            ..AuditConfig::default()
-        };
-        let r = run_audit(&m, &cfg).unwrap();
+        let r = run_audit(&m, &d_dim_config(stat, 5)).unwrap();
         eprintln!(
             "{} {stat}: eps_lb {:.4} claim {:?}",
             r.mechanism, r.eps_lb, r.claimed_eps
@@ -264,19 +269,7 @@ fn gaussian_dd_audit_matches_the_gaussian_mechanism() {
         let pair = Pair::gaussian_dd(s(1.0), s(1.0), s(sigma2), 5).unwrap();
         let m = for_pair(&pair).unwrap();
         for stat in [Statistic::White, Statistic::Black] {
-            let cfg = AuditConfig {
-                samples_per_side: 1_000_000,
-                selection: Selection::HeldOut {
-                    pilot_samples: 200_000,
-                },
-                delta: 1e-3,
-                confidence: 0.999,
-                statistic: stat,
-                seed: 6,
-                bins: 1024,
-                ..AuditConfig::default()
-            };
-            let r = run_audit(m.as_ref(), &cfg).unwrap();
+            let r = run_audit(m.as_ref(), &d_dim_config(stat, 6)).unwrap();
             let claim = r.claimed_eps.unwrap();
             eprintln!(
                 "{} {stat}: eps_lb {:.4} claim {claim:.6}",

@@ -258,6 +258,21 @@ fn figure(csv: &str, role: &str) -> Option<f64> {
         .and_then(|v| v.parse().ok())
 }
 
+/// Checks the threeway CSV at `path` of the Gaussian mechanism with sensitivity 1, σ = 2 at
+/// δ = 1e-3: exact ε = 1.35227624480 (Balle–Wang, mpmath) and a positive audit lower bound below
+/// it. Returns the CSV.
+fn gaussian_sigma2_figures(path: &Path) -> String {
+    let csv = text(&std::fs::read(path).unwrap());
+    let exact = figure(&csv, "exact").expect("numeric exact figure");
+    let lb = figure(&csv, "audit_lower_bound").expect("numeric audit lower bound");
+    assert!((exact - 1.352_276_244_80).abs() < 1e-10, "exact {exact}");
+    assert!(
+        lb > 0.0 && lb <= exact,
+        "audit lower bound {lb}, exact {exact}"
+    );
+    csv
+}
+
 #[test]
 fn correct_audit_exits_0_with_a_numeric_lower_bound_below_exact() {
     let dir = tmp_dir("clean");
@@ -275,14 +290,7 @@ fn correct_audit_exits_0_with_a_numeric_lower_bound_below_exact() {
             && stderr.contains("gauss_ok.md (6 files in"),
         "{stderr}"
     );
-    let csv = text(&std::fs::read(dir.join("out/gauss_ok.csv")).unwrap());
-    let exact = figure(&csv, "exact").expect("numeric exact figure");
-    let lb = figure(&csv, "audit_lower_bound").expect("numeric audit lower bound");
-    assert!((exact - 1.352_276_244_80).abs() < 1e-10, "exact {exact}");
-    assert!(
-        lb > 0.0 && lb <= exact,
-        "audit lower bound {lb}, exact {exact}"
-    );
+    gaussian_sigma2_figures(&dir.join("out/gauss_ok.csv"));
     let md = text(&std::fs::read(dir.join("out/gauss_ok.md")).unwrap());
     assert!(md.contains("No VIOLATION"), "{md}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -305,14 +313,7 @@ fn a_gaussian_dd_spec_audits_through_the_registry() {
     let out = audit_into(&spec, &dir.join("out"));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
-    let csv = text(&std::fs::read(dir.join("out/gdd.csv")).unwrap());
-    let exact = figure(&csv, "exact").expect("numeric exact figure");
-    let lb = figure(&csv, "audit_lower_bound").expect("numeric audit lower bound");
-    assert!((exact - 1.352_276_244_80).abs() < 1e-10, "exact {exact}");
-    assert!(
-        lb > 0.0 && lb <= exact,
-        "audit lower bound {lb}, exact {exact}"
-    );
+    let csv = gaussian_sigma2_figures(&dir.join("out/gdd.csv"));
     assert!(figure(&csv, "bound").is_none(), "{csv}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -217,26 +217,22 @@ fn laplace_spec_errors_name_the_field() {
 
 /// The Gaussian spec with the mechanism swapped for the `gaussian_dd` pair: its `[mechanism]` keys
 /// are its vocabulary's non-input keys, its `[pair]` its one input, `dist`.
-const GAUSS_DD: &str = r#"
-    [mechanism]
-    family = "gaussian_dd"
-    sigma1 = "1"
-    sigma2 = "1.2"
-    d = 5
-    [pair]
-    dist = "1"
-    [audit]
-    samples_per_side = 1000
-    delta = 1e-5
-    confidence = 0.95
-    seed = 7
-"#;
+fn gauss_dd() -> String {
+    GAUSS
+        .replace(
+            "family = \"gaussian\"\n    sigma = 5",
+            "family = \"gaussian_dd\"\n    sigma1 = \"1\"\n    sigma2 = \"1.2\"\n    d = 5",
+        )
+        .replace("mu1 = \"0\"\n    mu2 = 1", "dist = \"1\"")
+}
 
 /// A family whose input is not a pair of locations parses through the registry too, into the
 /// same model pair and the family's own audit mechanism; it has no published bound.
 #[test]
 fn parses_a_gaussian_dd_spec_through_the_registry() {
-    let s = parse(GAUSS_DD).unwrap();
+    let spec = gauss_dd();
+    assert!(spec.contains("gaussian_dd") && spec.contains("dist"));
+    let s = parse(&spec).unwrap();
     assert_eq!(s.mechanism.family(), "gaussian_dd");
     assert_eq!(
         s.pair,
@@ -252,7 +248,7 @@ fn parses_a_gaussian_dd_spec_through_the_registry() {
     assert_eq!(m.name(), pair.to_string());
     assert!(crate::compare::threeway::bounds(&s).is_empty());
     assert_errors(
-        GAUSS_DD,
+        &spec,
         &[
             ("sigma1 = \"1\"\n", "", &["mechanism.sigma1", "gaussian_dd"]),
             ("d = 5", "d = 0", &["mechanism.d", "[1, 100000]"]),
