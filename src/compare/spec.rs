@@ -238,8 +238,8 @@ pub struct AuditSpec {
 
 /// Largest number of samples per side accepted (memory and time guard).
 pub(crate) const MAX_SAMPLES: u64 = 1 << 34;
-/// Largest RGM dimension accepted.
-pub(crate) const MAX_DIM: u32 = 100_000;
+/// Largest dimension accepted: the audit mechanisms' limit.
+pub(crate) use crate::audit::mechanisms::MAX_DIM;
 
 /// The families an audit spec can name: every family of the registry with neighbouring inputs
 /// (a `[pair]`). The subsampled Gaussian has none (its relation fixes the pair); DP-SGD is audited

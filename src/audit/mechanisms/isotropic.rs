@@ -7,9 +7,9 @@ use crate::dist::gaussian_dd::GaussianDdPair;
 use crate::dist::rgm::RgmPair;
 use crate::dist::IsotropicGaussian;
 
-/// Largest dimension audited: every draw is a d-vector, so a larger d is refused rather than
-/// allocated.
-const MAX_DIM: u32 = 1_000_000;
+/// Largest dimension audited (specs accept no more): every draw is a d-vector, so a larger d is
+/// refused rather than allocated.
+pub(crate) const MAX_DIM: u32 = 100_000;
 
 fn audit_dim(d: u32) -> Result<usize> {
     if d > MAX_DIM {
@@ -361,7 +361,7 @@ pub struct GaussianDdMechanism {
 
 impl GaussianDdMechanism {
     /// The mechanism of a `gaussian_dd` pair model ([`Pair::gaussian_dd`], validated there).
-    /// Errors for a pair of another family or a d above 10⁶.
+    /// Errors for a pair of another family or a d above 10⁵.
     pub fn from_pair(pair: &Pair) -> Result<Self> {
         let m = pair
             .downcast_ref::<GaussianDdPair>()
