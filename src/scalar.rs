@@ -57,7 +57,8 @@ impl Scalar {
     /// range rather than as "sigma = 0".
     pub fn to_double(&self, name: &str) -> Result<f64> {
         let x = self.approx;
-        let lost = self.decimal.is_some() && {
+        // Only a double of 0 or ±∞ can have lost its decimal: the text is parsed only then.
+        let lost = (x == 0.0 || x.is_infinite()) && self.decimal.is_some() && {
             let v = self.mp(64);
             (x.is_infinite() && v.is_finite()) || (x == 0.0 && !v.is_zero())
         };
@@ -75,10 +76,18 @@ impl Scalar {
     /// "in (0, 1)" is decided exactly ([`Scalar::in_open_unit`]), then the double must keep the
     /// value ([`Scalar::to_double`]).
     pub fn open_unit_double(&self, name: &str) -> Result<f64> {
-        if !self.in_open_unit() {
-            return Err(Error::invalid(name, self, "in (0, 1)"));
-        }
+        self.open_unit(name)?;
         self.to_double(name)
+    }
+
+    /// [`Scalar::in_open_unit`] as a check: an [`Error::InvalidParameter`] naming `name` outside
+    /// (0, 1). For routes that use the value in multiple precision only.
+    pub fn open_unit(&self, name: &str) -> Result<()> {
+        if self.in_open_unit() {
+            Ok(())
+        } else {
+            Err(Error::invalid(name, self, "in (0, 1)"))
+        }
     }
 
     /// Whether the parameter came from decimal text.

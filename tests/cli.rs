@@ -234,14 +234,25 @@ fn quick_report_on_a_small_spec_set_writes_everything() {
 /// ε(1e-3) = 3.13867, so 200,000 draws per side put the audit's lower bound well above the exact
 /// figure.
 fn gaussian_spec(dir: &Path, name: &str, fault: Option<&str>) -> PathBuf {
+    spec_file(
+        dir,
+        name,
+        "family = \"gaussian\"\nsigma = \"2\"",
+        "mu1 = \"0\"\nmu2 = \"1\"",
+        fault,
+    )
+}
+
+/// Writes `dir/name.toml`: the given `[mechanism]` and `[pair]` lines, 200,000 draws per side at
+/// δ = 1e-3, confidence 0.95, seed 7, and an optional injected fault.
+fn spec_file(dir: &Path, name: &str, mechanism: &str, pair: &str, fault: Option<&str>) -> PathBuf {
     let spec = dir.join(format!("{name}.toml"));
     let fault = fault.map_or(String::new(), |f| format!("fault = \"{f}\"\n"));
     std::fs::write(
         &spec,
         format!(
-            "name = \"{name}\"\ndescription = \"Gaussian, sigma 2\"\n\
-             [mechanism]\nfamily = \"gaussian\"\nsigma = \"2\"\n\
-             [pair]\nmu1 = \"0\"\nmu2 = \"1\"\n\
+            "name = \"{name}\"\ndescription = \"{name}\"\n\
+             [mechanism]\n{mechanism}\n[pair]\n{pair}\n\
              [audit]\nsamples_per_side = 200000\ndelta = \"1e-3\"\nconfidence = 0.95\n\
              seed = 7\n{fault}"
         ),
@@ -302,14 +313,13 @@ fn correct_audit_exits_0_with_a_numeric_lower_bound_below_exact() {
 #[test]
 fn a_gaussian_dd_spec_audits_through_the_registry() {
     let dir = tmp_dir("gdd");
-    let spec = dir.join("gdd.toml");
-    std::fs::write(
-        &spec,
-        "[mechanism]\nfamily = \"gaussian_dd\"\nsigma1 = \"2\"\nsigma2 = \"2\"\nd = 3\n\
-         [pair]\ndist = \"1\"\n\
-         [audit]\nsamples_per_side = 200000\ndelta = \"1e-3\"\nconfidence = 0.95\nseed = 7\n",
-    )
-    .unwrap();
+    let spec = spec_file(
+        &dir,
+        "gdd",
+        "family = \"gaussian_dd\"\nsigma1 = \"2\"\nsigma2 = \"2\"\nd = 3",
+        "dist = \"1\"",
+        None,
+    );
     let out = audit_into(&spec, &dir.join("out"));
     let stderr = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");

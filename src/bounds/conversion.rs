@@ -10,7 +10,7 @@
 //!   optimiser's accuracy, the returned ε is the conversion evaluated at the returned α, so it is
 //!   a valid (ε, δ) guarantee, only possibly not the smallest one.
 
-use super::{alpha_above_one, delta_in_unit, f64chk, nonnegative};
+use super::{alpha_above_one, f64chk, nonnegative};
 use crate::error::{Error, Result};
 use crate::numeric::mp::{certify, Certified};
 use crate::scalar::Scalar;
@@ -99,7 +99,7 @@ fn certified(
 ) -> Result<Certified> {
     nonnegative("eps_alpha", eps_alpha)?;
     alpha_above_one(alpha)?;
-    delta_in_unit(delta)?;
+    delta.open_unit("delta")?;
     let what = match which {
         Conversion::Mironov => "Mironov 2017 Prop. 3",
         Conversion::CanonneKamathSteinke => "Canonne-Kamath-Steinke 2020 Prop. 12",

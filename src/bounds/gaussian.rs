@@ -12,7 +12,7 @@
 //!
 //! Everything depends on Δ and σ only through μ = Δ/σ.
 
-use super::{alpha_above_one, delta_in_unit, f64chk, nonnegative, positive};
+use super::{alpha_above_one, f64chk, nonnegative, positive};
 use crate::error::{Error, Result};
 use crate::numeric::f64s;
 use crate::numeric::mp::{certify, log1mexp, log_ndtr, Certified};
@@ -199,7 +199,7 @@ pub fn dp_eps(
     digits: u32,
 ) -> Result<Certified> {
     mechanism(sensitivity, sigma)?;
-    delta_in_unit(delta)?;
+    delta.open_unit("delta")?;
     certify(digits, "Gaussian eps(delta) (Balle-Wang 2018 Thm 8)", |p| {
         let wp = p + 16;
         let mu = Float::with_val(wp, sensitivity.mp(wp) / sigma.mp(wp));

@@ -76,15 +76,6 @@ pub(crate) fn nonnegative(name: &str, x: &Scalar) -> Result<()> {
     }
 }
 
-/// Checks 0 < δ < 1.
-pub(crate) fn delta_in_unit(delta: &Scalar) -> Result<()> {
-    if delta.in_open_unit() {
-        Ok(())
-    } else {
-        Err(Error::invalid("delta", delta, "in (0, 1)"))
-    }
-}
-
 /// Checks α > 1 (exactly, at 256 bits: α = 1 + 10⁻⁴⁰ given as decimal text is accepted).
 pub(crate) fn alpha_above_one(alpha: &Scalar) -> Result<()> {
     let v = alpha.mp(256);
@@ -147,7 +138,11 @@ mod tests {
 
     #[test]
     fn domain_checks_name_the_parameter() {
-        let e = delta_in_unit(&"1".parse().unwrap()).unwrap_err();
+        let e = "1"
+            .parse::<Scalar>()
+            .unwrap()
+            .open_unit("delta")
+            .unwrap_err();
         assert!(matches!(e, Error::InvalidParameter { ref name, .. } if name == "delta"));
         assert!(alpha_above_one(&"1".parse().unwrap()).is_err());
         assert!(alpha_above_one(&"1.0000000000000000000000000000001".parse().unwrap()).is_ok());

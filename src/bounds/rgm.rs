@@ -15,10 +15,7 @@
 //! Conditions are checked at ≥ 320 bits on the exact parameters; violations return
 //! [`Error::OutsideValidity`] naming the theorem and the inequality with its values.
 
-use super::{
-    alpha_above_one, check_prec, delta_in_unit, f64chk, ge_tol, lt_strict, nonnegative, positive,
-    show,
-};
+use super::{alpha_above_one, check_prec, f64chk, ge_tol, lt_strict, nonnegative, positive, show};
 use crate::error::{check_dim, Error, Result};
 use crate::numeric::mp::{certify, Certified};
 use crate::scalar::Scalar;
@@ -407,7 +404,7 @@ pub fn corollary1_eps(
     digits: u32,
 ) -> Result<Certified> {
     mechanism_domain(eta, gamma, d)?;
-    delta_in_unit(delta)?;
+    delta.open_unit("delta")?;
     check_corollary1(eta, gamma, d, delta)?;
     certify(digits, COR1, |p| {
         let wp = p + 16;
@@ -467,7 +464,7 @@ pub fn optimized_dp_eps(
     digits: u32,
 ) -> Result<(Certified, Certified)> {
     mechanism_domain(eta, gamma, d)?;
-    delta_in_unit(delta)?;
+    delta.open_unit("delta")?;
     let eps = certify(digits, EQ45, |p| {
         let wp = p + 16;
         let e = eta.mp(wp);

@@ -121,9 +121,7 @@ pub fn eps_for_delta(
     method: Method,
 ) -> Result<Certified> {
     // δ enters only as a multiple-precision target, so any exact δ in (0, 1) is taken, 1e-400 too.
-    if !delta.in_open_unit() {
-        return Err(Error::invalid("delta", delta, "in (0, 1)"));
-    }
+    delta.open_unit("delta")?;
     route(
         method,
         || {

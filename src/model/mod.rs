@@ -19,7 +19,7 @@
 //! * the audit engine samples the model ([`crate::audit::mechanisms::for_pair`]) and uses its
 //!   log-likelihood ratio as the white-box statistic;
 //! * `dpaudit eval` and the audit specs parse their parameters into the same model, through the
-//!   family's [`ModelFamily`] entry (vocabulary, constructors, published claim).
+//!   family's [`ModelFamily`] entry (vocabulary, constructors, its [`Guarantee`]).
 //!
 //! Adding a mechanism with densities on the line is one file that implements [`PairModel`] and
 //! [`LinePair`] (and [`LocationModel`] with `LineLocation` if the Fisher information about

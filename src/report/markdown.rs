@@ -7,6 +7,7 @@ use super::golden::GoldenSummary;
 use super::sources::ControlOutcome;
 use super::threeway::{Figure, Role, ThreeWay};
 use crate::compare::spec::{MechanismSpec, PairSpec};
+use crate::scalar::Scalar;
 use std::fmt::Write;
 use std::time::Duration;
 
@@ -70,16 +71,18 @@ fn joined(tw: &ThreeWay, roles: &[Role]) -> String {
     }
 }
 
+/// `k1 = v1, k2 = v2, …` of a model family's spec parameters.
+fn assignments(params: &[(&str, Scalar)]) -> String {
+    let parts: Vec<String> = params.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    parts.join(", ")
+}
+
 fn pair_text(tw: &ThreeWay) -> String {
     let s = &tw.spec;
     let pair = match &s.pair {
         PairSpec::Locations { mu1, mu2 } => format!("μ = {mu1} vs {mu2}"),
         PairSpec::Norms { n1, n2, dist } => format!("‖r1‖ = {n1}, ‖r2‖ = {n2}, ‖r1 − r2‖ = {dist}"),
-        PairSpec::Inputs(v) => v
-            .iter()
-            .map(|(k, x)| format!("{k} = {x}"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        PairSpec::Inputs(v) => assignments(v),
     };
     let mech = match &s.mechanism {
         MechanismSpec::Gaussian { sigma } => format!("σ = {sigma}"),
@@ -97,11 +100,7 @@ fn pair_text(tw: &ThreeWay) -> String {
         } => format!(
             "d = {d}, γ = {gamma}, σ² = {sigma2}, relative sensitivity (η, R) = ({eta}, {r})"
         ),
-        MechanismSpec::Model { params, .. } => params
-            .iter()
-            .map(|(k, v)| format!("{k} = {v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        MechanismSpec::Model { params, .. } => assignments(params),
     };
     format!("{mech}; pair {pair}")
 }

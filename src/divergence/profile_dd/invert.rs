@@ -33,8 +33,8 @@ pub fn eps_profile(pair: &Pair, deltas: &[Scalar], digits: u32) -> Result<Vec<Ce
     if !(1..=40).contains(&digits) {
         return Err(Error::invalid("digits", digits, "an integer in 1..=40"));
     }
-    // The profile's quadrature bounds its integrands in double precision: a δ whose double
-    // underflows is refused as such.
+    // A δ whose double underflows is refused as such: at δ = 1e-400 the profile's quadrature
+    // returns 0 on a nonempty region (a precision error), so the route takes only doubles' δ.
     for dl in deltas {
         dl.open_unit_double("delta")?;
     }
