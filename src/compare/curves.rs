@@ -13,6 +13,7 @@
 use super::figure::{Legend, Panel, PlotFigure, Series, Style};
 use super::sources;
 use super::threeway::{rgm_alpha_max, Role, ThreeWay};
+use crate::bounds::rgm;
 use crate::compare::spec::{AuditSpec, MechanismSpec};
 use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Location, Method, Pair};
@@ -137,13 +138,17 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
             let cor: Vec<(f64, f64)> = deltas
                 .par_iter()
                 .filter_map(|&dl| {
-                    sources::rgm_corollary1_f64(eta.f64(), gamma.f64(), *d, dl).map(|e| (dl, e))
+                    rgm::corollary1_eps_f64(eta.f64(), gamma.f64(), *d, dl)
+                        .ok()
+                        .map(|e| (dl, e))
                 })
                 .collect();
             let opt: Vec<(f64, f64)> = deltas
                 .par_iter()
                 .filter_map(|&dl| {
-                    sources::rgm_eq45_f64(eta.f64(), gamma.f64(), *d, dl).map(|e| (dl, e))
+                    rgm::optimized_dp_eps_f64(eta.f64(), gamma.f64(), *d, dl)
+                        .ok()
+                        .map(|(e, _)| (dl, e))
                 })
                 .collect();
             series.push(Series::new("HMB Cor. 1, eq. (44)", cor, Style::Dashed, 1));
@@ -285,7 +290,11 @@ pub(crate) fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
                 .collect();
             let bound: Vec<(f64, f64)> = alphas
                 .iter()
-                .filter_map(|&t| sources::rgm_theorem1_f64(e, g, *d, 1.0 + t).map(|v| (1.0 + t, v)))
+                .filter_map(|&t| {
+                    rgm::theorem1_eps_f64(e, g, *d, 1.0 + t)
+                        .ok()
+                        .map(|v| (1.0 + t, v))
+                })
                 .collect();
             series.push(Series::new(
                 &format!("exact D_α, d = {d}"),

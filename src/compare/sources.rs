@@ -1,6 +1,6 @@
-//! Adapters from the report to the rest of the crate: the papers' bounds ([`crate::bounds`]) and
-//! the Monte Carlo engine ([`crate::audit`]). Keeping every call in one file keeps the report
-//! independent of how those modules spell their APIs.
+//! The comparison's figures that take more than one call of [`crate::bounds`] or
+//! [`crate::audit`]: the Gaussian mechanism's ε(δ) by RDP → CKS conversion and by Balle–Wang,
+//! the audits of specs (whole, or in shards for parallel runs) and the positive controls.
 
 use crate::audit::engine::{self, AuditConfig, Observer};
 use crate::audit::mechanisms::{Mechanism, Statistic};
@@ -33,53 +33,6 @@ pub(crate) fn gaussian_cks(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Re
 pub(crate) fn gaussian_bw(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<Certified> {
     let pair = crate::divergence::Pair::gaussian(Scalar::from(0u32), shift.clone(), sigma.clone())?;
     crate::divergence::eps_for_delta(&pair, delta, DIGITS, crate::divergence::Method::ClosedForm)
-}
-
-/// HMB Corollary 1, eq. (44).
-pub(crate) fn rgm_corollary1(
-    eta: &Scalar,
-    gamma: &Scalar,
-    d: u32,
-    delta: &Scalar,
-) -> Result<Certified> {
-    crate::bounds::rgm::corollary1_eps(eta, gamma, d, delta, DIGITS)
-}
-
-/// HMB eq. (45) minimised over α: (ε, α*).
-pub(crate) fn rgm_eq45(
-    eta: &Scalar,
-    gamma: &Scalar,
-    d: u32,
-    delta: &Scalar,
-) -> Result<(Certified, Certified)> {
-    crate::bounds::rgm::optimized_dp_eps(eta, gamma, d, delta, DIGITS)
-}
-
-/// HMB Theorem 1, eq. (5) at α.
-pub(crate) fn rgm_theorem1(
-    eta: &Scalar,
-    gamma: &Scalar,
-    d: u32,
-    alpha: &Scalar,
-) -> Result<Certified> {
-    crate::bounds::rgm::theorem1_eps(eta, gamma, d, alpha, DIGITS)
-}
-
-/// HMB Theorem 1 in double precision (plots); `None` outside its α-range.
-pub(crate) fn rgm_theorem1_f64(eta: f64, gamma: f64, d: u32, alpha: f64) -> Option<f64> {
-    bounds::rgm::theorem1_eps_f64(eta, gamma, d, alpha).ok()
-}
-
-/// HMB Corollary 1, eq. (44), in double precision (plots); `None` outside its assumption.
-pub(crate) fn rgm_corollary1_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
-    bounds::rgm::corollary1_eps_f64(eta, gamma, d, delta).ok()
-}
-
-/// HMB eq. (45) minimised over α, in double precision (plots).
-pub(crate) fn rgm_eq45_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Option<f64> {
-    bounds::rgm::optimized_dp_eps_f64(eta, gamma, d, delta)
-        .ok()
-        .map(|(e, _)| e)
 }
 
 /// An RDP curve converted with Canonne–Kamath–Steinke and minimised over α ∈ [lo, hi]; `rdp`

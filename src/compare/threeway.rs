@@ -16,6 +16,7 @@
 //!   labelled as an UPPER BOUND on the exact ε.
 
 use super::sources::{self, AuditOutcome, DIGITS};
+use crate::bounds;
 use crate::compare::spec::{AuditSpec, MechanismSpec, PairSpec};
 use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Method, Pair};
@@ -209,27 +210,31 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
             ..
         } => {
             let lab44 = "HMB Corollary 1, eq. (44)";
-            out.push(match sources::rgm_corollary1(eta, gamma, *d, delta) {
-                Ok(c) => Figure::ok(Role::Bound, "Cor. 1 eq. (44)", lab44, &c, String::new()),
-                Err(e) => Figure::missing(Role::Bound, "Cor. 1 eq. (44)", lab44, e.to_string()),
-            });
+            out.push(
+                match bounds::rgm::corollary1_eps(eta, gamma, *d, delta, DIGITS) {
+                    Ok(c) => Figure::ok(Role::Bound, "Cor. 1 eq. (44)", lab44, &c, String::new()),
+                    Err(e) => Figure::missing(Role::Bound, "Cor. 1 eq. (44)", lab44, e.to_string()),
+                },
+            );
             let lab45 = "HMB eq. (45) (Thm 1 + Mironov conversion), minimised over α";
             let mut alpha_used: Option<Scalar> = alpha.clone();
-            out.push(match sources::rgm_eq45(eta, gamma, *d, delta) {
-                Ok((c, a)) => {
-                    if alpha_used.is_none() {
-                        alpha_used = Some(Scalar::from_float(&a.value));
+            out.push(
+                match bounds::rgm::optimized_dp_eps(eta, gamma, *d, delta, DIGITS) {
+                    Ok((c, a)) => {
+                        if alpha_used.is_none() {
+                            alpha_used = Some(Scalar::from_float(&a.value));
+                        }
+                        Figure::ok(
+                            Role::Bound,
+                            "eq. (45) opt.",
+                            lab45,
+                            &c,
+                            format!("α* = {}", super::fmt::fmt_sig(a.to_f64(), 8)),
+                        )
                     }
-                    Figure::ok(
-                        Role::Bound,
-                        "eq. (45) opt.",
-                        lab45,
-                        &c,
-                        format!("α* = {}", super::fmt::fmt_sig(a.to_f64(), 8)),
-                    )
-                }
-                Err(e) => Figure::missing(Role::Bound, "eq. (45) opt.", lab45, e.to_string()),
-            });
+                    Err(e) => Figure::missing(Role::Bound, "eq. (45) opt.", lab45, e.to_string()),
+                },
+            );
             if let Some(a) = alpha_used {
                 let how = if alpha.is_some() {
                     "α from the spec"
@@ -238,10 +243,14 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 };
                 let note = format!("α = {} ({how})", super::fmt::fmt_sig(a.f64(), 8));
                 let lab5 = "HMB Theorem 1, eq. (5): RDP ε(α)";
-                out.push(match sources::rgm_theorem1(eta, gamma, *d, &a) {
-                    Ok(c) => Figure::ok(Role::RdpBound, "Thm 1 ε(α)", lab5, &c, note.clone()),
-                    Err(e) => Figure::missing(Role::RdpBound, "Thm 1 ε(α)", lab5, e.to_string()),
-                });
+                out.push(
+                    match bounds::rgm::theorem1_eps(eta, gamma, *d, &a, DIGITS) {
+                        Ok(c) => Figure::ok(Role::RdpBound, "Thm 1 ε(α)", lab5, &c, note.clone()),
+                        Err(e) => {
+                            Figure::missing(Role::RdpBound, "Thm 1 ε(α)", lab5, e.to_string())
+                        }
+                    },
+                );
                 let labx = "exact D_α of the pair (HMB Lemma 2, eq. (13)), max of both orders";
                 out.push(match spec.divergence_pair() {
                     Ok(pair) => match renyi_both_orders(&pair, &a) {
@@ -526,7 +535,7 @@ pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
             (Ok(x), Ok(y)) => x.to_f64().max(y.to_f64()),
             _ => continue,
         };
-        let Some(b) = sources::rgm_theorem1_f64(e, g, *d, alpha) else {
+        let Ok(b) = bounds::rgm::theorem1_eps_f64(e, g, *d, alpha) else {
             continue;
         };
         let r = x / b;
