@@ -9,7 +9,7 @@ use crate::model::logquad::{
 };
 use crate::model::normal::{
     self, atom_s_minus_1, ends, interior_region, mass_diff, p1_times_expm1, phi_mass, phi_pdf, pos,
-    sum, ClipClosed, ClipQuad, Clipped, ClippedLaw, Orders,
+    sum, ClipClosed, ClipQuad, Clipped, ClippedLaw, Orders, Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
@@ -307,13 +307,11 @@ impl PairModel for RectifiedPair {
 
     fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
         let al = alpha;
-        let am1 = Float::with_val(p, al - 1u32);
         let c = ClipClosed::new(self.0.parts(), p);
+        let Tilt { am1, delta, m } = c.tilt(al, p);
         // HG Lemma 4.4, eq. (5) (docs/formulas.md §1.2) in its S − 1 form: the P1-masses sum to one, so
         // S − 1 = [e^E Z(m) − Z(μ1)] + Σ_atoms P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))),
         // E = α(α−1)δ²/(2σ²). Nothing is ever added to 1, so no term is absorbed.
-        let delta = Float::with_val(p, &c.m1 - &c.m2);
-        let m = Float::with_val(p, al * &delta) + &c.m2;
         let (am, bm) = ends(p, &m, &c.s, &c.a, &c.b);
         let expo = Float::with_val(p, al * &am1) * Float::with_val(p, delta.square_ref())
             / (Float::with_val(p, c.s.square_ref()) * 2u32);

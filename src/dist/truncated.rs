@@ -10,7 +10,7 @@ use crate::model::logquad::{
 };
 use crate::model::normal::{
     self, ends, interior_region, mass_diff, pos, sum, ClipClosed, ClipQuad, Clipped, ClippedLaw,
-    Orders,
+    Orders, Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
@@ -525,11 +525,9 @@ impl PairModel for TruncatedPair {
 
     fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
         let al = alpha;
-        let am1 = Float::with_val(p, al - 1u32);
         let c = ClipClosed::new(self.0.parts(), p);
+        let Tilt { am1, delta, m } = c.tilt(al, p);
         // HG Lemma 4.7, eq. (6) (docs/formulas.md §2.2): αδ²/(2σ²) + (L(m) − αL(μ1))/(α−1) + L(μ2).
-        let delta = Float::with_val(p, &c.m1 - &c.m2);
-        let m = Float::with_val(p, al * &delta) + &c.m2;
         let lz = |mu: &Float| {
             let (u, v) = ends(p, mu, &c.s, &c.a, &c.b);
             log_ndtr_diff(&u, &v)

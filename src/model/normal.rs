@@ -133,6 +133,28 @@ impl ClipClosed {
             b2,
         }
     }
+
+    /// The order-α quantities both closed forms start from: α − 1, δ = μ1 − μ2 and the tilted
+    /// location m = αμ1 + (1 − α)μ2 = μ2 + αδ (the closed-form side of `ClipQuad::tilted`).
+    pub(crate) fn tilt(&self, alpha: &Float, p: u32) -> Tilt {
+        let delta = Float::with_val(p, &self.m1 - &self.m2);
+        let m = Float::with_val(p, alpha * &delta) + &self.m2;
+        Tilt {
+            am1: Float::with_val(p, alpha - 1u32),
+            delta,
+            m,
+        }
+    }
+}
+
+/// See [`ClipClosed::tilt`].
+pub(crate) struct Tilt {
+    /// α − 1.
+    pub(crate) am1: Float,
+    /// δ = μ1 − μ2.
+    pub(crate) delta: Float,
+    /// m = μ2 + αδ.
+    pub(crate) m: Float,
 }
 
 /// P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))) for an atom of mass Φ(x1) under P1 and Φ(x2)
