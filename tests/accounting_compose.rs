@@ -3,7 +3,7 @@
 
 use dpaudit::accounting::{
     self, calibrate_sigma, composed_rdp, delta_for_eps, eps_for_delta, full_batch_eps, rdp_route,
-    ComposeOptions, Order, Release, Schedule, SubsampledGaussian,
+    ComposeOptions, Order, Release, Schedule, SubsampledGaussian, Target,
 };
 use dpaudit::bounds::conversion::Conversion;
 use dpaudit::Scalar;
@@ -262,7 +262,8 @@ fn rdp_route_reproduces_opacus_on_its_orders() {
 #[test]
 fn calibration_round_trip() {
     let (q, steps, target) = (s("0.01"), 2000u64, 1.0);
-    let c = calibrate_sigma(&q, steps, target, &s("1e-5"), 5e-5).unwrap();
+    let t = Target::add_remove(target, s("1e-5")).unwrap();
+    let c = calibrate_sigma(&t, &q, steps, 5e-5).unwrap();
     assert!(c.eps.hi.to_f64() <= target);
     let below = SubsampledGaussian::new(q.clone(), Scalar::from(c.sigma * (1.0 - 1e-4))).unwrap();
     let b = eps_for_delta(
@@ -329,7 +330,10 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!(Schedule::homogeneous(&sg("0.01", "1"), 0).is_err());
     assert!(Schedule::new(vec![(Release::Gaussian { sigma: s("-1") }, 3)]).is_err());
     assert!(SubsampledGaussian::new(s("0"), s("1")).is_err());
-    assert!(calibrate_sigma(&s("0.01"), 100, -1.0, &s("1e-5"), 1e-3).is_err());
+    assert!(Target::add_remove(-1.0, s("1e-5")).is_err());
+    assert!(Target::add_remove(1.0, s("1")).is_err());
+    let t = Target::add_remove(1.0, s("1e-5")).unwrap();
+    assert!(calibrate_sigma(&t, &s("0.01"), 100, 0.0).is_err());
     assert!(composed_rdp(&sched, &s("1"), 10).is_err());
 }
 
@@ -386,7 +390,8 @@ mod robustness {
 /// google/dpsynth#71): the bracket's cost does not grow with sigma.
 #[test]
 fn calibrates_a_tiny_epsilon() {
-    let c = calibrate_sigma(&s("0.01"), 1000, 0.01, &s("1e-5"), 1e-2).unwrap();
+    let t = Target::add_remove(0.01, s("1e-5")).unwrap();
+    let c = calibrate_sigma(&t, &s("0.01"), 1000, 1e-2).unwrap();
     assert!(c.eps.hi.to_f64() <= 0.01 && c.eps_below.lo.to_f64() > 0.01);
     assert!(c.sigma > 50.0 && c.sigma < 120.0, "sigma {}", c.sigma);
 }
@@ -416,7 +421,8 @@ fn a_delta_bracket_certifies_its_digits_or_errs() {
 /// search once halved onto it and failed).
 #[test]
 fn calibration_does_not_step_into_the_failing_region() {
-    let c = calibrate_sigma(&s("0.01"), 1000, 3.0, &s("1e-5"), 1e-2).unwrap();
+    let t = Target::add_remove(3.0, s("1e-5")).unwrap();
+    let c = calibrate_sigma(&t, &s("0.01"), 1000, 1e-2).unwrap();
     assert!(c.eps.hi.to_f64() <= 3.0 && c.eps_below.lo.to_f64() > 3.0);
     assert!(c.sigma > 0.7 && c.sigma < 0.9, "{}", c.sigma);
 }

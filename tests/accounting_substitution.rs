@@ -399,9 +399,10 @@ fn schedules_and_files() {
 /// more noise than add/remove for the same (q, T, ε, δ).
 #[test]
 fn calibration_under_substitution() {
-    use dpaudit::accounting::{calibrate_sigma_for, Relation};
+    use dpaudit::accounting::{calibrate_sigma, Relation, Target};
     let (q, steps, target, delta, tol) = (s("0.01"), 1000, 1.5, s("1e-5"), 1e-2);
-    let sub = calibrate_sigma_for(Relation::Substitution, &q, steps, target, &delta, tol).unwrap();
+    let t_sub = Target::new(Relation::Substitution, target, delta.clone()).unwrap();
+    let sub = calibrate_sigma(&t_sub, &q, steps, tol).unwrap();
     assert!(sub.eps.hi.to_f64() <= target && sub.eps_below.lo.to_f64() > target);
     assert!(sub.sigma / sub.sigma_below - 1.0 <= tol);
     // The bracket at the σ found is the substitution composition's (not add/remove's).
@@ -419,6 +420,7 @@ fn calibration_under_substitution() {
     )
     .unwrap();
     assert_eq!(direct.value, sub.eps);
-    let ar = calibrate_sigma_for(Relation::AddRemove, &q, steps, target, &delta, tol).unwrap();
+    let t_ar = Target::new(Relation::AddRemove, target, delta.clone()).unwrap();
+    let ar = calibrate_sigma(&t_ar, &q, steps, tol).unwrap();
     assert!(ar.sigma < sub.sigma_below, "{} vs {}", ar.sigma, sub.sigma);
 }

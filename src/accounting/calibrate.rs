@@ -36,22 +36,68 @@ pub enum Relation {
     Substitution,
 }
 
+/// What a calibration must meet: (ε, δ)-DP under a neighbouring relation. Validated at
+/// construction: ε in (0, 1000], δ in (0, 1) and within the double range (the composition
+/// refuses smaller δ).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Target {
+    relation: Relation,
+    eps: f64,
+    delta: Scalar,
+}
+
+impl Target {
+    /// (`eps`, `delta`)-DP under `relation`.
+    pub fn new(relation: Relation, eps: f64, delta: Scalar) -> Result<Target> {
+        if !(eps.is_finite() && eps > 0.0 && eps <= 1000.0) {
+            return Err(Error::invalid("target eps", eps, "in (0, 1000]"));
+        }
+        delta.open_unit_double("delta")?;
+        Ok(Target {
+            relation,
+            eps,
+            delta,
+        })
+    }
+
+    /// (`eps`, `delta`)-DP for add/remove neighbours, the relation of DP-SGD accountants.
+    pub fn add_remove(eps: f64, delta: Scalar) -> Result<Target> {
+        Target::new(Relation::AddRemove, eps, delta)
+    }
+
+    /// The neighbouring relation.
+    pub fn relation(&self) -> Relation {
+        self.relation
+    }
+
+    /// The target ε.
+    pub fn eps(&self) -> f64 {
+        self.eps
+    }
+
+    /// The δ of the target.
+    pub fn delta(&self) -> &Scalar {
+        &self.delta
+    }
+
+    /// The certified ε(δ) bracket of `steps` steps at rate q and noise multiplier σ, to
+    /// [`DIGITS`].
+    fn eps_at(&self, q: &Scalar, sigma: f64, steps: u64) -> Result<Bracket> {
+        let m = SubsampledGaussian::new(q.clone(), Scalar::from(sigma))?;
+        let sched = match self.relation {
+            Relation::AddRemove => Schedule::homogeneous(&m, steps)?,
+            Relation::Substitution => Schedule::homogeneous_substitution(&m, steps)?,
+        };
+        let opts = ComposeOptions {
+            digits: DIGITS,
+            force_inversion: false,
+        };
+        Ok(eps_for_delta(&sched, &self.delta, &opts)?.value)
+    }
+}
+
 /// Digits requested of every composition bracket of a calibration.
 const DIGITS: u32 = 12;
-
-/// The certified ε(δ) bracket of `steps` steps at rate q and noise multiplier σ, to [`DIGITS`].
-fn eps_at(rel: Relation, q: &Scalar, sigma: f64, steps: u64, delta: &Scalar) -> Result<Bracket> {
-    let m = SubsampledGaussian::new(q.clone(), Scalar::from(sigma))?;
-    let sched = match rel {
-        Relation::AddRemove => Schedule::homogeneous(&m, steps)?,
-        Relation::Substitution => Schedule::homogeneous_substitution(&m, steps)?,
-    };
-    let opts = ComposeOptions {
-        digits: DIGITS,
-        force_inversion: false,
-    };
-    Ok(eps_for_delta(&sched, delta, &opts)?.value)
-}
 
 /// Whether the certified bracket `b` meets the target `t` (ε_hi ≤ t: true) or fails it
 /// (ε_lo > t: false); a precision error when it contains the target, naming the parameter
@@ -70,43 +116,23 @@ fn meets_target(b: &Bracket, t: &rug::Float, at: impl FnOnce() -> String) -> Res
     }
 }
 
-fn check_target(target_eps: f64) -> Result<()> {
-    if !(target_eps.is_finite() && target_eps > 0.0 && target_eps <= 1000.0) {
-        return Err(Error::invalid("target eps", target_eps, "in (0, 1000]"));
-    }
-    Ok(())
-}
-
-/// The smallest σ (to relative tolerance `rel_tol` ∈ [1e-12, 0.5]) for which T steps of the
-/// subsampled Gaussian with rate q are (target_eps, δ)-DP, by bisection on log σ over the
-/// certified bracket (add/remove neighbours; [`calibrate_sigma_for`] for either relation).
+/// The smallest σ (to relative tolerance `rel_tol` ∈ [1e-12, 0.5]) for which T = `steps` steps
+/// of the subsampled Gaussian with rate q meet `target`, by bisection on log σ over the certified
+/// bracket.
 pub fn calibrate_sigma(
+    target: &Target,
     q: &Scalar,
     steps: u64,
-    target_eps: f64,
-    delta: &Scalar,
     rel_tol: f64,
 ) -> Result<SigmaCalibration> {
-    calibrate_sigma_for(Relation::AddRemove, q, steps, target_eps, delta, rel_tol)
-}
-
-/// [`calibrate_sigma`] under the neighbouring relation `rel`.
-pub fn calibrate_sigma_for(
-    rel: Relation,
-    q: &Scalar,
-    steps: u64,
-    target_eps: f64,
-    delta: &Scalar,
-    rel_tol: f64,
-) -> Result<SigmaCalibration> {
-    check_target(target_eps)?;
     if !(1e-12..=0.5).contains(&rel_tol) {
         return Err(Error::invalid("rel_tol", rel_tol, "in [1e-12, 0.5]"));
     }
+    let target_eps = target.eps;
     let mut n = 0;
     let mut eval = |s: f64| -> Result<Bracket> {
         n += 1;
-        eps_at(rel, q, s, steps, delta)
+        target.eps_at(q, s, steps)
     };
     let t = rug::Float::with_val(64, target_eps);
     // Bracket σ: hi meets the target (ε_hi ≤ t), lo does not (ε_lo > t). Downwards in steps of
@@ -191,33 +217,20 @@ fn bisect<T: Copy + std::fmt::Display>(
     Ok((meets, fails))
 }
 
-/// The largest T ≤ `max_steps` for which T steps are (target_eps, δ)-DP (certified ε_hi ≤ target),
-/// with the ε bracket at T and at T + 1 (whose ε_lo exceeds the target), or an error when even
-/// one step exceeds it (add/remove neighbours; [`calibrate_steps_for`] for either relation).
+/// The largest T ≤ `max_steps` for which T steps of the subsampled Gaussian with rate q and noise
+/// multiplier σ meet `target` (certified ε_hi ≤ target ε), with the ε bracket at T and at T + 1
+/// (whose ε_lo exceeds the target), or an error when even one step exceeds it.
 pub fn calibrate_steps(
+    target: &Target,
     q: &Scalar,
     sigma: &Scalar,
-    target_eps: f64,
-    delta: &Scalar,
     max_steps: u64,
 ) -> Result<(u64, Bracket, Bracket)> {
-    calibrate_steps_for(Relation::AddRemove, q, sigma, target_eps, delta, max_steps)
-}
-
-/// [`calibrate_steps`] under the neighbouring relation `rel`.
-pub fn calibrate_steps_for(
-    rel: Relation,
-    q: &Scalar,
-    sigma: &Scalar,
-    target_eps: f64,
-    delta: &Scalar,
-    max_steps: u64,
-) -> Result<(u64, Bracket, Bracket)> {
-    check_target(target_eps)?;
+    let target_eps = target.eps;
     let t = rug::Float::with_val(64, target_eps);
     let sf = sigma.f64();
     let mut lo = 1u64;
-    let b1 = eps_at(rel, q, sf, lo, delta)?;
+    let b1 = target.eps_at(q, sf, lo)?;
     if b1.hi > t {
         return Err(Error::invalid(
             "target eps",
@@ -228,7 +241,7 @@ pub fn calibrate_steps_for(
     let mut b_lo = b1;
     let mut hi = 2u64;
     let b_hi = loop {
-        let b = eps_at(rel, q, sf, hi, delta)?;
+        let b = target.eps_at(q, sf, hi)?;
         if !meets_target(&b, &t, || format!("T = {hi}"))? {
             break b;
         }
@@ -246,7 +259,7 @@ pub fn calibrate_steps_for(
         "T",
         |lo, hi| hi - lo > 1,
         |lo, hi| lo + (hi - lo) / 2,
-        &mut |steps| eps_at(rel, q, sf, steps, delta),
+        &mut |steps| target.eps_at(q, sf, steps),
     )?;
     Ok((lo, b_lo, b_hi))
 }

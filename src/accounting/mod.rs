@@ -32,10 +32,7 @@ pub fn with_time_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
 pub mod compose;
 #[cfg(feature = "cli")]
 pub mod file;
-pub use calibrate::{
-    calibrate_sigma, calibrate_sigma_for, calibrate_steps, calibrate_steps_for, Relation,
-    SigmaCalibration,
-};
+pub use calibrate::{calibrate_sigma, calibrate_steps, Relation, SigmaCalibration, Target};
 pub use compose::{
     composed_rdp, delta_for_eps, eps_for_delta, rdp_route, Bracket, ComposeOptions, Composed,
     RdpRoute, Release, Schedule,

@@ -5,7 +5,7 @@
 
 use super::figure::{Legend, Panel, PlotFigure, Series, Style};
 use crate::accounting::{
-    calibrate_sigma, eps_for_delta, rdp_route, ComposeOptions, Schedule, SubsampledGaussian,
+    calibrate_sigma, eps_for_delta, rdp_route, ComposeOptions, Schedule, SubsampledGaussian, Target,
 };
 use crate::bounds::conversion::Conversion;
 use crate::error::{Error, Result};
@@ -207,7 +207,7 @@ pub(crate) fn accounting_page(peers_csv: &Path) -> Result<AccountingPage> {
 fn seed002_calibration() -> Result<Calibration> {
     let delta: Scalar = "1e-5".parse()?;
     let notes = (100.0f64 * (1e5f64).ln()).sqrt() / 1000.0;
-    let c = calibrate_sigma(&"1".parse()?, 100, 1.0, &delta, 1e-6)?;
+    let c = calibrate_sigma(&Target::add_remove(1.0, delta)?, &"1".parse()?, 100, 1e-6)?;
     Ok(Calibration {
         setting: "L = 1, n = 1000, T = 100 full-batch steps, eps = 1, delta = 1e-5".into(),
         notes_sigma: notes,
