@@ -52,6 +52,22 @@ pub(crate) struct PeerRow {
     pub ours: Option<(f64, f64)>,
 }
 
+impl PeerRow {
+    /// Whether dpaudit's bracket is consistent with the peer's figure: inside the peer's
+    /// bracket (PRV), at or above an optimistic estimate, at or below an upper bound (RDP,
+    /// pessimistic PLD); `None` when the peer gave no figure or dpaudit has no bracket.
+    pub fn consistent(&self) -> Option<bool> {
+        let (lo, hi) = self.ours?;
+        let eps = self.eps.parse::<f64>().ok();
+        match (eps, self.bracket) {
+            (_, Some((a, b))) => Some(a <= lo && hi <= b),
+            (Some(e), None) if self.method.contains("optimistic") => Some(e <= lo),
+            (Some(e), None) => Some(hi <= e),
+            (None, None) => None,
+        }
+    }
+}
+
 /// Seed 002's σ calibration against the calibrated one.
 #[derive(Clone, Debug)]
 pub(crate) struct Calibration {
@@ -63,6 +79,13 @@ pub(crate) struct Calibration {
     pub needed_notes_sens: f64,
     /// Smallest σ meeting the target, sensitivity 2L/n (replacement).
     pub needed_replacement: f64,
+}
+
+impl Calibration {
+    /// Whether the notes' σ meets the target with their own sensitivity L/n.
+    pub fn notes_hold(&self) -> bool {
+        self.notes_sigma >= self.needed_notes_sens
+    }
 }
 
 /// Everything on the accounting page.

@@ -16,59 +16,35 @@ pub(crate) fn write_accounting(
 ) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     // No wall times in the CSV: report CSVs are byte-identical from run to run.
-    let mut t = Table::new(&[
-        "steps",
-        "eps_lo",
-        "eps_hi",
-        "digits",
-        "rdp_cks_eps",
-        "rdp_alpha",
-    ]);
-    for r in &page.curve {
-        t.push(vec![
-            r.steps.to_string(),
-            fmt_sig(r.lo, 15),
-            fmt_sig(r.hi, 15),
-            r.digits.to_string(),
-            fmt_sig(r.rdp, 12),
-            fmt_sig(r.rdp_alpha, 7),
-        ]);
-    }
+    let t = Table::of(
+        &page.curve,
+        &[
+            ("steps", |r| r.steps.to_string()),
+            ("eps_lo", |r| fmt_sig(r.lo, 15)),
+            ("eps_hi", |r| fmt_sig(r.hi, 15)),
+            ("digits", |r| r.digits.to_string()),
+            ("rdp_cks_eps", |r| fmt_sig(r.rdp, 12)),
+            ("rdp_alpha", |r| fmt_sig(r.rdp_alpha, 7)),
+        ],
+    );
     let p = out.join("accounting.csv");
     t.write(&p)?;
     files.push(p);
-    let mut pt = Table::new(&[
-        "case",
-        "q",
-        "sigma",
-        "steps",
-        "method",
-        "eps",
-        "eps_lo",
-        "eps_hi",
-        "dpaudit_lo",
-        "dpaudit_hi",
-    ]);
-    for r in &page.peers {
-        let (blo, bhi) = r.bracket.map_or((String::new(), String::new()), |(a, b)| {
-            (fmt_sig(a, 12), fmt_sig(b, 12))
-        });
-        let (olo, ohi) = r.ours.map_or((String::new(), String::new()), |(a, b)| {
-            (fmt_sig(a, 15), fmt_sig(b, 15))
-        });
-        pt.push(vec![
-            r.case.clone(),
-            fmt_sig(r.q, 12),
-            fmt_sig(r.sigma, 12),
-            r.steps.to_string(),
-            r.method.clone(),
-            r.eps.clone(),
-            blo,
-            bhi,
-            olo,
-            ohi,
-        ]);
-    }
+    let pt = Table::of(
+        &page.peers,
+        &[
+            ("case", |r| r.case.clone()),
+            ("q", |r| fmt_sig(r.q, 12)),
+            ("sigma", |r| fmt_sig(r.sigma, 12)),
+            ("steps", |r| r.steps.to_string()),
+            ("method", |r| r.method.clone()),
+            ("eps", |r| r.eps.clone()),
+            ("eps_lo", |r| bracket_end(r.bracket, false, 12)),
+            ("eps_hi", |r| bracket_end(r.bracket, true, 12)),
+            ("dpaudit_lo", |r| bracket_end(r.ours, false, 15)),
+            ("dpaudit_hi", |r| bracket_end(r.ours, true, 15)),
+        ],
+    );
     let p = out.join("accounting_peers.csv");
     pt.write(&p)?;
     files.push(p);
@@ -80,6 +56,14 @@ pub(crate) fn write_accounting(
     write_atomic(&p, markdown(page, command).as_bytes())?;
     files.push(p);
     Ok(files)
+}
+
+/// The lower (`hi` false) or upper end of a bracket to `digits` significant digits, empty when
+/// there is no bracket.
+fn bracket_end(b: Option<(f64, f64)>, hi: bool, digits: usize) -> String {
+    b.map_or(String::new(), |(lo, h)| {
+        fmt_sig(if hi { h } else { lo }, digits)
+    })
 }
 
 fn markdown(page: &AccountingPage, command: &str) -> String {
@@ -95,25 +79,23 @@ fn markdown(page: &AccountingPage, command: &str) -> String {
         page.delta, page.q, page.sigma
     );
     let _ = writeln!(o, "![eps against T](accounting_eps_vs_T.svg)\n");
-    let _ = writeln!(
-        o,
-        "| T | certified bracket | digits | RDP route (CKS) | at alpha | RDP excess | time (s) |"
+    let curve = Table::of(
+        &page.curve,
+        &[
+            ("T", |r| r.steps.to_string()),
+            ("certified bracket", |r| {
+                format!("[{}, {}]", fmt_sig(r.lo, 13), fmt_sig(r.hi, 13))
+            }),
+            ("digits", |r| r.digits.to_string()),
+            ("RDP route (CKS)", |r| fmt_sig(r.rdp, 8)),
+            ("at alpha", |r| fmt_sig(r.rdp_alpha, 5)),
+            ("RDP excess", |r| {
+                format!("+{:.1} %", 100.0 * (r.rdp / r.hi - 1.0))
+            }),
+            ("time (s)", |r| format!("{:.2}", r.seconds)),
+        ],
     );
-    let _ = writeln!(o, "|---|---|---|---|---|---|---|");
-    for r in &page.curve {
-        let _ = writeln!(
-            o,
-            "| {} | [{}, {}] | {} | {} | {} | +{:.1} % | {:.2} |",
-            r.steps,
-            fmt_sig(r.lo, 13),
-            fmt_sig(r.hi, 13),
-            r.digits,
-            fmt_sig(r.rdp, 8),
-            fmt_sig(r.rdp_alpha, 5),
-            100.0 * (r.rdp / r.hi - 1.0),
-            r.seconds
-        );
-    }
+    o.push_str(&curve.markdown());
     let _ = writeln!(
         o,
         "\n## Peers (committed figures, `benches/peers_accounting.py`; {})\n",
@@ -122,38 +104,35 @@ fn markdown(page: &AccountingPage, command: &str) -> String {
     if page.peers.is_empty() {
         let _ = writeln!(o, "No peer figures found (benches/peers_accounting.csv).");
     } else {
-        let _ = writeln!(
-            o,
-            "| case | q | sigma | T | tool | eps | its bracket | dpaudit bracket | consistent |"
+        let peers = Table::of(
+            &page.peers,
+            &[
+                ("case", |r| r.case.clone()),
+                ("q", |r| fmt_sig(r.q, 6)),
+                ("sigma", |r| fmt_sig(r.sigma, 6)),
+                ("T", |r| r.steps.to_string()),
+                ("tool", |r| r.method.clone()),
+                ("eps", |r| {
+                    r.eps
+                        .parse::<f64>()
+                        .map_or(r.eps.clone(), |e| fmt_sig(e, 9))
+                }),
+                ("its bracket", |r| {
+                    r.bracket.map_or(String::new(), |(a, b)| {
+                        format!("[{}, {}]", fmt_sig(a, 7), fmt_sig(b, 7))
+                    })
+                }),
+                ("dpaudit bracket", |r| {
+                    let (lo, hi) = r.ours.unwrap_or((f64::NAN, f64::NAN));
+                    format!("[{}, {}]", fmt_sig(lo, 13), fmt_sig(hi, 13))
+                }),
+                ("consistent", |r| {
+                    r.consistent()
+                        .map_or("peer failed".into(), |c| c.to_string())
+                }),
+            ],
         );
-        let _ = writeln!(o, "|---|---|---|---|---|---|---|---|---|");
-        for r in &page.peers {
-            let (olo, ohi) = r.ours.unwrap_or((f64::NAN, f64::NAN));
-            let eps = r.eps.parse::<f64>().ok();
-            let consistent = match (eps, r.bracket) {
-                (_, Some((a, b))) => (a <= olo && ohi <= b).to_string(),
-                (Some(e), None) if r.method.contains("optimistic") => (e <= olo).to_string(),
-                (Some(e), None) => (ohi <= e).to_string(),
-                (None, _) => "peer failed".into(),
-            };
-            let br = r.bracket.map_or(String::new(), |(a, b)| {
-                format!("[{}, {}]", fmt_sig(a, 7), fmt_sig(b, 7))
-            });
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} | {} | {} | [{}, {}] | {} |",
-                r.case,
-                fmt_sig(r.q, 6),
-                fmt_sig(r.sigma, 6),
-                r.steps,
-                r.method,
-                eps.map_or(r.eps.clone(), |e| fmt_sig(e, 9)),
-                br,
-                fmt_sig(olo, 13),
-                fmt_sig(ohi, 13),
-                consistent
-            );
-        }
+        o.push_str(&peers.markdown());
         let _ = writeln!(
             o,
             "\n\"consistent\": dpaudit's bracket lies inside PRV's bracket, below an upper bound (RDP, pessimistic PLD), above dp_accounting's optimistic PLD."
@@ -168,7 +147,7 @@ fn markdown(page: &AccountingPage, command: &str) -> String {
         fmt_sig(c.notes_sigma, 6),
         fmt_sig(c.needed_notes_sens, 6),
         fmt_sig(c.needed_replacement, 6),
-        if c.notes_sigma >= c.needed_notes_sens { "holds" } else { "fails" },
+        if c.notes_hold() { "holds" } else { "fails" },
         100.0 * c.notes_sigma / c.needed_notes_sens
     );
     o

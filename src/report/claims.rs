@@ -10,27 +10,18 @@ use std::path::{Path, PathBuf};
 
 /// The CSV table of the claims (deterministic: no timings).
 pub(crate) fn claims_table(claims: &[Claim]) -> Table {
-    let mut t = Table::new(&[
-        "id",
-        "source",
-        "statement",
-        "figure",
-        "verdict",
-        "reason",
-        "command",
-    ]);
-    for c in claims {
-        t.push(vec![
-            c.id.to_string(),
-            c.source.clone(),
-            c.statement.clone(),
-            c.figure.clone(),
-            c.verdict.to_string(),
-            c.reason.clone(),
-            c.command.clone(),
-        ]);
-    }
-    t
+    Table::of(
+        claims,
+        &[
+            ("id", |c| c.id.to_string()),
+            ("source", |c| c.source.clone()),
+            ("statement", |c| c.statement.clone()),
+            ("figure", |c| c.figure.clone()),
+            ("verdict", |c| c.verdict.to_string()),
+            ("reason", |c| c.reason.clone()),
+            ("command", |c| c.command.clone()),
+        ],
+    )
 }
 
 fn md_cell(s: &str) -> String {
@@ -61,20 +52,21 @@ pub(crate) fn claims_markdown(claims: &[Claim], command: &str) -> String {
          figure.\n\n"
     ));
     s.push_str(&format!("{}.\n\n", claims_summary(claims)));
-    s.push_str("| id | where | claim | dpaudit's figure | verdict | why | reproduce |\n");
-    s.push_str("|---|---|---|---|---|---|---|\n");
-    for c in claims {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} | **{}** | {} | `{}` |\n",
-            c.id,
-            md_cell(&c.source),
-            md_cell(&c.statement),
-            md_cell(&c.figure),
-            c.verdict,
-            md_cell(&c.reason),
-            md_cell(&c.command).replace('`', "'")
-        ));
-    }
+    let table = Table::of(
+        claims,
+        &[
+            ("id", |c| c.id.to_string()),
+            ("where", |c| md_cell(&c.source)),
+            ("claim", |c| md_cell(&c.statement)),
+            ("dpaudit's figure", |c| md_cell(&c.figure)),
+            ("verdict", |c| format!("**{}**", c.verdict)),
+            ("why", |c| md_cell(&c.reason)),
+            ("reproduce", |c| {
+                format!("`{}`", md_cell(&c.command).replace('`', "'"))
+            }),
+        ],
+    );
+    s.push_str(&table.markdown());
     s
 }
 

@@ -11,6 +11,9 @@ use std::path::Path;
 
 pub(crate) use crate::fsio::{tmp_path, write_atomic};
 
+/// One column of [`Table::of`]: its header and how a row shows in it.
+pub(crate) type Column<T> = (&'static str, fn(&T) -> String);
+
 /// A CSV table built in memory and written atomically.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
@@ -27,9 +30,40 @@ impl Table {
         }
     }
 
+    /// A table of `rows` with one column per `(header, cell)` pair, so that a header and the
+    /// cell under it are written side by side and cannot drift apart.
+    pub fn of<T>(rows: impl IntoIterator<Item = T>, columns: &[Column<T>]) -> Self {
+        let header: Vec<&str> = columns.iter().map(|c| c.0).collect();
+        let mut t = Table::new(&header);
+        for r in rows {
+            t.push(columns.iter().map(|c| (c.1)(&r)).collect());
+        }
+        t
+    }
+
     /// Appends a row (must have as many fields as the header).
     pub fn push(&mut self, row: Vec<String>) {
         debug_assert_eq!(row.len(), self.header.len());
+        self.rows.push(row);
+    }
+
+    /// Appends a row that fills the named columns and leaves the others empty (a note row
+    /// such as a violation in a table of figures).
+    pub fn push_sparse(&mut self, cells: &[(&str, String)]) {
+        debug_assert!(cells
+            .iter()
+            .all(|(k, _)| self.header.iter().any(|h| h == k)));
+        let row = self
+            .header
+            .iter()
+            .map(|h| {
+                cells
+                    .iter()
+                    .find(|(k, _)| k == h)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
         self.rows.push(row);
     }
 
@@ -44,6 +78,18 @@ impl Table {
         w.into_inner().map_err(|e| Error::Io(e.to_string()))
     }
 
+    /// The table as Markdown: the header row, its `|---|` rule, then one line per row. Cells go
+    /// in as they are: a cell that may hold `|` or a newline must be escaped by the caller.
+    pub fn markdown(&self) -> String {
+        let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
+        let mut o = line(&self.header);
+        o.push_str(&format!("|{}\n", "---|".repeat(self.header.len())));
+        for r in &self.rows {
+            o.push_str(&line(r));
+        }
+        o
+    }
+
     /// Writes the table to `path` atomically.
     pub fn write(&self, path: &Path) -> Result<()> {
         write_atomic(path, &self.to_bytes()?)
@@ -53,62 +99,50 @@ impl Table {
 impl crate::compare::golden::GoldenSummary {
     /// The CSV table of every row (deterministic: no timings).
     pub fn table(&self) -> Table {
-        let mut t = Table::new(&[
-            "file",
-            "id",
-            "quantity",
-            "family",
-            "params",
-            "golden_value",
-            "golden_digits",
-            "requested_digits",
-            "computed_value",
-            "certified_digits",
-            "agreement_digits",
-            "status",
-            "error",
-        ]);
-        for c in &self.checks {
-            let (val, dig, err) = match &c.computed {
-                Ok((v, d)) => (v.clone(), d.to_string(), String::new()),
-                Err(e) => (String::new(), String::new(), e.to_string()),
-            };
-            let agree = if c.agreement.is_infinite() {
-                "exact".to_string()
-            } else {
-                fmt_sig(c.agreement, 4)
-            };
-            t.push(vec![
-                c.file.clone(),
-                c.row.id.clone(),
-                c.row.quantity.clone(),
-                c.row.family.clone(),
-                c.row.params.clone(),
-                c.golden.clone(),
-                c.golden_digits.to_string(),
-                c.requested.to_string(),
-                val,
-                dig,
-                agree,
-                if c.passed() { "pass" } else { "FAIL" }.to_string(),
-                err,
-            ]);
-        }
+        let mut t = Table::of(
+            &self.checks,
+            &[
+                ("file", |c| c.file.clone()),
+                ("id", |c| c.row.id.clone()),
+                ("quantity", |c| c.row.quantity.clone()),
+                ("family", |c| c.row.family.clone()),
+                ("params", |c| c.row.params.clone()),
+                ("golden_value", |c| c.golden.clone()),
+                ("golden_digits", |c| c.golden_digits.to_string()),
+                ("requested_digits", |c| c.requested.to_string()),
+                ("computed_value", |c| {
+                    c.computed
+                        .as_ref()
+                        .map_or(String::new(), |(v, _)| v.clone())
+                }),
+                ("certified_digits", |c| {
+                    c.computed
+                        .as_ref()
+                        .map_or(String::new(), |(_, d)| d.to_string())
+                }),
+                ("agreement_digits", |c| {
+                    if c.agreement.is_infinite() {
+                        "exact".to_string()
+                    } else {
+                        fmt_sig(c.agreement, 4)
+                    }
+                }),
+                ("status", |c| {
+                    if c.passed() { "pass" } else { "FAIL" }.into()
+                }),
+                ("error", |c| {
+                    c.computed
+                        .as_ref()
+                        .err()
+                        .map_or(String::new(), |e| e.to_string())
+                }),
+            ],
+        );
         for u in &self.unreadable {
-            t.push(vec![
-                u.clone(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                "FAIL".into(),
-                "unreadable row".into(),
+            t.push_sparse(&[
+                ("file", u.clone()),
+                ("status", "FAIL".into()),
+                ("error", "unreadable row".into()),
             ]);
         }
         t

@@ -2,7 +2,7 @@
 //!
 //! Wall times appear only here (never in the CSVs, which must be identical across runs).
 
-use super::csv::{fmt_num, fmt_sig};
+use super::csv::{fmt_num, fmt_sig, Table};
 use super::golden::GoldenSummary;
 use super::sources::ControlOutcome;
 use super::threeway::{Figure, Role, ThreeWay};
@@ -10,6 +10,25 @@ use crate::compare::spec::{MechanismSpec, PairSpec};
 use crate::scalar::Scalar;
 use std::fmt::Write;
 use std::time::Duration;
+
+/// The overview's audit cell: the lower bound with its confidence, and the strict bound that
+/// decides a violation.
+fn audit_cell(tw: &ThreeWay) -> String {
+    let audit = joined(tw, &[Role::Audit]);
+    let conf = match &tw.audit {
+        Some(a) if audit != "—" && audit != "n/a" => {
+            format!(" ({}%)", fmt_sig(a.confidence * 100.0, 4))
+        }
+        _ => String::new(),
+    };
+    let strict = tw
+        .figures
+        .iter()
+        .find(|f| f.role == Role::AuditStrict && f.value.is_some())
+        .map(|f| format!("<br>{} (1 − 10⁻⁶, decides a violation)", value(f)))
+        .unwrap_or_default();
+    format!("{audit}{conf}{strict}")
+}
 
 /// Everything the summary shows.
 pub(crate) struct SummaryInput<'a> {
@@ -193,41 +212,21 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
     );
 
     let _ = writeln!(o, "## Overview\n");
-    let _ = writeln!(
-        o,
-        "| spec | mechanism | δ | bound | exact | audit lower bound (confidence) | GDP (assumes Gaussian) |"
+    let overview = Table::of(
+        inp.results,
+        &[
+            ("spec", |r| r.0.spec.name.clone()),
+            ("mechanism", |r| md_escape(&r.0.spec.description)),
+            ("δ", |r| r.0.spec.audit.delta.to_string()),
+            ("bound", |r| md_escape(&joined(&r.0, &[Role::Bound]))),
+            ("exact", |r| {
+                md_escape(&joined(&r.0, &[Role::Exact, Role::ExactUpper]))
+            }),
+            ("audit lower bound (confidence)", |r| audit_cell(&r.0)),
+            ("GDP (assumes Gaussian)", |r| joined(&r.0, &[Role::Gdp])),
+        ],
     );
-    let _ = writeln!(o, "|---|---|---|---|---|---|---|");
-    for (tw, _) in inp.results {
-        let conf = tw
-            .audit
-            .as_ref()
-            .map(|a| format!(" ({}%)", fmt_sig(a.confidence * 100.0, 4)))
-            .unwrap_or_default();
-        let audit = joined(tw, &[Role::Audit]);
-        let strict = tw
-            .figures
-            .iter()
-            .find(|f| f.role == Role::AuditStrict && f.value.is_some())
-            .map(|f| format!("<br>{} (1 − 10⁻⁶, decides a violation)", value(f)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            o,
-            "| {} | {} | {} | {} | {} | {}{}{strict} | {} |",
-            tw.spec.name,
-            md_escape(&tw.spec.description),
-            tw.spec.audit.delta,
-            md_escape(&joined(tw, &[Role::Bound])),
-            md_escape(&joined(tw, &[Role::Exact, Role::ExactUpper])),
-            audit,
-            if audit == "—" || audit == "n/a" {
-                ""
-            } else {
-                &conf
-            },
-            joined(tw, &[Role::Gdp]),
-        );
-    }
+    o.push_str(&overview.markdown());
     let _ = writeln!(
         o,
         "\n\"≥ exact\" marks an upper bound on the exact ε (the exact RDP curve converted with \
@@ -255,20 +254,19 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
             s.audit.seed,
             wall.as_secs_f64()
         );
-        let _ = writeln!(o, "| figure | value | certified digits | source | note |");
-        let _ = writeln!(o, "|---|---|---|---|---|");
-        for f in &tw.figures {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} |",
-                f.role.as_str(),
-                value(f),
-                f.digits.map_or("—".into(), |d| d.to_string()),
-                md_escape(&f.label),
-                md_escape(&f.note)
-            );
-        }
-        let _ = writeln!(o);
+        let figures = Table::of(
+            &tw.figures,
+            &[
+                ("figure", |f| f.role.as_str().into()),
+                ("value", |f| value(f)),
+                ("certified digits", |f| {
+                    f.digits.map_or("—".into(), |d| d.to_string())
+                }),
+                ("source", |f| md_escape(&f.label)),
+                ("note", |f| md_escape(&f.note)),
+            ],
+        );
+        let _ = writeln!(o, "{}", figures.markdown());
         for v in &tw.violations {
             let _ = writeln!(o, "**{v}**\n");
         }
@@ -288,30 +286,32 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
              audit is EXPECTED to exceed the claim: \"caught\" means it did, \"MISSED\" that the \
              audit failed to detect the bug.\n"
         );
-        let _ = writeln!(
-            o,
-            "| control | what is broken | δ | claimed ε | audit ε_lb (confidence) | verdict |"
+        let controls = Table::of(
+            c,
+            &[
+                ("control", |x| x.name.clone()),
+                ("what is broken", |x| md_escape(&x.description)),
+                ("δ", |x| fmt_num(x.delta)),
+                ("claimed ε", |x| fmt_num(x.claimed_eps)),
+                ("audit ε_lb (confidence)", |x| {
+                    format!(
+                        "{} ({}%)<br>{} (1 − 10⁻⁶, decides)",
+                        fmt_num(x.eps_lb),
+                        fmt_sig(x.confidence * 100.0, 4),
+                        fmt_num(x.eps_lb_strict)
+                    )
+                }),
+                ("verdict", |x| {
+                    if control_caught(x) {
+                        "caught"
+                    } else {
+                        "**MISSED**"
+                    }
+                    .into()
+                }),
+            ],
         );
-        let _ = writeln!(o, "|---|---|---|---|---|---|");
-        for x in c {
-            let _ = writeln!(
-                o,
-                "| {} | {} | {} | {} | {} ({}%)<br>{} (1 − 10⁻⁶, decides) | {} |",
-                x.name,
-                md_escape(&x.description),
-                fmt_num(x.delta),
-                fmt_num(x.claimed_eps),
-                fmt_num(x.eps_lb),
-                fmt_sig(x.confidence * 100.0, 4),
-                fmt_num(x.eps_lb_strict),
-                if control_caught(x) {
-                    "caught"
-                } else {
-                    "**MISSED**"
-                }
-            );
-        }
-        let _ = writeln!(o);
+        let _ = writeln!(o, "{}", controls.markdown());
     }
 
     if let Some(Ok(g)) = inp.golden {
@@ -337,12 +337,15 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
                 None => per_file.push((c.file.clone(), 1, usize::from(c.passed()))),
             }
         }
-        let _ = writeln!(o, "| table | rows | pass |");
-        let _ = writeln!(o, "|---|---|---|");
-        for (f, n, p) in &per_file {
-            let _ = writeln!(o, "| {f} | {n} | {p} |");
-        }
-        let _ = writeln!(o);
+        let tables = Table::of(
+            &per_file,
+            &[
+                ("table", |r| r.0.clone()),
+                ("rows", |r| r.1.to_string()),
+                ("pass", |r| r.2.to_string()),
+            ],
+        );
+        let _ = writeln!(o, "{}", tables.markdown());
         let fails = g.failures();
         if !fails.is_empty() || !g.unreadable.is_empty() {
             let _ = writeln!(o, "Failures:\n");

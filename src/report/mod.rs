@@ -247,16 +247,12 @@ pub(crate) fn threeway_table(results: &[&ThreeWay]) -> Table {
             ]);
         }
         for v in &tw.violations {
-            t.push(vec![
-                tw.spec.name.clone(),
-                tw.spec.mechanism.family().into(),
-                tw.spec.audit.delta.to_string(),
-                "VIOLATION".into(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                v.clone(),
+            t.push_sparse(&[
+                ("spec", tw.spec.name.clone()),
+                ("family", tw.spec.mechanism.family().into()),
+                ("delta", tw.spec.audit.delta.to_string()),
+                ("role", "VIOLATION".into()),
+                ("note", v.clone()),
             ]);
         }
     }
@@ -287,34 +283,26 @@ pub(crate) fn audit_details_table(results: &[&ThreeWay]) -> Table {
 }
 
 fn controls_table(c: &[sources::ControlOutcome]) -> Table {
-    let mut t = Table::new(&[
-        "control",
-        "description",
-        "delta",
-        "claimed_eps",
-        "eps_lb",
-        "confidence",
-        "eps_lb_strict",
-        "verdict",
-    ]);
-    for x in c {
-        t.push(vec![
-            x.name.clone(),
-            x.description.clone(),
-            fmt_num(x.delta),
-            fmt_num(x.claimed_eps),
-            fmt_num(x.eps_lb),
-            x.confidence.to_string(),
-            fmt_num(x.eps_lb_strict),
-            if markdown::control_caught(x) {
-                "caught"
-            } else {
-                "MISSED"
-            }
-            .into(),
-        ]);
-    }
-    t
+    Table::of(
+        c,
+        &[
+            ("control", |x| x.name.clone()),
+            ("description", |x| x.description.clone()),
+            ("delta", |x| fmt_num(x.delta)),
+            ("claimed_eps", |x| fmt_num(x.claimed_eps)),
+            ("eps_lb", |x| fmt_num(x.eps_lb)),
+            ("confidence", |x| x.confidence.to_string()),
+            ("eps_lb_strict", |x| fmt_num(x.eps_lb_strict)),
+            ("verdict", |x| {
+                if markdown::control_caught(x) {
+                    "caught"
+                } else {
+                    "MISSED"
+                }
+                .into()
+            }),
+        ],
+    )
 }
 
 /// Runs the three-way comparison of each spec, in order, with its wall time.
