@@ -1,4 +1,4 @@
-//! Output files: atomic writes and the CSV tables of a report.
+//! The report's CSV tables (built on [`crate::fsio::Table`]) and its number formats.
 //!
 //! Every file is written to `name.tmp` (PNG: `name.tmp.png`, since the encoder picks the format
 //! from the extension) and then renamed over `name`, so a reader never sees a half-written file
@@ -6,95 +6,7 @@
 //! timestamps, no timings), so two runs with the same seeds write byte-identical CSVs.
 
 pub(crate) use crate::compare::fmt::{fmt_num, fmt_sig};
-use crate::error::{Error, Result};
-use std::path::Path;
-
-pub(crate) use crate::fsio::{tmp_path, write_atomic};
-
-/// One column of [`Table::of`]: its header and how a row shows in it.
-pub(crate) type Column<T> = (&'static str, fn(&T) -> String);
-
-/// A CSV table built in memory and written atomically.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// An empty table with this header.
-    pub fn new(header: &[&str]) -> Self {
-        Table {
-            header: header.iter().map(|s| s.to_string()).collect(),
-            rows: Vec::new(),
-        }
-    }
-
-    /// A table of `rows` with one column per `(header, cell)` pair, so that a header and the
-    /// cell under it are written side by side and cannot drift apart.
-    pub fn of<T>(rows: impl IntoIterator<Item = T>, columns: &[Column<T>]) -> Self {
-        let header: Vec<&str> = columns.iter().map(|c| c.0).collect();
-        let mut t = Table::new(&header);
-        for r in rows {
-            t.push(columns.iter().map(|c| (c.1)(&r)).collect());
-        }
-        t
-    }
-
-    /// Appends a row (must have as many fields as the header).
-    pub fn push(&mut self, row: Vec<String>) {
-        debug_assert_eq!(row.len(), self.header.len());
-        self.rows.push(row);
-    }
-
-    /// Appends a row that fills the named columns and leaves the others empty (a note row
-    /// such as a violation in a table of figures).
-    pub fn push_sparse(&mut self, cells: &[(&str, String)]) {
-        debug_assert!(cells
-            .iter()
-            .all(|(k, _)| self.header.iter().any(|h| h == k)));
-        let row = self
-            .header
-            .iter()
-            .map(|h| {
-                cells
-                    .iter()
-                    .find(|(k, _)| k == h)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default()
-            })
-            .collect();
-        self.rows.push(row);
-    }
-
-    /// The CSV text.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(&self.header)
-            .map_err(|e| Error::Io(e.to_string()))?;
-        for r in &self.rows {
-            w.write_record(r).map_err(|e| Error::Io(e.to_string()))?;
-        }
-        w.into_inner().map_err(|e| Error::Io(e.to_string()))
-    }
-
-    /// The table as Markdown: the header row, its `|---|` rule, then one line per row. Cells go
-    /// in as they are: a cell that may hold `|` or a newline must be escaped by the caller.
-    pub fn markdown(&self) -> String {
-        let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
-        let mut o = line(&self.header);
-        o.push_str(&format!("|{}\n", "---|".repeat(self.header.len())));
-        for r in &self.rows {
-            o.push_str(&line(r));
-        }
-        o
-    }
-
-    /// Writes the table to `path` atomically.
-    pub fn write(&self, path: &Path) -> Result<()> {
-        write_atomic(path, &self.to_bytes()?)
-    }
-}
+pub(crate) use crate::fsio::{tmp_path, write_atomic, Table};
 
 impl crate::compare::golden::GoldenSummary {
     /// The CSV table of every row (deterministic: no timings).

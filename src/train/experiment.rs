@@ -14,6 +14,7 @@ use super::hg_report::{check_name, check_seeds};
 use super::privacy::{run_privacy, RunPrivacy};
 use crate::audit::engine::Observer;
 use crate::error::{Error, Result};
+use crate::fsio::{write_atomic, Table};
 use plotters::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -220,11 +221,6 @@ pub fn run(spec: &Spec, base: &Path, progress: &Observer) -> Result<Vec<SplitRes
     Ok(out)
 }
 
-/// Writes `text` to `path` atomically (`crate::fsio`: `path.tmp`, then rename).
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    crate::fsio::write_atomic(path, text.as_bytes())
-}
-
 fn plot(path: &Path, title: &str, r: &SplitResult) -> Result<()> {
     let all = r.curves.iter().flat_map(|c| c.min.iter().chain(&c.max));
     let pos: Vec<f64> = all.copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
@@ -269,6 +265,61 @@ fn fmt_opt(v: Option<f64>) -> String {
     v.map_or("—".into(), |x| format!("{x:.6}"))
 }
 
+/// The summary row of each curve: final suboptimality and certified privacy ("∞" for the
+/// non-private run).
+fn summary_table(r: &SplitResult) -> Table {
+    // A privacy cell: `f` of the run's privacy, or ∞ (`none`) when the run is not private.
+    fn private(c: &Curve, none: &str, f: impl Fn(&RunPrivacy) -> String) -> String {
+        c.privacy.as_ref().map_or(none.into(), f)
+    }
+    Table::of(
+        &r.curves,
+        &[
+            ("release", |c| c.label.clone()),
+            ("final min", |c| format!("{:.4e}", c.min[c.min.len() - 1])),
+            ("final max", |c| format!("{:.4e}", c.max[c.max.len() - 1])),
+            ("paper RDP(α=2)", |c| {
+                private(c, "∞ (non-private)", |p| {
+                    format!("{:.6}", p.paper_rdp_alpha2)
+                })
+            }),
+            ("exact RDP(α=2)", |c| {
+                private(c, "∞", |p| format!("{:.6}", p.exact_rdp_alpha2))
+            }),
+            ("RDP→DP ε (α*), paper", |c| {
+                private(c, "∞", |p| {
+                    format!("{:.6} ({:.2})", p.rdp_opt_eps, p.rdp_opt_alpha)
+                })
+            }),
+            ("RDP→DP ε (α*), exact RDP", |c| {
+                private(c, "∞", |p| {
+                    format!("{:.6} ({:.2})", p.exact_rdp_opt_eps, p.exact_rdp_opt_alpha)
+                })
+            }),
+            ("exact ε", |c| private(c, "∞", |p| fmt_opt(p.exact_eps))),
+        ],
+    )
+}
+
+/// The curves of one split: t, then the min and max over seeds of each curve.
+fn csv_of(r: &SplitResult) -> Table {
+    let mut header = vec!["t".to_string()];
+    for c in &r.curves {
+        header.push(format!("{} min", c.label));
+        header.push(format!("{} max", c.label));
+    }
+    let mut t = Table::new(&header);
+    for i in 0..r.curves[0].min.len() {
+        let mut row = vec![i.to_string()];
+        for c in &r.curves {
+            row.push(format!("{:e}", c.min[i]));
+            row.push(format!("{:e}", c.max[i]));
+        }
+        t.push(row);
+    }
+    t
+}
+
 /// Writes `<out>/<name>/<split>.{csv,svg}` and `<out>/<name>/summary.md`; returns the summary.
 pub(crate) fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) -> Result<String> {
     let dir: PathBuf = out.join(&spec.name);
@@ -287,19 +338,7 @@ pub(crate) fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) ->
         spec.name, spec.data, spec.mu_reg, spec.steps, spec.seeds, spec.delta
     );
     for r in results {
-        let mut csv = String::from("t");
-        for c in &r.curves {
-            let _ = write!(csv, ",{0} min,{0} max", c.label);
-        }
-        csv.push('\n');
-        for t in 0..r.curves[0].min.len() {
-            let _ = write!(csv, "{t}");
-            for c in &r.curves {
-                let _ = write!(csv, ",{:e},{:e}", c.min[t], c.max[t]);
-            }
-            csv.push('\n');
-        }
-        write_atomic(&dir.join(format!("{}.csv", r.split)), &csv)?;
+        csv_of(r).write(&dir.join(format!("{}.csv", r.split)))?;
         plot(
             &dir.join(format!("{}.svg", r.split)),
             &format!("{} — split '{}'", spec.name, r.split),
@@ -307,36 +346,10 @@ pub(crate) fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) ->
         )?;
         let _ = writeln!(
             md,
-            "## Split '{0}' ([plot]({0}.svg), [csv]({0}.csv))\n\n\
-             | release | final min | final max | paper RDP(α=2) | exact RDP(α=2) | \
-             RDP→DP ε (α*), paper | RDP→DP ε (α*), exact RDP | exact ε |\n\
-             |---|---|---|---|---|---|---|---|",
+            "## Split '{0}' ([plot]({0}.svg), [csv]({0}.csv))\n",
             r.split
         );
-        for c in &r.curves {
-            let last = c.min.len() - 1;
-            let (p, x, o, xo, e) = match &c.privacy {
-                Some(p) => (
-                    format!("{:.6}", p.paper_rdp_alpha2),
-                    format!("{:.6}", p.exact_rdp_alpha2),
-                    format!("{:.6} ({:.2})", p.rdp_opt_eps, p.rdp_opt_alpha),
-                    format!("{:.6} ({:.2})", p.exact_rdp_opt_eps, p.exact_rdp_opt_alpha),
-                    fmt_opt(p.exact_eps),
-                ),
-                None => (
-                    "∞ (non-private)".into(),
-                    "∞".into(),
-                    "∞".into(),
-                    "∞".into(),
-                    "∞".into(),
-                ),
-            };
-            let _ = writeln!(
-                md,
-                "| {} | {:.4e} | {:.4e} | {p} | {x} | {o} | {xo} | {e} |",
-                c.label, c.min[last], c.max[last]
-            );
-        }
+        md.push_str(&summary_table(r).markdown());
         for sk in &r.skipped {
             let _ = writeln!(md, "\nNot run: {sk}");
         }
@@ -400,4 +413,36 @@ pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
     let spec = quick_spec();
     let res = run(&spec, Path::new("."), progress)?;
     write_outputs(&spec, &res, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A curve label with a comma (the matched clip, "clip c @ RGM's (eps, delta)") stays one CSV
+    /// field: every record has the header's field count. The hand-written CSV this replaced split
+    /// the label in two, and figure1_synthetic's CSVs had 15 header fields over 13-field rows.
+    #[test]
+    fn a_label_with_a_comma_is_one_csv_field() {
+        let curve = |label: &str| Curve {
+            label: label.into(),
+            min: vec![1.0, 0.5],
+            max: vec![2.0, 1.0],
+            privacy: None,
+        };
+        let r = SplitResult {
+            split: "random".into(),
+            curves: vec![curve("non-private"), curve("clip c @ RGM's (eps, delta)")],
+            skipped: vec![],
+        };
+        let bytes = csv_of(&r).to_bytes().unwrap();
+        let mut rd = csv::Reader::from_reader(&bytes[..]);
+        let header = rd.headers().unwrap().clone();
+        assert_eq!(header.len(), 5, "{header:?}");
+        assert_eq!(&header[3], "clip c @ RGM's (eps, delta) min");
+        let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+        assert_eq!(rows.len(), 2);
+        assert!(rows.iter().all(|r| r.len() == 5));
+        assert_eq!(&rows[1][4], "1e0");
+    }
 }

@@ -9,6 +9,7 @@ use super::hg::{Family, Noise};
 use super::hg_gd::{self, GdConfig};
 use super::hg_mean::{self, EqualMse};
 use crate::error::{check_positive, Error, Result};
+use crate::fsio::write_atomic;
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -70,11 +71,6 @@ fn positive(name: &str, v: f64) -> Result<()> {
 
 fn io(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io(format!("{}: {e}", path.display()))
-}
-
-/// Writes `text` to `path` atomically (`crate::fsio`: `path.tmp`, then rename).
-fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    crate::fsio::write_atomic(path, text.as_bytes())
 }
 
 /// One plotted series: label and points (x, y_min, y_mid, y_max).
