@@ -442,7 +442,7 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
         let _ = writeln!(md, "* c = {c}: [plot]({stem}.svg), [csv]({stem}.csv)");
     }
     let cells = reduction_table(spec)?;
-    write_atomic(&dir.join("reduction.csv"), &reduction_csv(&cells))?;
+    write_atomic(&dir.join("reduction.csv"), reduction_csv(&cells))?;
     let _ = writeln!(
         md,
         "\n## Privacy cost at equal MSE ([csv](reduction.csv))\n\n\
