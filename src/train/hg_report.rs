@@ -9,7 +9,7 @@ use super::hg::{Family, Noise};
 use super::hg_gd::{self, GdConfig};
 use super::hg_mean::{self, EqualMse};
 use crate::error::{check_positive, Error, Result};
-use crate::fsio::write_atomic;
+use crate::fsio::{write_atomic, Table};
 use rayon::prelude::*;
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -453,22 +453,21 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
          'unreachable': the Gaussian's MSE is at or beyond the family's saturation.\n"
     );
     for family in [Family::Rectified, Family::Truncated] {
-        let _ = write!(md, "### {}\n\n| c \\ σ_G |", Noise::Bounded(family).name());
-        for s in &spec.compare_sigmas {
-            let _ = write!(md, " {s} |");
-        }
-        let _ = write!(md, "\n|---|");
-        for _ in &spec.compare_sigmas {
-            md.push_str("---|");
-        }
-        md.push('\n');
+        let _ = write!(md, "### {}\n\n", Noise::Bounded(family).name());
+        let mut header = vec!["c \\ σ_G".to_string()];
+        header.extend(spec.compare_sigmas.iter().map(|s| s.to_string()));
+        let mut table = Table::new(&header);
         for &c in &spec.shifts {
-            let _ = write!(md, "| {c} |");
-            for cell in cells.iter().filter(|x| x.shift == c && x.family == family) {
-                let _ = write!(md, " {} |", fmt_cell(cell));
-            }
-            md.push('\n');
+            let mut row = vec![c.to_string()];
+            row.extend(
+                cells
+                    .iter()
+                    .filter(|x| x.shift == c && x.family == family)
+                    .map(fmt_cell),
+            );
+            table.push(row);
         }
+        md.push_str(&table.markdown());
         md.push('\n');
     }
     write_atomic(&dir.join("summary.md"), &md)?;
@@ -696,12 +695,19 @@ pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
         let _ = writeln!(
             md,
             "## σ = {sigma} ([loss](loss_{stem}.svg), [csv](loss_{stem}.csv); \
-             [RDP](rdp_{stem}.svg), [csv](rdp_{stem}.csv))\n\n\
-             | mechanism | F(θ_T) min | F(θ_T) max | per-run RDP(α = {}) min | max | mean reduction vs Gaussian | \
-             per-run FIL min | max | mean FIL reduction |\n\
-             |---|---|---|---|---|---|---|---|---|",
-            spec.alpha
+             [RDP](rdp_{stem}.svg), [csv](rdp_{stem}.csv))\n"
         );
+        let mut table = Table::new(&[
+            "mechanism".to_string(),
+            "F(θ_T) min".into(),
+            "F(θ_T) max".into(),
+            format!("per-run RDP(α = {}) min", spec.alpha),
+            "max".into(),
+            "mean reduction vs Gaussian".into(),
+            "per-run FIL min".into(),
+            "max".into(),
+            "mean FIL reduction".into(),
+        ]);
         let gauss: Vec<f64> = runs[0]
             .1
             .iter()
@@ -725,14 +731,19 @@ pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
                 .map(|(f, g)| 1.0 - f / g)
                 .collect();
             let (_, fm, _) = min_mean_max(&fred);
-            let _ = writeln!(
-                md,
-                "| {} | {ll:.6} | {lh:.6} | {el:.6e} | {eh:.6e} | {:.1} % | {fl:.6e} | {fh:.6e} | {:.1} % |",
-                noise.name(),
-                100.0 * rm,
-                100.0 * fm
-            );
+            table.push(vec![
+                noise.name().into(),
+                format!("{ll:.6}"),
+                format!("{lh:.6}"),
+                format!("{el:.6e}"),
+                format!("{eh:.6e}"),
+                format!("{:.1} %", 100.0 * rm),
+                format!("{fl:.6e}"),
+                format!("{fh:.6e}"),
+                format!("{:.1} %", 100.0 * fm),
+            ]);
         }
+        md.push_str(&table.markdown());
         md.push('\n');
     }
     write_atomic(&dir.join("summary.md"), &md)?;

@@ -105,16 +105,17 @@ pub(crate) fn claims(eps: f64, delta: f64, steps: u64, n: u64) -> Result<Vec<Cla
 
 /// The claims as a Markdown table.
 pub(crate) fn markdown(rows: &[Claim002]) -> String {
-    let mut s = String::from(
-        "| seed 002 claim | claimed ε | actual ε | how | verdict |\n|---|---|---|---|---|\n",
-    );
-    for r in rows {
-        s.push_str(&format!(
-            "| {} | {:.6} | {:.6} | {} | {} |\n",
-            r.claim, r.claimed, r.actual, r.how, r.verdict
-        ));
-    }
-    s
+    crate::fsio::Table::of(
+        rows,
+        &[
+            ("seed 002 claim", |r| r.claim.clone()),
+            ("claimed ε", |r| format!("{:.6}", r.claimed)),
+            ("actual ε", |r| format!("{:.6}", r.actual)),
+            ("how", |r| r.how.clone()),
+            ("verdict", |r| r.verdict.to_string()),
+        ],
+    )
+    .markdown()
 }
 
 #[cfg(test)]
