@@ -130,6 +130,31 @@ pub(crate) fn check_dim(d: u32) -> Result<()> {
     }
 }
 
+/// Checks a count (steps, records, hidden units, tries) ≥ 1; returns it.
+pub(crate) fn check_count<T: Copy + Default + PartialEq + std::fmt::Display>(
+    name: &str,
+    v: T,
+) -> Result<T> {
+    if v == T::default() {
+        Err(Error::invalid(name, v, ">= 1"))
+    } else {
+        Ok(v)
+    }
+}
+
+/// Checks that the slice `what` has length `len` = d.
+pub(crate) fn check_len(what: &str, len: usize, d: usize) -> Result<()> {
+    if len == d {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            what,
+            format!("a slice of length {len}"),
+            &format!("of length d = {d}"),
+        ))
+    }
+}
+
 /// Checks that `x` is finite and ≥ 0.
 pub(crate) fn check_nonnegative(name: &str, x: f64) -> Result<f64> {
     if x.is_finite() && x >= 0.0 {

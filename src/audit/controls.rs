@@ -184,9 +184,7 @@ pub struct CappedRejectionTruncated {
 impl CappedRejectionTruncated {
     /// The broken version of `TruncatedMechanism::new(mu1, mu2, sigma, a, b)`; `max_tries ≥ 1`.
     pub fn new(mu1: f64, mu2: f64, sigma: f64, a: f64, b: f64, max_tries: u32) -> Result<Self> {
-        if max_tries == 0 {
-            return Err(Error::invalid("max_tries", max_tries, ">= 1"));
-        }
+        crate::error::check_count("max_tries", max_tries)?;
         Ok(CappedRejectionTruncated {
             spec: TruncatedMechanism::new(mu1, mu2, sigma, a, b)?,
             max_tries,

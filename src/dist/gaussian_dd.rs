@@ -2,7 +2,7 @@
 //! mechanism and, with σ depending on the query value, of the RGM (HMB Lemma 2; docs/formulas.md §4).
 
 use super::mpf;
-use crate::error::{check_dim, check_finite, check_positive, Error, Result};
+use crate::error::{check_dim, check_finite, check_len, check_positive, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
@@ -78,21 +78,9 @@ impl IsotropicGaussian {
         self.sigma
     }
 
-    fn check_dim(&self, what: &str, len: usize) -> Result<()> {
-        if len == self.dim() {
-            Ok(())
-        } else {
-            Err(Error::invalid(
-                what,
-                format!("a slice of length {len}"),
-                &format!("of length d = {}", self.dim()),
-            ))
-        }
-    }
-
     /// log p(x) = −d ln(σ√(2π)) − ‖x − m‖²/(2σ²). Errors if `x.len() ≠ d`.
     pub fn ln_pdf(&self, x: &[f64]) -> Result<f64> {
-        self.check_dim("x", x.len())?;
+        check_len("x", x.len(), self.dim())?;
         let sq: f64 = x
             .iter()
             .zip(&self.mean)
@@ -107,7 +95,7 @@ impl IsotropicGaussian {
 
     /// [`IsotropicGaussian::ln_pdf`] at the precision of `x[0]` (parameters converted exactly).
     pub fn ln_pdf_mp(&self, x: &[Float]) -> Result<Float> {
-        self.check_dim("x", x.len())?;
+        check_len("x", x.len(), self.dim())?;
         let prec = x[0].prec();
         let wp = prec + 16 + (usize::BITS - self.dim().leading_zeros());
         let mut sq = Float::new(wp);
@@ -125,7 +113,7 @@ impl IsotropicGaussian {
     /// Writes one draw into `out` (length d); errors if `out.len() ≠ d`.
     #[inline]
     pub fn sample_into<R: Rng + ?Sized>(&self, rng: &mut R, out: &mut [f64]) -> Result<()> {
-        self.check_dim("out", out.len())?;
+        check_len("out", out.len(), self.dim())?;
         for (o, m) in out.iter_mut().zip(&self.mean) {
             let z: f64 = StandardNormal.sample(rng);
             *o = m + self.sigma * z;

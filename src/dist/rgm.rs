@@ -2,7 +2,7 @@
 //! a query value r ∈ ℝ^d released with noise whose variance grows with ‖r‖².
 
 use super::{mpf, IsotropicGaussian};
-use crate::error::{check_dim, check_nonnegative, Error, Result};
+use crate::error::{check_dim, check_len, check_nonnegative, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
@@ -101,21 +101,9 @@ impl Rgm {
         Float::with_val(prec, n2 * mpf(wp, self.gamma) + mpf(wp, self.sigma2))
     }
 
-    fn check_dim(&self, what: &str, len: usize) -> Result<()> {
-        if len == self.d {
-            Ok(())
-        } else {
-            Err(Error::invalid(
-                what,
-                format!("a slice of length {len}"),
-                &format!("of length d = {}", self.d),
-            ))
-        }
-    }
-
     /// The output law N(r, σ_r² I_d) given the query value r (length d, finite).
     pub fn output_dist(&self, r: &[f64]) -> Result<IsotropicGaussian> {
-        self.check_dim("r", r.len())?;
+        check_len("r", r.len(), self.d)?;
         IsotropicGaussian::new(r.to_vec(), self.output_sd(r))
     }
 
@@ -127,8 +115,8 @@ impl Rgm {
         rng: &mut R,
         out: &mut [f64],
     ) -> Result<()> {
-        self.check_dim("r", r.len())?;
-        self.check_dim("out", out.len())?;
+        check_len("r", r.len(), self.d)?;
+        check_len("out", out.len(), self.d)?;
         let sd = self.output_sd(r);
         for (o, ri) in out.iter_mut().zip(r) {
             let z: f64 = StandardNormal.sample(rng);
@@ -139,8 +127,8 @@ impl Rgm {
 
     /// log p(y | r) = −(d/2) ln(2πσ_r²) − ‖y − r‖²/(2σ_r²). Errors on a length mismatch.
     pub fn ln_pdf(&self, r: &[f64], y: &[f64]) -> Result<f64> {
-        self.check_dim("r", r.len())?;
-        self.check_dim("y", y.len())?;
+        check_len("r", r.len(), self.d)?;
+        check_len("y", y.len(), self.d)?;
         let var = self.output_var(r);
         let sq: f64 = y.iter().zip(r).map(|(a, b)| (a - b) * (a - b)).sum();
         let d = self.d as f64;
@@ -149,8 +137,8 @@ impl Rgm {
 
     /// [`Rgm::ln_pdf`] at the precision of `y[0]` (r, γ, σ² converted exactly).
     pub fn ln_pdf_mp(&self, r: &[f64], y: &[Float]) -> Result<Float> {
-        self.check_dim("r", r.len())?;
-        self.check_dim("y", y.len())?;
+        check_len("r", r.len(), self.d)?;
+        check_len("y", y.len(), self.d)?;
         let prec = y[0].prec();
         let wp = prec + 16 + (usize::BITS - self.d.leading_zeros());
         let var = self.output_var_mp(r, wp);

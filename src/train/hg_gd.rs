@@ -33,7 +33,7 @@ use super::data::Dataset;
 use super::hg::{sum_certified, worst_neighbour_renyi, Family, Noise};
 use crate::dist::stream::chunk_rng;
 use crate::dist::{Gaussian, Rectified, Truncated};
-use crate::error::{Error, Result};
+use crate::error::{check_count, Error, Result};
 use crate::numeric::mp::Certified;
 
 /// log(1 + e^x) without overflow.
@@ -141,9 +141,7 @@ impl GdConfig {
         if self.noise.is_some() && !(self.sigma > 0.0 && self.sigma.is_finite()) {
             return Err(Error::invalid("sigma", self.sigma, "finite and > 0"));
         }
-        if self.steps == 0 {
-            return Err(Error::invalid("steps", 0, ">= 1"));
-        }
+        check_count("steps", self.steps)?;
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             return Err(Error::invalid("lr", self.lr, "finite and > 0"));
         }
@@ -214,9 +212,7 @@ pub fn step_rdp(
     cfg: &GdConfig,
     digits: u32,
 ) -> Result<(Certified, Vec<f64>)> {
-    if n == 0 {
-        return Err(Error::invalid("n", 0, ">= 1"));
-    }
+    check_count("n", n)?;
     let c = cfg.clip;
     worst_neighbour_renyi(
         noise,
@@ -242,9 +238,7 @@ pub(crate) fn step_fil(
 ) -> Result<Certified> {
     use crate::divergence::{fisher, Location, Method};
     use crate::scalar::Scalar;
-    if n == 0 {
-        return Err(Error::invalid("n", 0, ">= 1"));
-    }
+    check_count("n", n)?;
     let c = cfg.clip;
     let h = 2.0 * c / n as f64;
     let (fam, ab) = match noise {

@@ -199,9 +199,7 @@ pub fn total_guarantee(
     steps: u32,
     delta_rgm: f64,
 ) -> Result<(f64, f64)> {
-    if steps == 0 {
-        return Err(Error::invalid("steps", 0, ">= 1"));
-    }
+    crate::error::check_count("steps", steps)?;
     let (e, _) = crate::bounds::rgm::optimized_dp_eps(
         &Scalar::from(eta),
         &Scalar::from(gamma / steps as f64),

@@ -7,7 +7,7 @@
 //! [`Mlp`].
 
 use crate::dist::stream::chunk_rng;
-use crate::error::{Error, Result};
+use crate::error::{check_count, Error, Result};
 use rand::RngExt;
 
 /// The random stream of a seed that initial weights are drawn from.
@@ -67,13 +67,6 @@ pub(crate) fn sigmoid(t: f64) -> f64 {
     }
 }
 
-fn check_dim(name: &str, v: usize) -> Result<usize> {
-    if v == 0 {
-        return Err(Error::invalid(name, v, ">= 1"));
-    }
-    Ok(v)
-}
-
 /// k ≥ 2 classes.
 fn check_classes(k: usize) -> Result<()> {
     if k < 2 {
@@ -105,7 +98,7 @@ impl Logistic {
     /// d ≥ 1 features.
     pub fn new(d: usize) -> Result<Self> {
         Ok(Logistic {
-            d: check_dim("d", d)?,
+            d: check_count("d", d)?,
         })
     }
 
@@ -223,7 +216,7 @@ pub struct Softmax {
 impl Softmax {
     /// d ≥ 1 features, k ≥ 2 classes.
     pub fn new(d: usize, k: usize) -> Result<Self> {
-        check_dim("d", d)?;
+        check_count("d", d)?;
         check_classes(k)?;
         Ok(Softmax { d, k })
     }
@@ -302,8 +295,8 @@ pub struct Mlp {
 impl Mlp {
     /// d ≥ 1 features, h ≥ 1 hidden units, k ≥ 2 classes.
     pub fn new(d: usize, h: usize, k: usize) -> Result<Self> {
-        check_dim("d", d)?;
-        check_dim("h (hidden units)", h)?;
+        check_count("d", d)?;
+        check_count("h (hidden units)", h)?;
         check_classes(k)?;
         Ok(Mlp { d, h, k })
     }
