@@ -112,3 +112,27 @@ impl Table {
         write_atomic(path, &self.to_bytes()?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_renders_as_csv_and_markdown() {
+        let rows = [(1, "a, b"), (2, "c")];
+        let mut t = Table::of(
+            &rows,
+            &[
+                ("n", |r| r.0.to_string()),
+                ("label (x, y)", |r| r.1.to_string()),
+            ],
+        );
+        t.push_sparse(&[("label (x, y)", "note".into())]);
+        let csv = String::from_utf8(t.to_bytes().unwrap()).unwrap();
+        assert_eq!(csv, "n,\"label (x, y)\"\n1,\"a, b\"\n2,c\n,note\n");
+        assert_eq!(
+            t.markdown(),
+            "| n | label (x, y) |\n|---|---|\n| 1 | a, b |\n| 2 | c |\n|  | note |\n"
+        );
+    }
+}
