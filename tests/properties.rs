@@ -205,8 +205,8 @@ mod rgm {
             let (se, sr, sg, sa) = (s(eta), s(r), s(gamma), s(alpha));
             prop_assume!(alpha > 1.0 + 1e-9);
             prop_assume!(relative_sensitivity_holds(&se, &sr, &s(n1), &s(n2), &s(dist)));
-            let m1 = theorem1_sigma2_min(&se, &sg, &sa, &sr, 17).unwrap().to_f64();
-            let m2 = lemma1_sigma2_min(&se, &sg, &sr, 17).unwrap().to_f64();
+            let m1 = theorem1_sigma2_min(&se, &sr, &sg, &sa, 17).unwrap().to_f64();
+            let m2 = lemma1_sigma2_min(&se, &sr, &sg, 17).unwrap().to_f64();
             let sigma2 = m1.max(m2).max(1e-3) * (1.0 + slack);
             let bound = fl(0.0) + theorem1_eps(&se, &sg, d, &sa, DIGITS).unwrap().value;
             let pair = Pair::rgm(d, sg.clone(), s(sigma2), s(n1), s(n2), s(dist));
@@ -226,7 +226,7 @@ mod rgm {
         ) {
             let (se, sr, sg) = (s(eta), s(r), s(gamma));
             prop_assume!(relative_sensitivity_holds(&se, &sr, &s(n1), &s(n2), &s(dist)));
-            let sigma2 = lemma1_sigma2_min(&se, &sg, &sr, 17).unwrap().to_f64().max(1e-3) * (1.0 + slack);
+            let sigma2 = lemma1_sigma2_min(&se, &sr, &sg, 17).unwrap().to_f64().max(1e-3) * (1.0 + slack);
             let (lo, hi) = lemma1_ratio_bounds(&se, 17).unwrap();
             let ratio = (gamma * n1 * n1 + sigma2) / (gamma * n2 * n2 + sigma2);
             prop_assert!(ratio >= lo.to_f64() * (1.0 - 1e-12) && ratio <= hi.to_f64() * (1.0 + 1e-12),

@@ -12,6 +12,10 @@
 //! * [`optimized_dp_eps`]: HMB eq. (45) minimised over α in closed form (docs/formulas.md §5.3);
 //! * `tcdp`: the truncated-CDP forms of HMB §4.1 and Appendix A.6.
 //!
+//! Arguments come in one order throughout, so that no two same-typed parameters trade places
+//! between functions: η and R_rel (the query's relative sensitivity), then γ and σ² (the noise),
+//! then d, then α or δ, then the digits.
+//!
 //! Conditions are checked at ≥ 320 bits on the exact parameters; violations return
 //! [`Error::OutsideValidity`] naming the theorem and the inequality with its values.
 
@@ -126,10 +130,10 @@ pub fn check_relative_sensitivity(
 /// its range, i.e. σ² ≥ γ R²/η² (the α = 1 end), with the same decimal-rounding tolerance as
 /// every other validity check here. Returns the minimum as well, for messages.
 pub fn theorem1_sigma2_holds_for_all_alpha(
-    gamma: &Scalar,
-    sigma2: &Scalar,
     eta: &Scalar,
     r_rel: &Scalar,
+    gamma: &Scalar,
+    sigma2: &Scalar,
 ) -> (bool, f64) {
     let p = check_prec(0);
     let min = Float::with_val(p, gamma.mp(p) * r_rel.mp(p).square()) / eta.mp(p).square();
@@ -162,8 +166,8 @@ fn noise_domain(eta: &Scalar, gamma: &Scalar, r_rel: &Scalar) -> Result<()> {
 /// (= γR²/η² · (1+η)/(2+η), HMB eq. (16)).
 pub fn lemma1_sigma2_min(
     eta: &Scalar,
-    gamma: &Scalar,
     r_rel: &Scalar,
+    gamma: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
     noise_domain(eta, gamma, r_rel)?;
@@ -187,7 +191,7 @@ pub fn check_lemma1_setup(
     sigma2: &Scalar,
 ) -> Result<()> {
     nonnegative("sigma2", sigma2)?;
-    let min = lemma1_sigma2_min(eta, gamma, r_rel, 40)?;
+    let min = lemma1_sigma2_min(eta, r_rel, gamma, 40)?;
     let s2 = sigma2.mp(min.value.prec());
     if ge_tol(&s2, &min.value) {
         Ok(())
@@ -220,9 +224,9 @@ pub fn theorem1_alpha_sup(eta: &Scalar, digits: u32) -> Result<Certified> {
 /// condition, HMB eq. (17)).
 pub fn theorem1_sigma2_min(
     eta: &Scalar,
+    r_rel: &Scalar,
     gamma: &Scalar,
     alpha: &Scalar,
-    r_rel: &Scalar,
     digits: u32,
 ) -> Result<Certified> {
     noise_domain(eta, gamma, r_rel)?;
@@ -249,7 +253,7 @@ pub fn check_theorem1_setup(
     alpha: &Scalar,
 ) -> Result<()> {
     nonnegative("sigma2", sigma2)?;
-    let min = theorem1_sigma2_min(eta, gamma, alpha, r_rel, 40)?;
+    let min = theorem1_sigma2_min(eta, r_rel, gamma, alpha, 40)?;
     let s2 = sigma2.mp(min.value.prec());
     if !ge_tol(&s2, &min.value) {
         return Err(Error::outside(

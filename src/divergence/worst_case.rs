@@ -72,7 +72,7 @@ impl RgmWorstCase {
         // σ² ≥ γR²/η²: the check Theorem 1's noise condition uses (bounds owns it; equality up
         // to the rounding of decimal inputs counts as met, see bounds::ge_tol).
         let (holds, min) =
-            crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(gamma, sigma2, eta, r_rel);
+            crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(eta, r_rel, gamma, sigma2);
         if !holds {
             return Err(Error::outside(
                 WHAT,

@@ -407,10 +407,10 @@ pub fn rgm_parameters(rel: RelSens, d: u32, target: RdpTarget) -> Result<(f64, f
     );
     for _ in 0..8 {
         if crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(
-            &g,
-            &Scalar::from(sigma2),
             &e,
             &r,
+            &g,
+            &Scalar::from(sigma2),
         )
         .0
         {

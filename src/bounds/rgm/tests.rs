@@ -198,10 +198,10 @@ fn corollary1_second_disjunct_alone_suffices() {
 fn sigma2_conditions() {
     let (eta, gamma, r, alpha) = (s("0.1"), s("0.5"), s("2"), s("3"));
     // γ η⁻² [1 − η(α−1)] R² = 0.5·100·0.8·4 = 160 exactly.
-    let m = theorem1_sigma2_min(&eta, &gamma, &alpha, &r, 40).unwrap();
+    let m = theorem1_sigma2_min(&eta, &r, &gamma, &alpha, 40).unwrap();
     assert!(agree(&m, "160") >= 39.0);
     // Lemma 1: γ(1+1/η)R²/(2η+η²) = 0.5·11·4/0.21 = 104.761904…
-    let l = lemma1_sigma2_min(&eta, &gamma, &r, 40).unwrap();
+    let l = lemma1_sigma2_min(&eta, &r, &gamma, 40).unwrap();
     assert!(agree(&l, "104.7619047619047619047619047619047619047619") >= 39.0);
     assert!(check_theorem1_setup(&eta, &r, &gamma, &s("160"), &alpha).is_ok());
     let e = check_theorem1_setup(&eta, &r, &gamma, &s("159.999"), &alpha).unwrap_err();

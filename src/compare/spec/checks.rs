@@ -40,7 +40,7 @@ pub(super) fn check_theorem1_sigma2(
     r: &Scalar,
 ) -> Result<()> {
     let (holds, min) =
-        crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(gamma, sigma2, eta, r);
+        crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(eta, r, gamma, sigma2);
     if holds {
         Ok(())
     } else {
