@@ -87,6 +87,20 @@ impl Figure {
         }
     }
 
+    /// [`Figure::ok`] for a computed value, [`Figure::missing`] with the error otherwise.
+    fn certified(
+        role: Role,
+        short: &str,
+        label: &str,
+        r: Result<Certified>,
+        note: String,
+    ) -> Figure {
+        match r {
+            Ok(c) => Figure::ok(role, short, label, &c, note),
+            Err(e) => Figure::missing(role, short, label, e.to_string()),
+        }
+    }
+
     fn missing(role: Role, short: &str, label: &str, why: String) -> Figure {
         Figure {
             role,
@@ -178,10 +192,13 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
             Err(e) => Figure::missing(Role::Bound, "RDP→CKS", &lab_cks, e.to_string()),
         });
         let lab_bw = format!("{prefix}Balle–Wang 2018 Thm 8 (exact for the Gaussian mechanism)");
-        out.push(match sources::gaussian_bw(&shift, sigma, delta) {
-            Ok(c) => Figure::ok(Role::Bound, "Balle–Wang", &lab_bw, &c, String::new()),
-            Err(e) => Figure::missing(Role::Bound, "Balle–Wang", &lab_bw, e.to_string()),
-        });
+        out.push(Figure::certified(
+            Role::Bound,
+            "Balle–Wang",
+            &lab_bw,
+            sources::gaussian_bw(&shift, sigma, delta),
+            String::new(),
+        ));
     };
     match &spec.mechanism {
         MechanismSpec::Gaussian { sigma } => gaussian_bounds(&mut out, sigma, ""),
@@ -209,13 +226,13 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
             alpha,
             ..
         } => {
-            let lab44 = "HMB Corollary 1, eq. (44)";
-            out.push(
-                match bounds::rgm::corollary1_eps(eta, gamma, *d, delta, DIGITS) {
-                    Ok(c) => Figure::ok(Role::Bound, "Cor. 1 eq. (44)", lab44, &c, String::new()),
-                    Err(e) => Figure::missing(Role::Bound, "Cor. 1 eq. (44)", lab44, e.to_string()),
-                },
-            );
+            out.push(Figure::certified(
+                Role::Bound,
+                "Cor. 1 eq. (44)",
+                "HMB Corollary 1, eq. (44)",
+                bounds::rgm::corollary1_eps(eta, gamma, *d, delta, DIGITS),
+                String::new(),
+            ));
             let lab45 = "HMB eq. (45) (Thm 1 + Mironov conversion), minimised over α";
             let mut alpha_used: Option<Scalar> = alpha.clone();
             out.push(
@@ -243,22 +260,21 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 };
                 let note = format!("α = {} ({how})", super::fmt::fmt_sig(a.f64(), 8));
                 let lab5 = "HMB Theorem 1, eq. (5): RDP ε(α)";
-                out.push(
-                    match bounds::rgm::theorem1_eps(eta, gamma, *d, &a, DIGITS) {
-                        Ok(c) => Figure::ok(Role::RdpBound, "Thm 1 ε(α)", lab5, &c, note.clone()),
-                        Err(e) => {
-                            Figure::missing(Role::RdpBound, "Thm 1 ε(α)", lab5, e.to_string())
-                        }
-                    },
-                );
-                let labx = "exact D_α of the pair (HMB Lemma 2, eq. (13)), max of both orders";
-                out.push(match spec.divergence_pair() {
-                    Ok(pair) => match renyi_both_orders(&pair, &a) {
-                        Ok(c) => Figure::ok(Role::RdpExact, "exact D_α", labx, &c, note),
-                        Err(e) => Figure::missing(Role::RdpExact, "exact D_α", labx, e.to_string()),
-                    },
-                    Err(e) => Figure::missing(Role::RdpExact, "exact D_α", labx, e.to_string()),
-                });
+                out.push(Figure::certified(
+                    Role::RdpBound,
+                    "Thm 1 ε(α)",
+                    lab5,
+                    bounds::rgm::theorem1_eps(eta, gamma, *d, &a, DIGITS),
+                    note.clone(),
+                ));
+                out.push(Figure::certified(
+                    Role::RdpExact,
+                    "exact D_α",
+                    "exact D_α of the pair (HMB Lemma 2, eq. (13)), max of both orders",
+                    spec.divergence_pair()
+                        .and_then(|pair| renyi_both_orders(&pair, &a)),
+                    note,
+                ));
             }
         }
         // Only a published guarantee is a bound; a family whose claim is its exact ε

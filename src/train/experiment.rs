@@ -309,7 +309,8 @@ fn csv_of(r: &SplitResult) -> Table {
         header.push(format!("{} max", c.label));
     }
     let mut t = Table::new(&header);
-    for i in 0..r.curves[0].min.len() {
+    let steps = r.curves.first().map_or(0, |c| c.min.len());
+    for i in 0..steps {
         let mut row = vec![i.to_string()];
         for c in &r.curves {
             row.push(format!("{:e}", c.min[i]));
