@@ -10,6 +10,11 @@
 //! (eq. (83)): ḡ + N(0, (γ_i‖ḡ‖² + σ_i²) I) with γ_i, σ_i² from HMB Theorem 1 (see
 //! [`rgm_parameters`]). Splits ([`Split`]) follow HMB §5.5.
 //!
+//! [`Conventions`] selects, where HMB's App. C text and the authors' public code (GitHub
+//! `HadrienHx/RGM`, commit 953a4314b63a31dd5d0eb5caf407eaf7390e350c) differ, whose clip threshold
+//! and RGM noise form a run uses; [`Split::Tilt`] is that code's construction of the 'bias'
+//! split (`docs/training.md#the-authors-code-conventions`).
+//!
 //! Determinism: the split draws from `chunk_rng(seed, 0)`, node i's noise at step t from
 //! `chunk_rng(seed, 1 + 2t + i)`; clipped sums are computed per fixed block of records in
 //! parallel and added in block order, so runs are bit-identical whatever the thread count.
@@ -23,9 +28,54 @@ use nalgebra::DVector;
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
+use std::borrow::Cow;
 
 /// Records per block in the clipped-gradient sum (fixed, for thread-count independence).
 const BLOCK: usize = 8192;
+
+/// Whose conventions a run follows where HMB's App. C text and the authors' code differ
+/// (`docs/training.md#the-authors-code-conventions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conventions {
+    /// HMB App. C as printed: c_i = max_j ‖∇f_ij(θ_i*)‖ (C.1); RGM noise variance
+    /// γ‖ḡ‖² + σ² (eq. (83)) with γ, σ² from Theorem 1 and η, R_rel from eqs. (10)–(11).
+    Paper,
+    /// The authors' repository `HadrienHx/RGM` at commit 953a431 (`noisers.py`):
+    /// the threshold c_i = √(Σ_j ‖∇f_ij(θ_i*)‖²) (`autoset_clipping_threshold` takes the norm of
+    /// the whole matrix of per-record gradients), and an RGM noise whose *standard deviation* is
+    /// γ‖ḡ‖ + σ with γ = δ√(α/ε), σ = R√(α/ε), δ = max_j ‖X_j − X̄‖‖A⁻¹(X_j − X̄)‖/N (centred
+    /// features, no constant factor) and R = δ‖b‖ + max_j ‖y_j X_j‖/N (`UnboundedNoiser`).
+    AuthorsCode,
+}
+
+impl Conventions {
+    /// The name used in experiment files and outputs.
+    pub fn name(self) -> &'static str {
+        match self {
+            Conventions::Paper => "paper",
+            Conventions::AuthorsCode => "authors_code",
+        }
+    }
+
+    /// Parses `paper` or `authors_code`.
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "paper" => Ok(Conventions::Paper),
+            "authors_code" => Ok(Conventions::AuthorsCode),
+            _ => Err(Error::invalid("conventions", s, "paper or authors_code")),
+        }
+    }
+}
+
+/// The relative-sensitivity constants the authors' code computes (`UnboundedNoiser.get_delta`,
+/// `get_R_star`), see [`Conventions::AuthorsCode`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CodeRel {
+    /// δ = max_j ‖X_j − X̄‖ ‖A⁻¹(X_j − X̄)‖ / N (the code's stand-in for η).
+    pub delta: f64,
+    /// R = δ‖b‖ + max_j ‖y_j X_j‖ / N (the code's stand-in for R_rel).
+    pub r_star: f64,
+}
 
 /// How the records are shared between the two nodes (HMB §5.5).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,6 +90,16 @@ pub enum Split {
     Bias {
         /// ‖B‖.
         magnitude: f64,
+    },
+    /// The authors' code's 'bias' split (`main.py`'s `tilt`, `model.py`'s
+    /// `TiltedLinearRegression`): random halves, node 1 unchanged and node 2's objective
+    /// translated, f_2(θ) = f(θ − t) with t = `per_coordinate` · (1, …, 1) (the code's
+    /// commented-out setting is 100). F changes with t; every per-record gradient is taken at
+    /// θ − t, so the clip thresholds and sensitivity constants are those of the untranslated
+    /// problem.
+    Tilt {
+        /// Each coordinate of t.
+        per_coordinate: f64,
     },
 }
 
@@ -98,10 +158,18 @@ pub struct Node {
     pub ridge: Ridge,
     /// Local optimum θ_i*.
     pub theta_star: DVector<f64>,
-    /// c_i = max_j ‖∇f_ij(θ_i*)‖ (per-record gradient including regulariser and bias).
+    /// The clip threshold c_i the node's conventions set at its optimum (per-record gradients
+    /// including regulariser and bias): max_j ‖∇f_ij(θ_i*)‖ (paper) or √(Σ_j ‖∇f_ij(θ_i*)‖²)
+    /// (authors' code).
     pub clip_c: f64,
     /// η_i, R_rel,i (HMB eqs. (10)–(11)).
     pub rel: RelSens,
+    /// The translation t of [`Split::Tilt`]: the node's objective is f(θ − t) (None: f(θ)).
+    pub shift: Option<DVector<f64>>,
+    /// Whose conventions set `clip_c` and the RGM noise.
+    pub conventions: Conventions,
+    /// The authors' code's (δ, R) ([`Conventions::AuthorsCode`] only).
+    pub code_rel: Option<CodeRel>,
 }
 
 /// The two-node problem: nodes, τ, and the global optimum of F = ½(f_1 + f_2).
@@ -129,24 +197,58 @@ fn record_gradient(
 }
 
 impl Node {
-    fn new(data: Dataset, mu_reg: f64, bias: DVector<f64>) -> Result<Self> {
+    fn new(
+        data: Dataset,
+        mu_reg: f64,
+        bias: DVector<f64>,
+        shift: Option<DVector<f64>>,
+        conventions: Conventions,
+    ) -> Result<Self> {
         let ridge = Ridge::new(&data, mu_reg)?.with_bias(bias)?;
+        // θ* of the untranslated objective: the per-record gradients at the (translated) optimum.
         let theta_star = ridge.theta_star()?;
-        let clip_c = (0..data.n)
-            .map(|j| record_gradient(&ridge, &data, j, &theta_star).norm())
-            .fold(0.0, f64::max);
+        let norms = (0..data.n).map(|j| record_gradient(&ridge, &data, j, &theta_star).norm());
+        let clip_c = match conventions {
+            Conventions::Paper => norms.fold(0.0, f64::max),
+            Conventions::AuthorsCode => norms.map(|v| v * v).sum::<f64>().sqrt(),
+        };
         let rel = ridge.relative_sensitivity(&data)?;
+        let code_rel = match conventions {
+            Conventions::Paper => None,
+            Conventions::AuthorsCode => Some(code_rel(&ridge, &data)?),
+        };
+        let theta_star = match &shift {
+            Some(t) => theta_star + t,
+            None => theta_star,
+        };
         Ok(Node {
             data,
             ridge,
             theta_star,
             clip_c,
             rel,
+            shift,
+            conventions,
+            code_rel,
         })
+    }
+
+    /// The point at which the untranslated objective is evaluated: θ, or θ − t under a tilt.
+    fn at<'a>(&self, theta: &'a DVector<f64>) -> Cow<'a, DVector<f64>> {
+        match &self.shift {
+            Some(t) => Cow::Owned(theta - t),
+            None => Cow::Borrowed(theta),
+        }
+    }
+
+    /// The node's exact local gradient ∇f_i(θ).
+    pub fn gradient(&self, theta: &DVector<f64>) -> DVector<f64> {
+        self.ridge.gradient(&self.at(theta))
     }
 
     /// (1/N) Σ_j clip_c(∇f_ij(θ)), summed in fixed blocks in block order.
     fn clipped_mean(&self, theta: &DVector<f64>, c: f64) -> DVector<f64> {
+        let theta = &*self.at(theta);
         let n = self.data.n;
         let parts: Vec<DVector<f64>> = (0..n.div_ceil(BLOCK))
             .into_par_iter()
@@ -168,9 +270,48 @@ impl Node {
     }
 }
 
+/// The authors' code's (δ, R) of `ridge` on `data` ([`CodeRel`]).
+fn code_rel(ridge: &Ridge, data: &Dataset) -> Result<CodeRel> {
+    let ch = ridge
+        .a
+        .clone()
+        .cholesky()
+        .ok_or_else(|| Error::Undefined("ridge: A is not positive definite".into()))?;
+    let (n, d) = (data.n, data.d);
+    let mut mean = DVector::zeros(d);
+    for j in 0..n {
+        mean += DVector::from_column_slice(data.row(j));
+    }
+    mean /= n as f64;
+    let (mut delta, mut by) = (0.0f64, 0.0f64);
+    for j in 0..n {
+        let x = DVector::from_column_slice(data.row(j));
+        let c = &x - &mean;
+        delta = delta.max(c.norm() * ch.solve(&c).norm());
+        by = by.max(data.y[j].abs() * x.norm());
+    }
+    let delta = delta / n as f64;
+    Ok(CodeRel {
+        delta,
+        r_star: delta * ridge.b.norm() + by / n as f64,
+    })
+}
+
 impl TwoNode {
-    /// Splits `data` between two nodes by `split` (seeded) and precomputes everything.
+    /// Splits `data` between two nodes by `split` (seeded) and precomputes everything, with the
+    /// paper's conventions.
     pub fn new(data: &Dataset, mu_reg: f64, split: Split, seed: u64) -> Result<Self> {
+        Self::with_conventions(data, mu_reg, split, seed, Conventions::Paper)
+    }
+
+    /// [`TwoNode::new`] with the clip threshold and RGM noise of `conventions`.
+    pub fn with_conventions(
+        data: &Dataset,
+        mu_reg: f64,
+        split: Split,
+        seed: u64,
+        conventions: Conventions,
+    ) -> Result<Self> {
         if data.n < 4 {
             return Err(Error::invalid(
                 "n",
@@ -194,6 +335,13 @@ impl TwoNode {
                 let h = data.n / 2;
                 (idx[..h].to_vec(), idx[h..].to_vec(), magnitude)
             }
+            Split::Tilt { per_coordinate } => {
+                if !per_coordinate.is_finite() {
+                    return Err(Error::invalid("tilt", per_coordinate, "finite"));
+                }
+                let h = data.n / 2;
+                (idx[..h].to_vec(), idx[h..].to_vec(), 0.0)
+            }
             Split::Label => {
                 let seedn = 50.min(data.n / 4);
                 let mut a = idx[..seedn].to_vec();
@@ -209,13 +357,21 @@ impl TwoNode {
             }
         };
         let bvec = DVector::from_element(d, b / (d as f64).sqrt());
-        let n1 = Node::new(data.subset(&i1)?, mu_reg, bvec.clone())?;
-        let n2 = Node::new(data.subset(&i2)?, mu_reg, -bvec)?;
+        let tilt = match split {
+            Split::Tilt { per_coordinate } => Some(DVector::from_element(d, per_coordinate)),
+            _ => None,
+        };
+        let n1 = Node::new(data.subset(&i1)?, mu_reg, bvec.clone(), None, conventions)?;
+        let n2 = Node::new(data.subset(&i2)?, mu_reg, -bvec, tilt.clone(), conventions)?;
         let lmax = n1.ridge.spectrum().l.max(n2.ridge.spectrum().l);
         let tau = 0.5 / lmax;
         let mut global = n1.ridge.clone();
         global.a = (&n1.ridge.a + &n2.ridge.a) * 0.5;
         global.b = (&n1.ridge.b + &n2.ridge.b) * 0.5;
+        if let Some(t) = &tilt {
+            // ∇f_2(θ) = A⁽²⁾(θ − t) − b⁽²⁾: node 2's linear term is b⁽²⁾ + A⁽²⁾t.
+            global.b += (&n2.ridge.a * t) * 0.5;
+        }
         global.bias = DVector::zeros(d);
         global.n = data.n;
         let theta_star = global.theta_star()?;
@@ -248,16 +404,20 @@ impl TwoNode {
             let mut step = DVector::zeros(d);
             for (i, (nd, p)) in self.nodes.iter().zip(&params).enumerate() {
                 let mut rng = chunk_rng(seed, 1 + 2 * t as u64 + i as u64);
-                let (g, var) = match *p {
-                    NodeNoise::None => (nd.ridge.gradient(&theta), 0.0),
-                    NodeNoise::Clip { c, sigma2 } => (nd.clipped_mean(&theta, c), sigma2),
+                let (g, sd) = match *p {
+                    NodeNoise::None => (nd.gradient(&theta), 0.0),
+                    NodeNoise::Clip { c, sigma2 } => (nd.clipped_mean(&theta, c), sigma2.sqrt()),
                     NodeNoise::Rgm { gamma, sigma2 } => {
-                        let g = nd.ridge.gradient(&theta);
+                        let g = nd.gradient(&theta);
                         let v = gamma * g.norm_squared() + sigma2;
-                        (g, v)
+                        (g, v.sqrt())
+                    }
+                    NodeNoise::RgmCode { gamma, sigma } => {
+                        let g = nd.gradient(&theta);
+                        let sd = gamma * g.norm() + sigma;
+                        (g, sd)
                     }
                 };
-                let sd = var.sqrt();
                 let noise = DVector::from_fn(d, |_, _| {
                     let z: f64 = StandardNormal.sample(&mut rng);
                     sd * z
@@ -297,6 +457,13 @@ pub(crate) enum NodeNoise {
         /// σ².
         sigma2: f64,
     },
+    /// The authors' code's RGM noise: per-coordinate standard deviation γ‖ḡ‖ + σ.
+    RgmCode {
+        /// γ = δ√(α/ε).
+        gamma: f64,
+        /// σ = R√(α/ε) (a standard deviation).
+        sigma: f64,
+    },
 }
 
 impl NodeNoise {
@@ -332,10 +499,30 @@ impl NodeNoise {
                     sigma2: sigma * sigma,
                 }
             }
-            Release::Rgm => {
-                let (gamma, sigma2) = rgm_parameters(nd.rel, nd.data.d as u32, target)?;
-                NodeNoise::Rgm { gamma, sigma2 }
-            }
+            Release::Rgm => match (nd.conventions, nd.code_rel) {
+                (Conventions::AuthorsCode, Some(cr)) => {
+                    // `UnboundedNoiser.initialize_params`: with δ > 1 the code sets its flag
+                    // off and `get_new_param` returns θ unchanged (no update at all).
+                    if cr.delta.is_nan() || cr.delta > 1.0 {
+                        return Err(Error::outside(
+                            "the authors' code (HadrienHx/RGM noisers.py, UnboundedNoiser)",
+                            format!(
+                                "delta = {} > 1: the code switches the RGM off (no update)",
+                                cr.delta
+                            ),
+                        ));
+                    }
+                    let k = (target.alpha / target.eps).sqrt();
+                    NodeNoise::RgmCode {
+                        gamma: cr.delta * k,
+                        sigma: cr.r_star * k,
+                    }
+                }
+                _ => {
+                    let (gamma, sigma2) = rgm_parameters(nd.rel, nd.data.d as u32, target)?;
+                    NodeNoise::Rgm { gamma, sigma2 }
+                }
+            },
         })
     }
 }

@@ -115,6 +115,12 @@ pub(crate) fn node_privacy(
                 exact_eps: Some(exact.to_f64()),
             }))
         }
+        NodeNoise::RgmCode { .. } => Err(crate::error::Error::Unsupported(
+            "no certified accountant for the authors' code's RGM noise (standard deviation \
+             gamma*|g| + sigma, HadrienHx/RGM noisers.py): it is not HMB Definition 3's \
+             variance gamma*|g|^2 + sigma^2, so Theorem 1 does not cover it"
+                .into(),
+        )),
         NodeNoise::Rgm { gamma, sigma2 } => {
             let eta = Scalar::from(nd.rel.eta);
             let d = nd.data.d as u32;
