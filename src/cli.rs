@@ -65,7 +65,8 @@ enum Command {
         samples: Option<u64>,
     },
     /// Run one training experiment (HMB App. C two-node DP-GD): writes
-    /// OUT/NAME/{SPLIT.csv, SPLIT.svg, summary.md}. Exit status 0, or 2 on an error.
+    /// OUT/NAME/{SPLIT.csv, SPLIT.svg, SPLIT.png, summary.md} (SPLIT_authors_code.* under the
+    /// authors' code's conventions). Exit status 0, or 2 on an error.
     Train {
         /// The experiment spec (TOML), e.g. experiments/figure1_synthetic.toml.
         spec: PathBuf,

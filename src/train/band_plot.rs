@@ -96,7 +96,14 @@ pub(super) fn log_tick_label(v: f64) -> String {
             k => format!("1e{k}"),
         }
     } else {
-        crate::compare::fmt::fmt_sig(10f64.powf(v), 2)
+        let x = 10f64.powf(v);
+        if (1e-2..1e4).contains(&x) {
+            crate::compare::fmt::fmt_sig(x, 2)
+        } else {
+            // 2 significant digits in scientific notation, as the powers of ten: 1.5e-4, 2e-4.
+            let s = format!("{x:.1e}");
+            s.replacen(".0e", "e", 1)
+        }
     }
 }
 
@@ -221,6 +228,8 @@ mod tests {
         assert_eq!(log_tick_label(0.3f64.log10()), "0.3");
         assert_eq!(log_tick_label((0.1f64 + 0.2).log10()), "0.3");
         assert_eq!(log_tick_label(1.5e-4f64.log10()), "1.5e-4");
+        assert_eq!(log_tick_label(2e-4f64.log10()), "2e-4");
+        assert_eq!(log_tick_label(3e5f64.log10()), "3e5");
         assert_eq!(int_tick_label(0.1 * 3.0 * 100.0), "30");
         assert_eq!(int_tick_label(2.5), "2.5");
     }
