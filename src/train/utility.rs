@@ -6,7 +6,8 @@
 //! e_{t+1} = (I − τA)e_t − τξ_t with ξ_t ~ N(0, (γ‖Ae_t‖² + σ²) I_d) (HMB Def. 3: the variance is
 //! added to *each* of the d coordinates). [`simulate`] draws `runs` independent trajectories with
 //! the crate's RGM sampler ([`crate::dist::Rgm`]), run r from `chunk_rng(seed, r)` (bit-identical
-//! whatever the thread count), and returns E‖e_T‖² and E[f(ē_T) − f*] (ē_T the average of
+//! whatever the thread count), in A's eigenbasis (the noise is isotropic, so the law of the error's
+//! norm is rotation-invariant; O(d) per step), and returns E‖e_T‖² and E[f(ē_T) − f*] (ē_T the average of
 //! e_0 … e_{T−1}, the iterate of eq. (56)) with normal-approximation confidence intervals.
 //! [`exact_mse`] is an independent route to E‖e_T‖²: the second-moment recursion
 //! P_{t+1} = (I − τA)P_t(I − τA) + τ²(γ tr(AP_tA) + σ²) I, E‖e_t‖² = tr P_t.
