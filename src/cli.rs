@@ -122,12 +122,16 @@ enum Command {
         shard: Option<String>,
     },
     /// Check the quantitative claims of the five source documents: writes claims.md and
-    /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out.
-    /// Exit status 0, or 2 on an error. `report` writes the same files.
+    /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out,
+    /// and prints each row computed. Exit status 0, or 2 on an error (an unknown --only id).
+    /// `report` writes the same files.
     Claims {
         /// Output directory.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Compute and write only the row with this id (e.g. hmb-thm2-eq8).
+        #[arg(long, value_name = "ID")]
+        only: Option<String>,
     },
     /// Certified accounting of a composition written in TOML (see examples/account/*.toml):
     /// prints the two-sided bracket on ε(δ) and/or δ(ε), the RDP route with its optimal order,
@@ -284,16 +288,26 @@ pub fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Claims { out } => match report::claims::write_claims(&out, &command_line()) {
-            Ok((claims, files)) => {
-                eprintln!("dpaudit: {}", report::claims::claims_summary(&claims));
-                for f in files {
-                    eprintln!("dpaudit: wrote {}", f.display());
+        Command::Claims { out, only } => {
+            match report::claims::write_claims(&out, &command_line(), only.as_deref()) {
+                Ok((claims, files)) => {
+                    if only.is_some() {
+                        for c in &claims {
+                            println!(
+                            "{}\n  source:    {}\n  statement: {}\n  figure:    {}\n  verdict:   {}\n  reason:    {}\n  command:   {}",
+                            c.id, c.source, c.statement, c.figure, c.verdict, c.reason, c.command
+                        );
+                        }
+                    }
+                    eprintln!("dpaudit: {}", report::claims::claims_summary(&claims));
+                    for f in files {
+                        eprintln!("dpaudit: wrote {}", f.display());
+                    }
+                    ExitCode::SUCCESS
                 }
-                ExitCode::SUCCESS
+                Err(e) => fail(e),
             }
-            Err(e) => fail(e),
-        },
+        }
         Command::TrainAudit {
             out,
             runs,

@@ -657,10 +657,43 @@ fn claims_writes_the_table_deterministically() {
     assert!(csv.lines().count() > 25, "{csv}");
     let md = std::fs::read_to_string(a.join("claims.md")).unwrap();
     assert!(
-        md.contains("hmb-cor1-example") && md.contains("**fails**"),
+        md.contains("hmb-cor1-example") && md.contains("**false**") && !md.contains("**fails**"),
         "{md}"
     );
+    assert!(
+        !md.contains("shared/seeds"),
+        "claims.md cites a path outside the repository"
+    );
+    // Every row's command uses the binary, never cargo test.
+    assert!(!csv.contains("cargo test"), "{csv}");
     for d in [&a, &b] {
         let _ = std::fs::remove_dir_all(d);
     }
+}
+
+/// `dpaudit claims --only ID` computes and prints that row alone; an unknown id exits with 2.
+#[test]
+fn claims_only_writes_one_row_and_rejects_unknown_ids() {
+    let dir = tmp_dir("claims_only");
+    let o = run(bin()
+        .args(["claims", "--only", "hmb-prop2-ptr", "--out"])
+        .arg(&dir));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("verdict:   false"),
+        "{}",
+        text(&o.stdout)
+    );
+    let csv = std::fs::read_to_string(dir.join("claims.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 2, "{csv}");
+    let o = run(bin()
+        .args(["claims", "--only", "no-such-row", "--out"])
+        .arg(&dir));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("hmb-thm2-eq8"),
+        "{}",
+        text(&o.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

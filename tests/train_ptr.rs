@@ -1,10 +1,13 @@
 //! Tests of HMB Props. 1–3 in `dpaudit::train::ptr`: Δ₊ against brute force, clipping, the
-//! Laplace draw, and Prop. 3's PTR acceptance over 1000 seeded Gaussian datasets.
+//! Laplace draw, Prop. 3's PTR acceptance over 1000 seeded Gaussian datasets, the sound PTR
+//! statistic's sensitivity (recorded witness and seeded search; the paper's Δ₊ must fail the same
+//! check), and Prop. 1's ratio for C = I and commuting C.
 
 use dpaudit::dist::stream::chunk_rng;
 use dpaudit::train::data::{ar1_covariance, synthetic, Dataset, SyntheticSpec};
 use dpaudit::train::ptr::{
-    clip_prop1, clip_prop3, delta_plus, laplace_draw, prop3, ptr_scores, ptr_test,
+    clip_prop1, clip_prop3, delta_plus, laplace_draw, prop1_search, prop2_search, prop2_witness,
+    prop3, ptr_scores, ptr_test, run_ptr, sound_statistic, total_guarantee, CFamily, PtrRule,
 };
 use nalgebra::{DMatrix, SymmetricEigen};
 
@@ -164,7 +167,7 @@ fn prop3_ptr_acceptance_over_1000_gaussian_datasets() {
 #[test]
 fn total_guarantee_adds_ptr_to_the_composed_rgm_bound() {
     use dpaudit::bounds::rgm::optimized_dp_eps_f64;
-    let (e, d) = dpaudit::train::ptr::total_guarantee(1.0, 1e-6, 1e-3, 1e-4, 22, 40, 1e-5).unwrap();
+    let (e, d) = total_guarantee(PtrRule::Sound, 1.0, 1e-6, 1e-3, 1e-4, 22, 40, 1e-5).unwrap();
     // Independent route: the f64 fast path of eq. (45) at (η, γ/T, T d).
     let (e45, _) = optimized_dp_eps_f64(1e-3, 1e-4 / 40.0, 22 * 40, 1e-5).unwrap();
     assert!((e - 1.0 - e45).abs() < 1e-9 * e45, "{e} vs 1 + {e45}");
@@ -182,4 +185,93 @@ fn composition_identity_t_eps_equals_eq5_at_gamma_over_t_and_t_d() {
             assert!((lhs - rhs).abs() < 1e-12 * lhs, "{lhs} vs {rhs}");
         }
     }
+}
+
+#[test]
+fn as_printed_ptr_gives_no_certified_total() {
+    let err = total_guarantee(PtrRule::AsPrinted, 1.0, 1e-6, 1e-3, 1e-4, 22, 40, 1e-5)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not certified"), "{err}");
+    assert!(PtrRule::Sound.certified() && !PtrRule::AsPrinted.certified());
+    assert_eq!(PtrRule::default(), PtrRule::Sound);
+}
+
+/// The largest |stat(D) − stat(D′)| on the recorded witnesses (n = 10, 50, 200) of
+/// `prop2_witness`: D has n records e₁, D′ replaces one by e₂, Ã − ρI ≻ 0 on both.
+fn jump_on_witness(stat: impl Fn(&Dataset, f64, f64, &DMatrix<f64>, f64) -> f64) -> f64 {
+    let mut worst = 0.0f64;
+    for n in [10, 50, 200] {
+        let (a, b, mu, rho, c, rc) = prop2_witness(n).unwrap();
+        worst = worst.max((stat(&a, mu, rho, &c, rc) - stat(&b, mu, rho, &c, rc)).abs());
+    }
+    worst
+}
+
+#[test]
+fn sound_statistic_has_sensitivity_at_most_one_on_the_recorded_witness() {
+    let jump = jump_on_witness(|x, mu, rho, c, rc| sound_statistic(x, mu, rho, c, rc).unwrap());
+    assert!(jump <= 1.0 + 1e-9, "sound statistic jumped by {jump}");
+}
+
+#[test]
+fn the_papers_delta_plus_fails_the_same_sensitivity_check() {
+    // The mutation: the same check with HMB's Δ₊ as the statistic must fail (jump n − 2).
+    let jump = jump_on_witness(|x, mu, rho, c, _| delta_plus(x, mu, rho, c).unwrap() as f64);
+    assert!(jump > 1.0, "Delta_+ jumped only by {jump}");
+    assert_eq!(jump, 198.0);
+}
+
+#[test]
+fn seeded_search_finds_delta_plus_jumps_but_no_sound_jump_above_one() {
+    let s = prop2_search(300, 22).unwrap();
+    eprintln!("{s:?}");
+    assert!(s.worst_stat.stat_jump() <= 1.0 + 1e-9, "{:?}", s.worst_stat);
+    assert!(s.worst_dplus.dplus_jump() > 1.0, "{:?}", s.worst_dplus);
+}
+
+#[test]
+fn sound_ptr_rejects_unclipped_records_and_accepts_far_from_the_boundary() {
+    let data = gauss(200, 3, 4);
+    let c = DMatrix::identity(3, 3);
+    let err = sound_statistic(&data, 0.1, 0.5, &c, 1.0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("clip the records first"), "{err}");
+    let clipped = clip_prop3(&data, &c, 2.0).unwrap();
+    let o = run_ptr(
+        PtrRule::Sound,
+        &clipped,
+        0.1,
+        0.05,
+        &c,
+        2.0,
+        1.0,
+        1e-5,
+        3,
+        0,
+    )
+    .unwrap();
+    assert!(o.statistic > 20.0 && o.accepted, "{o:?}");
+    assert_eq!(o.threshold, 1.0 + 1e-5f64.ln().abs());
+    // ρ above λ_min: S < 0, rejected.
+    let o = run_ptr(PtrRule::Sound, &clipped, 0.1, 5.0, &c, 2.0, 1.0, 1e-5, 3, 0).unwrap();
+    assert!(o.statistic < 0.0 && !o.accepted, "{o:?}");
+}
+
+#[test]
+fn prop1_ratio_never_exceeds_one_for_identity_or_commuting_c() {
+    for fam in [CFamily::Identity, CFamily::Commuting] {
+        let s = prop1_search(fam, 300, 8).unwrap();
+        eprintln!("{fam:?}: {:?}", s.worst);
+        assert!(s.worst.ratio <= 1.0, "{fam:?}: {:?}", s.worst);
+    }
+}
+
+#[test]
+fn prop1_ratio_exceeds_one_for_some_general_c_but_not_at_the_corrected_eta() {
+    let s = prop1_search(CFamily::General, 300, 8).unwrap();
+    eprintln!("{:?}", s.worst);
+    assert!(s.worst.ratio > 1.0, "{:?}", s.worst);
+    assert!(s.worst_corrected <= 1.0, "{}", s.worst_corrected);
 }

@@ -34,14 +34,19 @@ pub(crate) const DIGITS: u32 = 15;
 /// Working precision (bits) of the comparisons made here.
 const P: u32 = 256;
 
-/// The verdict on one claim.
+/// The verdict on one claim (the taxonomy of `docs/claims.md#verdicts`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub(crate) enum Verdict {
-    /// The computed figure agrees with the claim (to its stated digits / the inequality holds).
+    /// The computed figure agrees with the claim (to its stated digits / the inequality holds),
+    /// and nothing we checked in its derivation is wrong.
     Holds,
-    /// The computed figure contradicts the claim.
-    Fails,
-    /// The claim as printed is wrong, but the surrounding text fixes what was meant.
+    /// The claim is false: a counterexample (exact figure) or a statistically significant
+    /// violation (an interval entirely on the wrong side), with the witness in the row.
+    False,
+    /// A step of the derivation is invalid, but the stated result survives every check we can
+    /// run (the row says which check).
+    DerivationGap,
+    /// A typo or rounding slip; the row gives the corrected figure.
     Misprint,
     /// dpaudit cannot compute what is needed to decide (reason given).
     NotCheckable,
@@ -50,7 +55,8 @@ pub(crate) enum Verdict {
 // The texts used in the table.
 crate::error::named_enum!(Verdict {
     Holds => "holds",
-    Fails => "fails",
+    False => "false",
+    DerivationGap => "derivation gap",
     Misprint => "misprint",
     NotCheckable => "not checkable here",
 });
@@ -143,12 +149,12 @@ fn le(a: &Float, b: &Float) -> bool {
     *a <= Float::with_val(P, b + slack)
 }
 
-/// [`Verdict::Holds`] if the claim holds, else [`Verdict::Fails`].
+/// [`Verdict::Holds`] if the claim holds, else [`Verdict::False`].
 fn verdict(holds: bool) -> Verdict {
     if holds {
         Verdict::Holds
     } else {
-        Verdict::Fails
+        Verdict::False
     }
 }
 
@@ -162,11 +168,9 @@ fn eval_cmd(rows: &[(&str, &str, &str, String)]) -> String {
     s
 }
 
-/// The cargo test that recomputes and prints one row.
+/// The binary's command that recomputes one row (`dpaudit claims --only ID`).
 fn test_cmd(id: &str) -> String {
-    format!(
-        "CLAIM={id} cargo test --release --lib compare::claims::tests::print_claim -- --nocapture"
-    )
+    hmb_alg::only_cmd(id)
 }
 
 /// Decimal text of a Float (for commands): 40 significant digits.
@@ -190,17 +194,50 @@ fn rgm_max_renyi(
     Ok(if a.value >= b.value { a } else { b })
 }
 
-/// Every row of the seed-claims table, computed now (a few seconds in release mode).
+/// Every row of the seed-claims table, computed now (seconds in release mode).
 ///
-/// Rows are in a stable order (HMB, HG, seed 002, OSO); ids are unique. A row whose computation
-/// fails is returned with [`Verdict::NotCheckable`] and the error as its reason.
+/// Rows are in a stable order (HMB, HMB §5 by simulation, HG, seed 002, OSO); ids are unique. A
+/// row whose computation fails is returned with [`Verdict::NotCheckable`] and the error as its
+/// reason.
+#[cfg(test)]
 pub(crate) fn claims() -> Vec<Claim> {
+    claims_only(None).map(|c| c.rows).unwrap_or_default()
+}
+
+/// The claims with the Theorem 2 simulation table behind rows `hmb-thm2-*`.
+pub(crate) struct Claims {
+    /// The rows.
+    pub rows: Vec<Claim>,
+    /// The Theorem 2 cases (None when no `hmb-thm2-*` row was asked for).
+    pub thm2: Option<Vec<Thm2Case>>,
+}
+
+/// The rows (all, or only the row `only`); an unknown id is an error naming the known ids.
+/// The simulations of HMB §5 run only for the rows asked for.
+pub(crate) fn claims_only(only: Option<&str>) -> Result<Claims> {
     let mut out = Vec::new();
     hmb_rows(&mut out);
+    let thm2 = hmb_alg_rows(&mut out, only);
     hg_rows(&mut out);
     s002_rows(&mut out);
     oso_rows(&mut out);
-    out
+    if let Some(id) = only {
+        let mut known: Vec<&str> = out.iter().map(|c| c.id).collect();
+        for i in hmb_alg::IDS {
+            if !known.contains(&i) {
+                known.push(i);
+            }
+        }
+        out.retain(|c| c.id == id);
+        if out.is_empty() {
+            return Err(crate::error::Error::invalid(
+                "--only",
+                id,
+                &format!("one of the claim ids: {}", known.join(", ")),
+            ));
+        }
+    }
+    Ok(Claims { rows: out, thm2 })
 }
 
 mod oso;
@@ -214,6 +251,10 @@ use hg::*;
 
 mod hmb;
 use hmb::*;
+
+pub(crate) mod hmb_alg;
+pub(crate) use hmb_alg::Thm2Case;
+use hmb_alg::*;
 
 #[cfg(test)]
 mod tests;

@@ -473,7 +473,7 @@ pub(crate) fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
         eprintln!("dpaudit: seed claims");
     }
     let mut accounting_not_run: Option<String> = None;
-    let (_, claim_files) = claims::write_claims(out, &opts.command)?;
+    let (_, claim_files) = claims::write_claims(out, &opts.command, None)?;
     files.extend(claim_files);
     if opts.progress {
         eprintln!("dpaudit: accounting page");

@@ -14,7 +14,9 @@
 //! * [`privacy`]: each run's guarantee three ways (paper's RDP at α = 2 summed over steps, RDP
 //!   optimised over α, exact composed (ε, δ) where one exists), and for the RGM the exact
 //!   worst case over admissible pairs beside Theorem 1.
-//! * [`ptr`]: HMB Props. 1–3 (clipping, Propose-Test-Release, Gaussian features).
+//! * [`ptr`]: HMB Props. 1–3 (clipping, Propose-Test-Release, Gaussian features), the sound PTR
+//!   statistic and the seeded searches behind the Prop. 1–2 claims rows.
+//! * [`utility`]: HMB Theorem 2 and eq. (56) (utility of RGM gradient descent) by simulation.
 //! * [`hg`], [`hg_mean`], [`hg_gd`]: Hu & Guo's per-coordinate bounded-support noise (Prop. 5.1
 //!   accounting), the §6.1 mean-estimation comparison and the §5 full-batch GD; `hg_report` and
 //!   `experiment` (with the `cli` feature) run the experiment files behind `dpaudit train`.
@@ -39,6 +41,7 @@ pub mod privacy;
 pub mod ptr;
 pub mod ridge;
 pub mod sgd;
+pub mod utility;
 
 /// Bisection on a log scale: narrows [lo, hi] by geometric midpoints (at most 200 times, or until
 /// hi/lo − 1 < `rel` when given), moving `lo` up where `up(mid)` holds and `hi` down elsewhere; returns `hi`.

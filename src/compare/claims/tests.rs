@@ -6,7 +6,7 @@ use std::collections::HashSet;
 /// The pinned verdict of every row: a changed verdict, or a row that appears or disappears,
 /// fails [`verdicts_are_pinned`].
 const EXPECTED: &[(&str, &str)] = &[
-    ("hmb-cor1-example", "fails"),
+    ("hmb-cor1-example", "misprint"),
     ("hmb-cor1-example-condition", "holds"),
     ("hmb-eq45-example", "holds"),
     ("hmb-eq47-misprint", "misprint"),
@@ -17,14 +17,22 @@ const EXPECTED: &[(&str, &str)] = &[
     ("hmb-eq6", "holds"),
     ("hmb-a4-tightness", "holds"),
     ("hmb-tcdp-s41", "holds"),
-    ("hmb-a6-second-tcdp", "fails"),
+    ("hmb-a6-second-tcdp", "derivation gap"),
     ("hmb-a6-eq50", "holds"),
     ("hmb-a6-gss-d1", "holds"),
     ("hmb-a6-gss-dimension", "holds"),
-    ("hmb-a6-gss-eta", "fails"),
-    ("hmb-a6-factor2", "fails"),
+    ("hmb-a6-gss-eta", "false"),
+    ("hmb-a6-factor2", "false"),
     ("hmb-eq12-rho", "holds"),
     ("hmb-eq74-remark", "holds"),
+    ("hmb-thm2-eq8", "false"),
+    ("hmb-thm2-step-d1", "false"),
+    ("hmb-thm2-corrected", "holds"),
+    ("hmb-eq56-convex", "false"),
+    ("hmb-prop1-general-c", "false"),
+    ("hmb-prop2-ptr", "false"),
+    ("dpaudit-sound-ptr", "holds"),
+    ("hmb-prop3-boundary", "derivation gap"),
     ("hg-prop46-rectified", "holds"),
     ("hg-thm49-truncated", "holds"),
     ("hg-sign-postprocessing", "holds"),
@@ -35,13 +43,13 @@ const EXPECTED: &[(&str, &str)] = &[
     ("hg-lemma48-monotone", "holds"),
     ("hg-prop51-per-coordinate", "holds"),
     ("hg-30pct", "not checkable here"),
-    ("s002-sensitivity", "fails"),
+    ("s002-sensitivity", "false"),
     ("s002-rdp-conversion", "holds"),
-    ("s002-sigma-calibration", "fails"),
-    ("s002-alpha-choice", "fails"),
+    ("s002-sigma-calibration", "false"),
+    ("s002-alpha-choice", "false"),
     ("s002-sgd-sensitivity", "holds"),
-    ("s002-subsampling", "fails"),
-    ("s002-advanced-composition", "fails"),
+    ("s002-subsampling", "false"),
+    ("s002-advanced-composition", "false"),
     ("s002-dpsgd-sigma", "not checkable here"),
     ("oso-prop1", "holds"),
     ("oso-rule-of-thumb", "holds"),
@@ -78,17 +86,32 @@ fn at_least_25_rows_with_unique_ids_and_no_empty_cells() {
     }
 }
 
-/// Recomputes and prints one row (`CLAIM=<id>`), or all rows: the command of the rows whose
-/// figure needs a library call without an `eval` quantity.
 #[test]
-fn print_claim() {
-    let want = std::env::var("CLAIM").ok();
+fn every_command_uses_the_binary() {
     for c in claims() {
-        if want.as_deref().is_none_or(|w| w == c.id) {
-            println!(
-                "{}\n  source:    {}\n  statement: {}\n  figure:    {}\n  verdict:   {}\n  reason:    {}\n  command:   {}",
-                c.id, c.source, c.statement, c.figure, c.verdict, c.reason, c.command
-            );
-        }
+        assert!(
+            c.command.starts_with("dpaudit claims --only ")
+                || c.command.contains("| dpaudit eval -")
+                || c.command.starts_with("none ("),
+            "row {}: {}",
+            c.id,
+            c.command
+        );
     }
+}
+
+#[test]
+fn only_computes_one_row_and_rejects_unknown_ids() {
+    let c = claims_only(Some("hmb-prop1-general-c")).unwrap();
+    assert_eq!(c.rows.len(), 1);
+    assert!(c.thm2.is_none());
+    let err = claims_only(Some("nope")).err().unwrap().to_string();
+    assert!(err.contains("hmb-thm2-eq8"), "{err}");
+    // IDS lists exactly the rows hmb_alg_rows produces.
+    let ids: Vec<&str> = claims()
+        .iter()
+        .map(|c| c.id)
+        .filter(|i| hmb_alg::IDS.contains(i))
+        .collect();
+    assert_eq!(ids, hmb_alg::IDS);
 }
