@@ -3,7 +3,9 @@
 //! Input rows are `id,quantity,family,params` (CSV; a header line starting with `id` is skipped),
 //! where `params` is `key=value` pairs joined by `;`. Each row is computed independently: a bad
 //! row gets an empty value and a message (with its line number) in `error`, and the rest of the
-//! file is still processed. Output rows are `id,quantity,family,params,value,digits,error`.
+//! file is still processed. Output rows are `id,quantity,family,params,value,digits,error`. A
+//! value is always a finite number: ±∞, NaN and negative divergences are refused with a message
+//! (docs/formulas.md §9.10), never printed as certified.
 //!
 //! Vocabulary (exactly these names):
 //!
@@ -103,7 +105,8 @@ impl Evaluated {
     }
 }
 
-/// Formats a value with `digits + 5` significant decimal digits ("inf" for +∞).
+/// Formats a value with `digits + 5` significant decimal digits (callers pass finite values:
+/// [`evaluate`] refuses any other).
 pub(crate) fn format_value(v: &rug::Float, digits: u32) -> String {
     if v.is_zero() {
         return "0".into();
