@@ -560,7 +560,7 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
     );
     if nonnegative && c.value < 0 {
         return Err(Error::Undefined(format!(
-            "{what} evaluated to {}, but {} is >= 0 by definition: the route lost its digits to \
+            "{what} evaluated to {:e}, but {} is >= 0 by definition: the route lost its digits to \
              a cancellation its error bound missed; refused",
             c.value.to_f64(),
             row.quantity
