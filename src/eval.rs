@@ -3,7 +3,9 @@
 //! Input rows are `id,quantity,family,params` (CSV; a header line starting with `id` is skipped),
 //! where `params` is `key=value` pairs joined by `;`. Each row is computed independently: a bad
 //! row gets an empty value and a message (with its line number) in `error`, and the rest of the
-//! file is still processed. Output rows are `id,quantity,family,params,value,digits,error`.
+//! file is still processed. Output rows are `id,quantity,family,params,value,digits,error`. A
+//! value is always a finite number: ±∞, NaN and negative divergences are refused with a message
+//! (docs/formulas.md §9.10), never printed as certified.
 //!
 //! Vocabulary (exactly these names):
 //!
@@ -34,6 +36,7 @@ use crate::model::{self, Family};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rayon::prelude::*;
+use rug::Float;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 
@@ -102,7 +105,8 @@ impl Evaluated {
     }
 }
 
-/// Formats a value with `digits + 5` significant decimal digits ("inf" for +∞).
+/// Formats a value with `digits + 5` significant decimal digits (callers pass finite values:
+/// [`evaluate`] refuses any other).
 pub(crate) fn format_value(v: &rug::Float, digits: u32) -> String {
     if v.is_zero() {
         return "0".into();
@@ -538,8 +542,60 @@ fn profile_value(
     bracket_value(&composed.value, digits)
 }
 
-/// Evaluates one row.
+/// Evaluates one row. No value that is not a finite number is ever returned as certified: the
+/// central guard [`Certified::finite`] turns ±∞ and NaN into an error naming the row's quantity,
+/// family and parameters (docs/formulas.md §9.10).
 pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
+    let what = format!("{} of {} ({})", row.quantity, row.family, row.params);
+    let c = evaluate_unguarded(row, opts)?.finite(&what)?;
+    // Divergences, δ(ε), ε(δ) and Fisher information are ≥ 0 by definition: a negative value
+    // can only be a route whose error bound missed a cancellation.
+    let nonnegative = matches!(
+        row.quantity.parse::<Quantity>(),
+        Ok(Quantity::Renyi
+            | Quantity::Kl
+            | Quantity::Fisher
+            | Quantity::HockeyStickDelta
+            | Quantity::EpsForDelta)
+    );
+    if nonnegative && c.value < 0 {
+        return Err(Error::Undefined(format!(
+            "{what} evaluated to {:e}, but {} is >= 0 by definition: the route lost its digits to \
+             a cancellation its error bound missed; refused",
+            c.value.to_f64(),
+            row.quantity
+        )));
+    }
+    Ok(c)
+}
+
+/// D_α of a Gaussian pair with unequal variances is +∞ once σ_α² = ασ2² + (1 − α)σ1² ≤ 0, i.e.
+/// α ≥ σ1²/(σ1² − σ2²) (docs/formulas.md §4): the divergence layer returns that +∞ as a value
+/// (the accountants' convention); `eval` refuses it in the user's terms instead.
+fn refuse_infinite_renyi(pair: &Pair, alpha: &Scalar, c: Certified) -> Result<Certified> {
+    if !(c.value.is_infinite() && c.value.is_sign_positive()) {
+        return Ok(c);
+    }
+    let Some(normal) = pair.model().normal() else {
+        return Ok(c);
+    };
+    let p = 256;
+    let g = normal.gauss(p);
+    let a = alpha.mp(p);
+    if Float::with_val(p, &a * &g.u) + 1u32 > 0 {
+        return Ok(c);
+    }
+    // α⋆ = −1/u = σ1²/(σ1² − σ2²).
+    let crit = (-Float::with_val(p, g.u.recip_ref())).to_f64();
+    Err(Error::Undefined(format!(
+        "renyi is +infinity at alpha = {alpha}: D_alpha of Gaussians with unequal variances \
+         diverges once alpha*sigma2^2 + (1 - alpha)*sigma1^2 <= 0, i.e. alpha >= \
+         sigma1^2/(sigma1^2 - sigma2^2) = {crit:.6} (sigma1^2, sigma2^2 the variances of P1 and \
+         P2); dpaudit certifies finite values only: take alpha below that"
+    )))
+}
+
+fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
     if opts.digits == 0 || opts.digits > MAX_DIGITS {
         return Err(Error::invalid(
             "digits",
@@ -592,7 +648,11 @@ pub fn evaluate(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             let pair = build_pair(family()?, &p)?;
             let m = opts.method;
             match quantity {
-                Quantity::Renyi => divergence::renyi(&pair, &p.scalar("alpha")?, digits, m),
+                Quantity::Renyi => {
+                    let alpha = p.scalar("alpha")?;
+                    let c = divergence::renyi(&pair, &alpha, digits, m)?;
+                    refuse_infinite_renyi(&pair, &alpha, c)
+                }
                 Quantity::Kl => divergence::kl(&pair, digits, m),
                 Quantity::HockeyStickDelta => {
                     divergence::hockey_stick(&pair, &p.scalar("eps")?, digits, m)

@@ -87,7 +87,7 @@ impl Figure {
         }
     }
 
-    /// [`Figure::ok`] for a computed value, [`Figure::missing`] with the error otherwise.
+    /// [`Figure::ok`] for a computed finite value, [`Figure::missing`] with the error otherwise.
     fn certified(
         role: Role,
         short: &str,
@@ -95,7 +95,8 @@ impl Figure {
         r: Result<Certified>,
         note: String,
     ) -> Figure {
-        match r {
+        // The central guard: ±∞ or NaN is never shown as a certified figure.
+        match r.and_then(|c| c.finite(label)) {
             Ok(c) => Figure::ok(role, short, label, &c, note),
             Err(e) => Figure::missing(role, short, label, e.to_string()),
         }

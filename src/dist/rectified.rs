@@ -8,8 +8,9 @@ use crate::model::logquad::{
     Ctx, Val, EP,
 };
 use crate::model::normal::{
-    self, atom_s_minus_1, ends, interior_region, mass_diff, p1_times_expm1, phi_mass, phi_pdf, pos,
-    sum, ClipClosed, ClipQuad, Clipped, ClippedLaw, Orders, Tilt,
+    self, atom_s_minus_1, ends, interior_region, log_atom_term, log_sum_exp, mass_diff,
+    p1_times_expm1, phi_mass, phi_pdf, pos, sum, ClipClosed, ClipQuad, Clipped, ClippedLaw, Orders,
+    Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
@@ -302,12 +303,31 @@ impl ScalarDist for Rectified {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RectifiedPair(pub(crate) Clipped);
 
+impl RectifiedPair {
+    /// D_α in the log-space form of docs/formulas.md §9.10 (used above
+    /// [`normal::LARGE_ALPHA`]): log S = log(J + Σ_atoms P1^α P2^{1−α}), each term in log space.
+    pub(crate) fn renyi_log_space_at(&self, alpha: &Float, p: u32) -> Float {
+        let c = ClipClosed::new(self.0.parts(), p);
+        let am1 = Float::with_val(p, alpha - 1u32);
+        let (nb1, nb2) = (Float::with_val(p, -&c.b1), Float::with_val(p, -&c.b2));
+        let terms = [
+            c.log_tilted_mass(alpha, p),
+            log_atom_term(&log_ndtr(&c.a1), &log_ndtr(&c.a2), &am1, p),
+            log_atom_term(&log_ndtr(&nb1), &log_ndtr(&nb2), &am1, p),
+        ];
+        log_sum_exp(p, &terms) / am1
+    }
+}
+
 impl PairModel for RectifiedPair {
     pair_model_common!(wrapper RectifiedPair);
 
     fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
         let al = alpha;
         let c = ClipClosed::new(self.0.parts(), p);
+        if normal::large_alpha(al) {
+            return Ok(self.renyi_log_space_at(al, p));
+        }
         let Tilt { am1, delta, m } = c.tilt(al, p);
         // HG Lemma 4.4, eq. (5) (docs/formulas.md §1.2) in its S − 1 form: the P1-masses sum to one, so
         // S − 1 = [e^E Z(m) − Z(μ1)] + Σ_atoms P1(atom)·expm1((α−1) log(P1(atom)/P2(atom))),
@@ -329,7 +349,13 @@ impl PairModel for RectifiedPair {
             p,
         );
         let s_minus_1 = sum(p, &[&interior, &atom_a, &atom_b]);
-        Ok(s_minus_1.ln_1p() / am1)
+        let d = Float::with_val(p, s_minus_1.ln_1p_ref()) / am1;
+        // S itself beyond MPFR's exponent range (e.g. σ ≪ |μ1 − μ2|): the log-space form.
+        Ok(if d.is_finite() {
+            d
+        } else {
+            self.renyi_log_space_at(al, p)
+        })
     }
     fn kl_at(&self, p: u32) -> Result<Float> {
         let c = ClipClosed::new(self.0.parts(), p);

@@ -4,11 +4,13 @@
 use super::{mpf, ExactBernoulli, ScalarDist};
 use crate::error::Result;
 use crate::model::logquad::{
-    add, atom_hockey, atom_kl, atom_renyi, log1p_over, log_ndtr_erfc, Ctx, Val, EP,
+    add, atom_hockey, atom_kl, atom_log_term, atom_renyi, log1p_over, log_ndtr_erfc,
+    log_sum_exp_val, Ctx, Val, EP,
 };
 use crate::model::normal::{self, Law};
 use crate::model::normal::{
-    atom_s_minus_1, mass_diff, over_signs, pos, sign_ends, sign_logs, sum, Shift,
+    atom_s_minus_1, log_atom_term, log_sum_exp, mass_diff, over_signs, pos, sign_ends, sign_logs,
+    sum, Shift,
 };
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
@@ -227,6 +229,22 @@ impl SignPair {
     }
 }
 
+impl SignPair {
+    /// D_α in the log-space form of docs/formulas.md §9.10 (used above
+    /// [`normal::LARGE_ALPHA`]): log S = log(Σ_± P1(±)^α P2(±)^{1−α}), each term in log space.
+    pub(crate) fn renyi_log_space_at(&self, alpha: &Float, p: u32) -> Float {
+        let am1 = Float::with_val(p, alpha - 1u32);
+        let (mu1, mu2, sigma) = self.parts();
+        let (x1, x2) = sign_ends(p, mu1, mu2, sigma);
+        let (n1, n2) = (Float::with_val(p, -&x1), Float::with_val(p, -&x2));
+        let terms = [
+            log_atom_term(&log_ndtr(&x1), &log_ndtr(&x2), &am1, p),
+            log_atom_term(&log_ndtr(&n1), &log_ndtr(&n2), &am1, p),
+        ];
+        log_sum_exp(p, &terms) / am1
+    }
+}
+
 impl PairModel for SignPair {
     pair_model_common!(wrapper SignPair);
 
@@ -235,6 +253,9 @@ impl PairModel for SignPair {
         let (mu1, mu2, sigma) = self.parts();
         // HG §4.1 / docs/formulas.md §3, in the S − 1 form of §1.2 (Φ(x) + Φ(−x) = 1).
         let (x1, x2) = sign_ends(p, mu1, mu2, sigma);
+        if normal::large_alpha(alpha) {
+            return Ok(self.renyi_log_space_at(alpha, p));
+        }
         let plus = atom_s_minus_1(&x1, &x2, &am1, p);
         let minus = atom_s_minus_1(
             &Float::with_val(p, -&x1),
@@ -242,7 +263,13 @@ impl PairModel for SignPair {
             &am1,
             p,
         );
-        Ok(sum(p, &[&plus, &minus]).ln_1p() / am1)
+        let d = sum(p, &[&plus, &minus]).ln_1p() / am1;
+        // S itself beyond MPFR's exponent range (e.g. σ ≪ |μ1 − μ2|): the log-space form.
+        Ok(if d.is_finite() {
+            d
+        } else {
+            self.renyi_log_space_at(alpha, p)
+        })
     }
     fn kl_at(&self, p: u32) -> Result<Float> {
         let (mu1, mu2, sigma) = self.parts();
@@ -267,6 +294,20 @@ impl OwnIntegrals for SignPair {
         let am1 = Float::with_val(p, &al - 1u32);
         let (mu1, mu2, sigma) = self.parts();
         let [(lp1, lp2), (lm1, lm2)] = sign_logs(ctx, mu1, mu2, sigma);
+        if normal::large_alpha(&al) {
+            // docs/formulas.md §9.10: log S in log space, then D = log S/(α − 1).
+            let ls = log_sum_exp_val(
+                ctx,
+                &[
+                    atom_log_term(ctx, &al, &lp1, &lp2),
+                    atom_log_term(ctx, &al, &lm1, &lm2),
+                ],
+            );
+            let e = Float::with_val(EP, &ls.e / Float::with_val(EP, &am1)) * 1.02f64;
+            let v = Float::with_val(p, &ls.v / &am1);
+            let e = e + Float::with_val(EP, v.abs_ref()) * ctx.ulp();
+            return Ok(Val { v, e });
+        }
         let sm1 = add(
             &atom_renyi(ctx, &al, &lp1, &lp2),
             &atom_renyi(ctx, &al, &lm1, &lm2),

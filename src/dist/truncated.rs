@@ -520,12 +520,29 @@ impl ScalarDist for Truncated {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TruncatedPair(pub(crate) Clipped);
 
+impl TruncatedPair {
+    /// D_α in the log-space form of docs/formulas.md §9.10 (used above
+    /// [`normal::LARGE_ALPHA`]): log S = log J − α log Z1 − (1 − α) log Z2, so
+    /// D = (log J − log Z1)/(α − 1) − log Z1 + log Z2.
+    pub(crate) fn renyi_log_space_at(&self, alpha: &Float, p: u32) -> Float {
+        let c = ClipClosed::new(self.0.parts(), p);
+        let am1 = Float::with_val(p, alpha - 1u32);
+        let lz1 = log_ndtr_diff(&c.a1, &c.b1);
+        let lz2 = log_ndtr_diff(&c.a2, &c.b2);
+        let lead = Float::with_val(p, c.log_tilted_mass(alpha, p) - &lz1) / &am1;
+        sum(p, &[&lead, &-lz1, &lz2])
+    }
+}
+
 impl PairModel for TruncatedPair {
     pair_model_common!(wrapper TruncatedPair);
 
     fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
         let al = alpha;
         let c = ClipClosed::new(self.0.parts(), p);
+        if normal::large_alpha(al) {
+            return Ok(self.renyi_log_space_at(al, p));
+        }
         let Tilt { am1, delta, m } = c.tilt(al, p);
         // HG Lemma 4.7, eq. (6) (docs/formulas.md §2.2): αδ²/(2σ²) + (L(m) − αL(μ1))/(α−1) + L(μ2).
         let lz = |mu: &Float| {
@@ -537,7 +554,13 @@ impl PairModel for TruncatedPair {
         // (L(m) − αL(μ1))/(α−1) = (L(m) − L(μ1))/(α−1) − L(μ1)
         let l1 = lz(&c.m1);
         let mid = Float::with_val(p, lz(&m) - &l1) / &am1;
-        Ok(sum(p, &[&first, &mid, &-l1, &lz(&c.m2)]))
+        let d = sum(p, &[&first, &mid, &-l1, &lz(&c.m2)]);
+        // A term beyond MPFR's exponent range: the log-space form.
+        Ok(if d.is_finite() {
+            d
+        } else {
+            self.renyi_log_space_at(al, p)
+        })
     }
     fn kl_at(&self, p: u32) -> Result<Float> {
         let c = ClipClosed::new(self.0.parts(), p);

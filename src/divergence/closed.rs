@@ -62,3 +62,119 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
 pub(crate) fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float> {
     pair.model().hockey_at(eps, p)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dist::rectified::RectifiedPair;
+    use crate::dist::sign::SignPair;
+    use crate::dist::truncated::TruncatedPair;
+    use crate::numeric::mp::{agreement_digits, log_ndtr};
+
+    fn sc(s: &str) -> Scalar {
+        s.parse().unwrap()
+    }
+
+    /// Location pairs: the tilted centre m = μ2 + α(μ1 − μ2) inside [−1, 1] at small α, then
+    /// below a (x⋆ = a), above b (x⋆ = b), and a separation of 10⁻⁶.
+    const LOCS: [(&str, &str); 5] = [
+        ("0", "0.5"),
+        ("0.3", "1.3"),
+        ("1.3", "0.3"),
+        ("0", "0.000001"),
+        ("5", "-3"),
+    ];
+
+    /// The log-space forms of docs/formulas.md §9.10 and the S − 1 forms of §1.2, §2.2 and §3 are
+    /// two arrangements of the same closed forms: at orders where both are usable they agree.
+    #[test]
+    fn closed_large_alpha_forms_agree_with_s_minus_1_forms() {
+        let p = 700;
+        for (m1, m2) in LOCS {
+            let (m1, m2) = (sc(m1), sc(m2));
+            let rect = Pair::rectified(m1.clone(), m2.clone(), sc("1"), sc("-1"), sc("1")).unwrap();
+            let trunc =
+                Pair::truncated(m1.clone(), m2.clone(), sc("1"), sc("-1"), sc("1")).unwrap();
+            let sign = Pair::stochastic_sign(m1.clone(), m2.clone(), sc("1")).unwrap();
+            for alpha in ["1.5", "10", "1000", "10000"] {
+                let a = sc(alpha).mp(p);
+                let log_space = [
+                    rect.downcast_ref::<RectifiedPair>()
+                        .unwrap()
+                        .renyi_log_space_at(&a, p),
+                    trunc
+                        .downcast_ref::<TruncatedPair>()
+                        .unwrap()
+                        .renyi_log_space_at(&a, p),
+                    sign.downcast_ref::<SignPair>()
+                        .unwrap()
+                        .renyi_log_space_at(&a, p),
+                ];
+                for (pair, ls) in [&rect, &trunc, &sign].into_iter().zip(log_space) {
+                    let s_minus_1 = pair.model().renyi_at(&a, p).unwrap();
+                    let agree = agreement_digits(&ls, &s_minus_1);
+                    assert!(
+                        agree >= 60.0,
+                        "{pair} alpha {alpha}: log-space {} vs S - 1 {}: {agree:.1} digits",
+                        ls.to_string_radix(10, Some(30)),
+                        s_minus_1.to_string_radix(10, Some(30))
+                    );
+                }
+            }
+        }
+    }
+
+    /// Issue 23: at α = 10¹⁰ … 10³⁰⁰ the closed forms gave ±∞. D_α must be finite, non-decreasing
+    /// in α and at most D_∞ = log max P1/P2, which for these pairs is the atom (rectified, sign)
+    /// or density (truncated) ratio at the end a of [0, 1] (the log-likelihood ratio decreases in
+    /// x for μ1 < μ2): log Φ(−μ1/σ) − log Φ(−μ2/σ), resp. −(a − μ1)²/2 + (a − μ2)²/2 − log Z1 + log Z2.
+    #[test]
+    fn closed_renyi_at_huge_alpha_is_finite_monotone_and_below_d_infinity() {
+        let p = 256;
+        let f = |x: &str| sc(x).mp(p);
+        let d_inf_atom = Float::with_val(p, log_ndtr(&f("0")) - log_ndtr(&f("-0.5")));
+        let (z1, z2) = (
+            crate::numeric::mp::log_ndtr_diff(&f("0"), &f("1")),
+            crate::numeric::mp::log_ndtr_diff(&f("-0.5"), &f("0.5")),
+        );
+        // (a − μ2)² − (a − μ1)² over 2σ² = 0.125 at a = 0.
+        let d_inf_trunc = Float::with_val(p, f("0.125") - z1 + z2);
+        let pairs = [
+            (
+                Pair::rectified(sc("0"), sc("0.5"), sc("1"), sc("0"), sc("1")).unwrap(),
+                d_inf_atom.clone(),
+            ),
+            (
+                Pair::truncated(sc("0"), sc("0.5"), sc("1"), sc("0"), sc("1")).unwrap(),
+                d_inf_trunc,
+            ),
+            (
+                Pair::stochastic_sign(sc("0"), sc("0.5"), sc("1")).unwrap(),
+                d_inf_atom,
+            ),
+        ];
+        // 20 certified digits: comparisons allow 10⁻²⁰ relative.
+        let tol = Float::with_val(p, 1e-20);
+        let up = |x: &Float| Float::with_val(p, x * (Float::with_val(p, 1u32) + &tol));
+        let down = |x: &Float| Float::with_val(p, x * (Float::with_val(p, 1u32) - &tol));
+        for (pair, d_inf) in pairs {
+            let mut prev = Float::new(p);
+            for alpha in ["2", "1e6", "1e10", "1e50", "1e100", "1e300"] {
+                let d = renyi(&pair, &sc(alpha), 20).unwrap().value;
+                assert!(d.is_finite(), "{pair} alpha {alpha}: {d}");
+                assert!(up(&d) >= prev, "{pair}: D at alpha {alpha} = {d} < {prev}");
+                assert!(
+                    down(&d) <= d_inf,
+                    "{pair}: D at alpha {alpha} = {d} > D_inf = {d_inf}"
+                );
+                prev = d;
+            }
+            // The remainder is O(log α/α): at α = 10³⁰⁰ D is D_∞ to all certified digits.
+            let gap = Float::with_val(p, &d_inf - &prev).abs();
+            assert!(
+                gap <= Float::with_val(p, &d_inf * &tol),
+                "{pair}: gap {gap}"
+            );
+        }
+    }
+}

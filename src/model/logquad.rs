@@ -304,6 +304,35 @@ pub(crate) fn atom_renyi(ctx: &Ctx, alpha: &Float, l1: &Val, l2: &Val) -> Val {
     Val { v, e }
 }
 
+/// log(P1^α P2^{1−α}) = l1 + (α − 1)(l1 − l2) of an atom with log-masses l1, l2 (errors
+/// included): an atom's share of S in log space, for the large-α forms (docs/formulas.md §9.10).
+pub(crate) fn atom_log_term(ctx: &Ctx, alpha: &Float, l1: &Val, l2: &Val) -> Val {
+    let p = ctx.prec;
+    let am1 = Float::with_val(p, alpha - 1u32);
+    let d = Float::with_val(p, &l1.v - &l2.v);
+    let v = Float::with_val(p, d * &am1) + &l1.v;
+    // ∂/∂l1 = α, ∂/∂l2 = −(α − 1).
+    let e = (Float::with_val(EP, alpha) * &l1.e + Float::with_val(EP, &am1) * &l2.e) * 1.02f64
+        + Float::with_val(EP, v.abs_ref()) * ctx.ulp() * 4u32;
+    Val { v, e }
+}
+
+/// log Σ e^{x_i} of log-values with absolute errors: log-sum-exp is 1-Lipschitz in the largest
+/// input error, plus the rounding of the result.
+pub(crate) fn log_sum_exp_val(ctx: &Ctx, terms: &[Val]) -> Val {
+    let p = ctx.prec;
+    let mut acc = Float::with_val(p, f64::NEG_INFINITY);
+    let mut e = Float::new(EP);
+    for t in terms {
+        acc = crate::numeric::mp::log_add_exp(&acc, &t.v);
+        if t.e > e {
+            e.clone_from(&t.e);
+        }
+    }
+    let e = e * 1.02f64 + Float::with_val(EP, acc.abs_ref()) * ctx.ulp() * 4u32;
+    Val { v: acc, e }
+}
+
 /// The atom term of KL: P1·(l1 − l2).
 pub(crate) fn atom_kl(ctx: &Ctx, l1: &Val, l2: &Val) -> Val {
     let p = ctx.prec;

@@ -15,7 +15,9 @@ use super::logquad::{
     log_of, Ctx, Val, EP,
 };
 use crate::error::Result;
-use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
+use crate::numeric::mp::{
+    ln_mills_ratio, log1mexp, log_add_exp, log_ndtr, log_ndtr_diff, log_norm_pdf,
+};
 use crate::numeric::quad::{Factor, QuadResult, Quadratic};
 use crate::scalar::Scalar;
 use rug::Float;
@@ -145,6 +147,84 @@ impl ClipClosed {
             m,
         }
     }
+}
+
+impl ClipClosed {
+    /// log J, J = ∫_a^b N(x; μ1, σ²)^α N(x; μ2, σ²)^{1−α} dx, in log space for any α > 1
+    /// (docs/formulas.md §9.10). The integrand is e^E·φ((x − m)/σ)/σ with E = α(α−1)δ²/(2σ²):
+    /// * m inside [a, b]: log J = E + log(Φ((b − m)/σ) − Φ((a − m)/σ));
+    /// * m outside, x⋆ the end nearer m, t and t_far the distances of the near and far end from
+    ///   m in units of σ: log J = G(x⋆) + ln σ + ln R(t) + log1mexp(−w(t + t_far)/2 + ln R(t_far)
+    ///   − ln R(t)), where G(x⋆) = ℓ1(x⋆) + (α − 1)(ℓ1(x⋆) − ℓ2(x⋆)) is the log-integrand at x⋆
+    ///   (ℓ_i the log-densities), R the Mills ratio and w = (b − a)/σ.
+    ///
+    /// In the second form E and −t²/2 (each ≈ α²δ²/(2σ²): 10¹⁹⁹ at α = 10¹⁰⁰) have cancelled
+    /// analytically, so every term is O(α) and nothing leaves the exponent range.
+    pub(crate) fn log_tilted_mass(&self, alpha: &Float, p: u32) -> Float {
+        let Tilt { am1, delta, m } = self.tilt(alpha, p);
+        let s = &self.s;
+        if m >= self.a && m <= self.b {
+            let e = Float::with_val(p, alpha * &am1) * Float::with_val(p, delta.square_ref())
+                / (Float::with_val(p, s.square_ref()) * 2u32);
+            let (am, bm) = ends(p, &m, s, &self.a, &self.b);
+            return Float::with_val(p, e + log_ndtr_diff(&am, &bm));
+        }
+        let (xs, t, t_far) = if m < self.a {
+            (
+                &self.a,
+                Float::with_val(p, &self.a - &m) / s,
+                Float::with_val(p, &self.b - &m) / s,
+            )
+        } else {
+            (
+                &self.b,
+                Float::with_val(p, &m - &self.b) / s,
+                Float::with_val(p, &m - &self.a) / s,
+            )
+        };
+        // ℓ1(x⋆) and the log-likelihood ratio ℓ1(x⋆) − ℓ2(x⋆) = δ(2x⋆ − μ1 − μ2)/(2σ²).
+        let z1 = Float::with_val(p, xs - &self.m1) / s;
+        let l1 = Float::with_val(p, log_norm_pdf(&z1) - Float::with_val(p, s.ln_ref()));
+        let mid = Float::with_val(p, xs * 2u32) - &self.m1 - &self.m2;
+        let llr = Float::with_val(p, &delta * mid) / (Float::with_val(p, s.square_ref()) * 2u32);
+        let g = Float::with_val(p, &am1 * llr) + l1;
+        let w = Float::with_val(p, &self.b - &self.a) / s;
+        let r = ln_mills_ratio(&t);
+        let r_far = ln_mills_ratio(&t_far);
+        let inner = -(Float::with_val(p, &t + &t_far) * w) / 2u32 + r_far - &r;
+        sum(
+            p,
+            &[&g, &Float::with_val(p, s.ln_ref()), &r, &log1mexp(&inner)],
+        )
+    }
+}
+
+/// Orders above which the Rényi closed forms of the rectified, truncated and stochastic-sign pairs
+/// switch from their S − 1 forms (which keep small divergences exact) to the log-space forms of
+/// docs/formulas.md §9.10. Both are exact for every α; the S − 1 forms hold S = e^{(α−1)D}
+/// itself, which leaves MPFR's exponent range once (α − 1)D ≳ 7·10⁸ (α = 10¹⁰, D = 0.48 gave +∞).
+/// `closed_large_alpha_forms_agree_with_s_minus_1_forms` checks the two against each other.
+pub(crate) const LARGE_ALPHA: u32 = 10_000;
+
+/// Whether `alpha` takes the log-space forms (see [`LARGE_ALPHA`]).
+pub(crate) fn large_alpha(alpha: &Float) -> bool {
+    *alpha > LARGE_ALPHA
+}
+
+/// log(P1^α P2^{1−α}) = l1 + (α − 1)(l1 − l2) for an atom with log-masses l1, l2: an atom's
+/// share of S in log space (`am1` = α − 1).
+pub(crate) fn log_atom_term(l1: &Float, l2: &Float, am1: &Float, p: u32) -> Float {
+    let d = Float::with_val(p, l1 - l2);
+    Float::with_val(p, d * am1) + l1
+}
+
+/// log Σ e^{x_i} of finite or −∞ terms.
+pub(crate) fn log_sum_exp(p: u32, terms: &[Float]) -> Float {
+    let mut acc = Float::with_val(p, f64::NEG_INFINITY);
+    for t in terms {
+        acc = log_add_exp(&acc, t);
+    }
+    Float::with_val(p, acc)
 }
 
 /// See [`ClipClosed::tilt`].

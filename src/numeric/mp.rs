@@ -36,6 +36,27 @@ impl Certified {
     pub fn to_f64(&self) -> f64 {
         self.value.to_f64()
     }
+
+    /// The guard every reported certified value passes (`dpaudit eval`, `report`'s golden
+    /// verification and three-way tables): the value itself if it is a finite number, otherwise
+    /// an [`Error::Undefined`] naming `what` and saying why. Two precisions that agree on ±∞
+    /// or NaN have certified nothing: an overflow or a 0·∞ looks exactly like that.
+    pub fn finite(self, what: &str) -> Result<Certified> {
+        if self.value.is_finite() {
+            return Ok(self);
+        }
+        let shown = if self.value.is_nan() {
+            "NaN"
+        } else if self.value.is_sign_negative() {
+            "-infinity"
+        } else {
+            "+infinity"
+        };
+        Err(Error::Undefined(format!(
+            "{what} evaluated to {shown}, which is not a finite number: refused (dpaudit \
+             certifies finite values only)"
+        )))
+    }
 }
 
 /// Number of significant decimal digits on which `a` and `b` agree: −log₁₀(|a−b| / |b|).
@@ -150,6 +171,25 @@ fn ln_mills_ratio_cf(t: &Float, prec: u32) -> Option<Float> {
         }
     }
     None
+}
+
+/// ln R(t), R(t) = Φ(−t)/φ(t) the Mills ratio, for t ≥ 0 at the precision of `t`, without forming
+/// Φ(−t) or φ(t): finite for every finite t (R(t) ≈ 1/t for t ≫ 1, so t = 10³⁰⁰ is fine). The
+/// large-α Rényi forms use it to take the e^{−t²/2} of a far tail out analytically
+/// (docs/formulas.md §9.10).
+pub(crate) fn ln_mills_ratio(t: &Float) -> Float {
+    let prec = t.prec();
+    if t.to_f64() >= CF_THRESHOLD {
+        if let Some(lr) = ln_mills_ratio_cf(t, prec + 16) {
+            return Float::with_val(prec, lr);
+        }
+    }
+    // 0 ≤ t < 5 (or a continued fraction that did not converge): no cancellation to fear.
+    let wp = prec + 16;
+    let neg = Float::with_val(wp, -t);
+    let z = Float::with_val(wp, t) / Float::with_val(wp, 2u32).sqrt();
+    let lphi = Float::with_val(wp, (z.erfc() / 2u32).ln());
+    Float::with_val(prec, lphi - log_norm_pdf(&neg))
 }
 
 /// log Φ(x) at the precision of `x`, finite for every finite x.
