@@ -72,6 +72,12 @@ enum Command {
         /// Output directory.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Time limit in seconds: training stops with an error once it has passed.
+        #[arg(long)]
+        max_seconds: Option<f64>,
+        /// Start even when the estimated work exceeds an hour.
+        #[arg(long)]
+        yes: bool,
     },
     /// Audit DP-SGD and OSO-DPSGD through the training loop (Dirac-canary white-box audits,
     /// black-box view, positive controls): writes dpsgd_audit.md and dpsgd_audit.csv into --out.
@@ -97,6 +103,12 @@ enum Command {
         /// written). Combine the N files with `dpaudit merge`.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
+        /// Time limit in seconds: the audit stops with an error once it has passed.
+        #[arg(long)]
+        max_seconds: Option<f64>,
+        /// Start even when the estimated work exceeds an hour.
+        #[arg(long)]
+        yes: bool,
     },
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
@@ -272,9 +284,61 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Runs `f` under a `--max-seconds` limit: the training loops' deadline
+/// ([`crate::limits::with_deadline`]) and the certified computations' one.
+fn with_limits<T>(max_seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
+    crate::numeric::deadline::with_limit(max_seconds, || {
+        crate::limits::with_deadline(max_seconds, f)
+    })
+}
+
+/// `dpaudit train-audit`, whole or one shard.
+fn train_audit(
+    opts: crate::Result<crate::train::sgd::suite::SuiteOptions>,
+    shard: Option<String>,
+    out: &Path,
+) -> ExitCode {
+    use crate::train::sgd::suite::write_report;
+    if let Some(k) = shard {
+        use crate::train::sgd::shard::{write_shard, RowShard};
+        let written = k.parse().and_then(|sh: crate::audit::engine::Shard| {
+            let o = opts?;
+            let mut show = |r: &RowShard| {
+                eprintln!(
+                    "dpaudit: shard {sh}: {}: {} of {} main runs per side ({:.1} s)",
+                    r.name, r.counts.runs_per_side, r.runs_per_side, r.seconds
+                )
+            };
+            write_shard(&o, sh, out, &mut show).map(|p| (sh, o, p))
+        });
+        return match written {
+            Ok((sh, o, p)) => {
+                eprintln!(
+                    "dpaudit: shard {sh} of `{}`: wrote {}",
+                    o.command_line(),
+                    p.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    train_audit_exit(opts.and_then(|o| write_report(out, &o, &command_line())))
+}
+
 /// Parses the command line, runs the subcommand and returns its exit status.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    run_args(std::env::args_os())
+}
+
+/// [`main`] on the given arguments (the first is the program name): the command line run
+/// in-process, as the fuzz driver (`examples/fuzz_cli.rs`) does.
+pub fn run_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -300,8 +364,10 @@ pub fn main() -> ExitCode {
             rows,
             seed,
             shard,
+            max_seconds,
+            yes,
         } => {
-            use crate::train::sgd::suite::{write_report, SuiteOptions};
+            use crate::train::sgd::suite::{estimate, SuiteOptions};
             let opts = rows.parse().map(|rows| SuiteOptions {
                 big_runs: runs,
                 control_runs,
@@ -309,43 +375,49 @@ pub fn main() -> ExitCode {
                 seed,
                 ..SuiteOptions::default()
             });
-            if let Some(k) = shard {
-                use crate::train::sgd::shard::{write_shard, RowShard};
-                let written = k.parse().and_then(|sh: crate::audit::engine::Shard| {
-                    let o = opts?;
-                    let mut show = |r: &RowShard| {
-                        eprintln!(
-                            "dpaudit: shard {sh}: {}: {} of {} main runs per side ({:.1} s)",
-                            r.name, r.counts.runs_per_side, r.runs_per_side, r.seconds
-                        )
-                    };
-                    write_shard(&o, sh, &out, &mut show).map(|p| (sh, o, p))
-                });
-                return match written {
-                    Ok((sh, o, p)) => {
-                        eprintln!(
-                            "dpaudit: shard {sh} of `{}`: wrote {}",
-                            o.command_line(),
-                            p.display()
-                        );
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(e),
+            let sh: Option<crate::audit::engine::Shard> =
+                match shard.as_deref().map(str::parse).transpose() {
+                    Ok(sh) => sh,
+                    Err(e) => return fail(e),
                 };
+            let checked = crate::limits::check_max_seconds(max_seconds).and_then(|_| {
+                let o = opts.as_ref().map_err(Clone::clone)?;
+                let est = estimate(o, sh.map_or(1, |s| s.count))?;
+                est.confirm("train-audit", yes)?;
+                Ok(est)
+            });
+            match checked {
+                Ok(est) => eprintln!(
+                    "dpaudit: train-audit: estimated work {:.2e} {} (about {})",
+                    est.work,
+                    est.unit,
+                    crate::limits::fmt_seconds(est.seconds)
+                ),
+                Err(e) => return fail(e),
             }
-            train_audit_exit(opts.and_then(|o| write_report(&out, &o, &command_line())))
+            with_limits(max_seconds, || train_audit(opts, shard, &out))
         }
-        Command::Train { spec, out } => match crate::train::experiment::run_file(
-            &spec,
-            &out,
-            &report::progress::bar("train", true),
-        ) {
-            Ok(md) => {
-                println!("{md}");
-                ExitCode::SUCCESS
+        Command::Train {
+            spec,
+            out,
+            max_seconds,
+            yes,
+        } => {
+            if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
+                return fail(e);
             }
-            Err(e) => fail(e),
-        },
+            let bar = report::progress::bar("train", true);
+            let res = with_limits(max_seconds, || {
+                crate::train::experiment::run_file_confirmed(&spec, &out, &bar, yes)
+            });
+            match res {
+                Ok(md) => {
+                    println!("{md}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
         Command::Eval {
             digits,
             method,

@@ -143,10 +143,61 @@ pub struct SplitResult {
     pub skipped: Vec<String>,
 }
 
+/// Gradient coordinates per second of one two-node DP-GD run (one core), for
+/// [`Spec::estimate`]: measured on the committed breast-cancer table (the quick experiment).
+const HMB_RATE: f64 = 2e8;
+
+impl Spec {
+    /// The work of the experiment on `data` (gradient coordinates: splits × 6 releases × seeds ×
+    /// steps × n × d), after checking that its curves and data copies fit in memory.
+    pub fn estimate(&self, data: &Dataset) -> Result<crate::limits::Estimate> {
+        use crate::limits::product;
+        let (splits, seeds) = (self.splits.len() as u128, self.seeds.len() as u128);
+        let steps = u128::from(self.steps) + 1;
+        // The data and two node copies per seed; min and max curves for 6 releases per split,
+        // plus the curve of the run in progress.
+        let bytes = product(&[data.n as u128, data.d as u128, 8, 1 + 2 * seeds])
+            .and_then(|a| product(&[steps, 8, 12 * splits + 1]).and_then(|b| a.checked_add(b)));
+        crate::limits::check_memory(
+            "steps",
+            self.steps,
+            &format!("the curves and data of {splits} splits and {seeds} seeds"),
+            bytes,
+        )?;
+        let work = splits as f64
+            * 6.0
+            * seeds as f64
+            * f64::from(self.steps)
+            * data.n as f64
+            * data.d as f64;
+        Ok(crate::limits::Estimate::new(
+            "gradient coordinates",
+            work,
+            HMB_RATE,
+        ))
+    }
+}
+
 /// Runs every split × release × seed of `spec` (`base` resolves a relative data path), telling
 /// `progress` of each finished run.
 pub fn run(spec: &Spec, base: &Path, progress: &Observer) -> Result<Vec<SplitResult>> {
+    run_confirmed(spec, base, progress, true)
+}
+
+/// [`run`], refusing a run estimated over an hour unless `yes` ([`Spec::estimate`]).
+pub fn run_confirmed(
+    spec: &Spec,
+    base: &Path,
+    progress: &Observer,
+    yes: bool,
+) -> Result<Vec<SplitResult>> {
+    if spec.data == "synthetic" {
+        let sp = SyntheticSpec::ijcnn1_scale();
+        super::data::check_table_size(spec.n.unwrap_or(sp.n), spec.d.unwrap_or(sp.d), 1)?;
+    }
     let data = spec.dataset(base)?;
+    spec.estimate(&data)?
+        .confirm(&format!("experiment {:?}", spec.name), yes)?;
     let target = RdpTarget::default();
     progress.start((spec.splits.len() * 6 * spec.seeds.len()) as u64);
     let mut out = Vec::new();
@@ -364,6 +415,21 @@ pub(crate) fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) ->
 /// runs it and writes its outputs under `out`; returns the Markdown summary. `progress` hears of
 /// each finished training run of an HMB experiment.
 pub fn run_file(path: &Path, out: &Path, progress: &Observer) -> Result<String> {
+    run_file_confirmed(path, out, progress, true)
+}
+
+/// [`run_file`], refusing an experiment estimated to run over an hour unless `yes` (the
+/// estimated work is in the message). Limits on memory are checked whatever `yes`.
+pub fn run_file_confirmed(
+    path: &Path,
+    out: &Path,
+    progress: &Observer,
+    yes: bool,
+) -> Result<String> {
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?
+        .len();
+    crate::limits::check_max("experiment spec size (bytes)", u128::from(len), 1 << 20)?;
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
     let base = path.parent().unwrap_or(Path::new("."));
@@ -384,10 +450,12 @@ pub fn run_file(path: &Path, out: &Path, progress: &Observer) -> Result<String> 
                     reason: e.to_string(),
                 })?,
         )?,
-        Some(toml::Value::String(k)) => return super::hg_report::run_table(&k, table, base, out),
+        Some(toml::Value::String(k)) => {
+            return super::hg_report::run_table(&k, table, base, out, yes)
+        }
         Some(v) => return Err(Error::invalid("kind", v, "hmb, hg_mean or hg_gd")),
     };
-    let res = run(&spec, base, progress)?;
+    let res = run_confirmed(&spec, base, progress, yes)?;
     write_outputs(&spec, &res, out)
 }
 
