@@ -139,7 +139,7 @@ const MAX_POINTS: u128 = 1 << 20;
 
 /// Certified per-coordinate RDP terms per second (one core), for [`MeanSpec::estimate`]:
 /// measured on experiments/hg_mean.toml.
-const MEAN_RATE: f64 = 2e4;
+const MEAN_RATE: f64 = 1e3;
 
 /// Gradient coordinates per second of hg_gd (one core), for [`GdSpec::estimate`], counting a
 /// certified per-step RDP term as [`GD_CERTIFY_COST`] coordinates: measured on
@@ -147,7 +147,7 @@ const MEAN_RATE: f64 = 2e4;
 const GD_RATE: f64 = 1e8;
 
 /// The cost of one certified per-coordinate RDP term, in gradient coordinates.
-const GD_CERTIFY_COST: f64 = 1e3;
+const GD_CERTIFY_COST: f64 = 1e5;
 
 /// `kind = "hg_mean"`: HG §6.1 mean estimation.
 #[derive(Debug, Clone, Deserialize)]
