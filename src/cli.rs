@@ -165,6 +165,10 @@ enum Command {
         /// Output directory.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Only check the shards (seals, every field against the other shards, counts) and
+        /// exit 0 if they would merge; nothing is computed or written.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -527,9 +531,24 @@ where
                 Err(e) => fail(e),
             }
         }
-        Command::Merge { dirs, out } => {
+        Command::Merge { dirs, out, check } => {
             use report::shards::{find_shards, shard_kind, ShardKind};
             let kind = find_shards(&dirs).and_then(|f| Ok((shard_kind(&f)?, f)));
+            if check {
+                let checked = kind.and_then(|(k, files)| match k {
+                    ShardKind::Mechanism => report::shards::merge(&dirs).map(|m| m.files.len()),
+                    ShardKind::Training => {
+                        crate::train::sgd::shard::check(&files).map(|_| files.len())
+                    }
+                });
+                return match checked {
+                    Ok(n) => {
+                        eprintln!("dpaudit: {n} shards check out: they merge");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                };
+            }
             match kind {
                 Err(e) => return fail(e),
                 Ok((ShardKind::Mechanism, _)) => {}
