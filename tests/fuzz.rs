@@ -34,6 +34,11 @@ const SURFACES: [&str; 6] = [
     "shard",
 ];
 
+/// The surface of input i is `SURFACES[WEIGHTS[i mod 20]]`: the parsers that cost microseconds
+/// get more inputs than `eval` rows (certified values, up to a row limit each) and shard merges
+/// (files written and read), which cost milliseconds.
+const WEIGHTS: [usize; 20] = [0, 5, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4];
+
 /// Values that break parsers and sizes.
 const NUMBERS: &[&str] = &[
     "0",
@@ -400,14 +405,14 @@ impl Campaign {
         };
         let full = rng.random_range(0..1000u32); // the sample that runs the whole command
         let work = self.seeds.work.clone();
-        match SURFACES[(i % SURFACES.len() as u64) as usize] {
+        match SURFACES[WEIGHTS[(i % WEIGHTS.len() as u64) as usize]] {
             "eval" => {
                 let text = pick(rng, &self.seeds.eval);
                 let digits = [5, 15, 30][rng.random_range(0..3)];
                 self.run("eval", &text, || {
                     let opts = dpaudit::eval::EvalOptions {
                         digits,
-                        max_seconds: Some(0.05),
+                        max_seconds: Some(0.02),
                         ..Default::default()
                     };
                     let (mut out, mut log) = (Vec::new(), Vec::new());
@@ -567,7 +572,7 @@ fn fuzz_smoke() {
     assert!(c.crashes.is_empty(), "{s}");
     // Not vacuous: every surface saw inputs, and both outcomes occur.
     for t in c.tally.values() {
-        assert!(t.inputs >= 400, "{s}");
+        assert!(t.inputs >= 150, "{s}");
     }
     assert!(
         c.tally.values().map(|t| t.errors).sum::<u64>() > 1000,

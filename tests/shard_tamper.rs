@@ -122,7 +122,7 @@ fn tampered_mechanism_shards_are_refused() {
     let good = [shard_of(3, 1, None, "good"), shard_of(3, 2, None, "good")];
     let read = |p: &PathBuf| std::fs::read_to_string(p).unwrap();
     let (t1, t2) = (read(&good[0]), read(&good[1]));
-    assert!(t1.contains("sigma = \\\"1\\\""), "{t1}");
+    assert!(t1.contains("sigma = \"1\""), "{t1}");
     // The untouched shards merge (so every refusal below is the tampering's doing).
     let o = bin()
         .arg("merge")
@@ -135,10 +135,7 @@ fn tampered_mechanism_shards_are_refused() {
 
     let out = dir.join("refused");
     // The spec edited consistently in every shard (sigma, then the seed).
-    for (from, to) in [
-        ("sigma = \\\"1\\\"", "sigma = \\\"2\\\""),
-        ("seed = 3", "seed = 5"),
-    ] {
+    for (from, to) in [("sigma = \"1\"", "sigma = \"2\""), ("seed = 3", "seed = 5")] {
         let e1 = put(
             &dir.join("edited"),
             "tp.shard-1-of-2.toml",
@@ -161,10 +158,33 @@ fn tampered_mechanism_shards_are_refused() {
         std::fs::write(&p, reseal(&edited)).unwrap();
         refused(&[good[0].clone(), p], None, &out, "shard");
     }
-    // Samples per side edited and re-digested: the histograms no longer hold the shard's share.
-    let edited = reseal(&t2.replace("samples_per_side = 2200000", "samples_per_side = 2000000"));
-    let p = put(&dir.join("samples"), "tp.shard-2-of-2.toml", &edited);
-    refused(&[good[0].clone(), p], None, &out, "samples per side");
+    // Samples per side (the run's, after the spec text) edited and re-digested: in one shard
+    // it no longer matches the other; in both, the histograms no longer hold each shard's share.
+    let edit_samples = |t: &str| {
+        let i = t.rfind("samples_per_side = 2200000").unwrap();
+        reseal(&format!(
+            "{}samples_per_side = 2000000{}",
+            &t[..i],
+            &t[i + 26..]
+        ))
+    };
+    let p2 = put(
+        &dir.join("samples"),
+        "tp.shard-2-of-2.toml",
+        &edit_samples(&t2),
+    );
+    refused(
+        &[good[0].clone(), p2.clone()],
+        None,
+        &out,
+        "samples per side",
+    );
+    let p1 = put(
+        &dir.join("samples"),
+        "tp.shard-1-of-2.toml",
+        &edit_samples(&t1),
+    );
+    refused(&[p1, p2], None, &out, "histograms holding its share");
     // Truncated by 3 bytes (a partial copy).
     let p = put(
         &dir.join("trunc"),
@@ -202,8 +222,8 @@ fn tampered_mechanism_shards_are_refused() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let kt2 = read(&k2);
-    let forged = reseal(&kt2.replace("sigma = \\\"1\\\"", "sigma = \\\"2\\\""));
-    let kt1 = reseal(&read(&k1).replace("sigma = \\\"1\\\"", "sigma = \\\"2\\\""));
+    let forged = reseal(&kt2.replace("sigma = \"1\"", "sigma = \"2\""));
+    let kt1 = reseal(&read(&k1).replace("sigma = \"1\"", "sigma = \"2\""));
     let f1 = put(&dir.join("forged"), "tp.shard-1-of-2.toml", &kt1);
     let f2 = put(&dir.join("forged"), "tp.shard-2-of-2.toml", &forged);
     refused(&[f1, f2], Some("s3cret"), &out, "keyed MAC mismatch");
