@@ -384,22 +384,27 @@ where
                     Ok(sh) => sh,
                     Err(e) => return fail(e),
                 };
-            let checked = crate::limits::check_max_seconds(max_seconds).and_then(|_| {
-                let o = opts.as_ref().map_err(Clone::clone)?;
-                let est = estimate(o, sh.map_or(1, |s| s.count))?;
-                est.confirm("train-audit", yes)?;
-                Ok(est)
-            });
-            match checked {
-                Ok(est) => eprintln!(
-                    "dpaudit: train-audit: estimated work {:.2e} {} (about {})",
-                    est.work,
-                    est.unit,
-                    crate::limits::fmt_seconds(est.seconds)
-                ),
-                Err(e) => return fail(e),
+            if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
+                return fail(e);
             }
-            with_limits(max_seconds, || train_audit(opts, shard, &out))
+            // The limit covers the estimate too (it builds the suite, certified accounting).
+            with_limits(max_seconds, || {
+                let checked = opts.as_ref().map_err(Clone::clone).and_then(|o| {
+                    let est = estimate(o, sh.map_or(1, |s| s.count))?;
+                    est.confirm("train-audit", yes)?;
+                    Ok(est)
+                });
+                match checked {
+                    Ok(est) => eprintln!(
+                        "dpaudit: train-audit: estimated work {:.2e} {} (about {})",
+                        est.work,
+                        est.unit,
+                        crate::limits::fmt_seconds(est.seconds)
+                    ),
+                    Err(e) => return fail(e),
+                }
+                train_audit(opts, shard, &out)
+            })
         }
         Command::Train {
             spec,
