@@ -116,7 +116,7 @@ fn experiment_sizes_work_and_time_are_checked() {
         &["time limit --max-seconds 1 reached"],
     );
     refused(
-        &["train", &s, "--out", &out, "--max-seconds", "-1"],
+        &["train", &s, "--out", &out, "--max-seconds=-1"],
         10.0,
         &["max-seconds = -1"],
     );
