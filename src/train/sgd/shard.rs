@@ -38,7 +38,7 @@ use crate::compare::shards::{check_format, read_toml, write_shard_file};
 use crate::error::{Error, Result};
 
 /// Format tag of a training-audit shard file.
-pub(crate) const FORMAT: &str = "dpaudit-train-shard/1";
+pub(crate) const FORMAT: &str = "dpaudit-train-shard/2";
 
 /// The stem of the shard files and of the merged report.
 pub(crate) const STEM: &str = "dpsgd_audit";
