@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 const FALLBACK_MEMORY: u64 = 8 << 30;
 
 /// Bytes of memory available to a new allocation: `DPAUDIT_MAX_MEMORY` (bytes) if set, else
-/// `MemAvailable` of `/proc/meminfo`, else 8 GiB.
+/// `MemAvailable` of `/proc/meminfo` (else 8 GiB), and no more than the address space left
+/// under this process's limit (`ulimit -v`: `Max address space` of `/proc/self/limits` less
+/// `VmSize` of `/proc/self/status`).
 pub fn available_memory() -> u64 {
     if let Some(v) = std::env::var("DPAUDIT_MAX_MEMORY")
         .ok()
@@ -25,14 +27,32 @@ pub fn available_memory() -> u64 {
     {
         return v;
     }
-    std::fs::read_to_string("/proc/meminfo")
+    let kb = |text: &str, key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|r| r.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|k| k.saturating_mul(1024))
+    };
+    let machine = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| kb(&t, "MemAvailable:"))
+        .unwrap_or(FALLBACK_MEMORY);
+    let limit = std::fs::read_to_string("/proc/self/limits")
         .ok()
         .and_then(|t| {
             t.lines()
-                .find_map(|l| l.strip_prefix("MemAvailable:"))
-                .and_then(|r| r.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-        })
-        .map_or(FALLBACK_MEMORY, |kb| kb.saturating_mul(1024))
+                .find_map(|l| l.strip_prefix("Max address space"))
+                .and_then(|r| r.split_whitespace().next())
+                .and_then(|v| v.parse::<u64>().ok())
+        });
+    let used = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| kb(&t, "VmSize:"))
+        .unwrap_or(0);
+    match limit {
+        Some(l) => machine.min(l.saturating_sub(used)),
+        None => machine,
+    }
 }
 
 /// Human-readable bytes (GiB/MiB/KiB, one decimal).

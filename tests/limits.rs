@@ -90,6 +90,38 @@ fn libsvm_indices_are_refused_at_their_line() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Found by the fuzz campaign (seed 2): a data file of 10^4 features passed the n x d check,
+/// then the ridge problems' n x d copies and d x d Gram matrices aborted the allocator under
+/// `ulimit -v 8G`. The estimate now counts them.
+#[test]
+fn ridge_copies_and_gram_matrices_are_counted() {
+    let dir = tmp_dir("gram");
+    let out = dir.join("out").display().to_string();
+    let rows: String = (0..8)
+        .map(|j| format!("{} {}:1\n", if j % 2 == 0 { 1 } else { -1 }, 10488 - j))
+        .collect();
+    std::fs::write(dir.join("wide.svm"), rows).unwrap();
+    let s = spec(
+        &dir,
+        "s.toml",
+        &dir.join("wide.svm").display().to_string(),
+        "3",
+    );
+    // 4 Gram matrices of 10488² doubles are 3.5 GB: refused under a 1 GB budget.
+    let o = bin()
+        .args(["train", &s, "--out", &out])
+        .env("DPAUDIT_MAX_MEMORY", "1000000000")
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains("steps = 3") && e.contains("fit in memory"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn experiment_sizes_work_and_time_are_checked() {
     let dir = tmp_dir("exp");

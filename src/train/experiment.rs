@@ -154,10 +154,17 @@ impl Spec {
         use crate::limits::product;
         let (splits, seeds) = (self.splits.len() as u128, self.seeds.len() as u128);
         let steps = u128::from(self.steps) + 1;
-        // The data and two node copies per seed; min and max curves for 6 releases per split,
-        // plus the curve of the run in progress.
-        let bytes = product(&[data.n as u128, data.d as u128, 8, 1 + 2 * seeds])
-            .and_then(|a| product(&[steps, 8, 12 * splits + 1]).and_then(|b| a.checked_add(b)));
+        // Per seed: the two nodes' records and the n × d copies and d × d Gram matrices of the
+        // three ridge problems (nodes and global); the data themselves; min and max curves for
+        // 6 releases per split, plus the curve of the run in progress.
+        let (n, d) = (data.n as u128, data.d as u128);
+        let bytes = [
+            product(&[n, d, 8, 2 + 4 * seeds]),
+            product(&[d, d, 8, 4 * seeds]),
+            product(&[steps, 8, 12 * splits + 1]),
+        ]
+        .into_iter()
+        .try_fold(0u128, |acc, b| b.and_then(|b| acc.checked_add(b)));
         crate::limits::check_memory(
             "steps",
             self.steps,
