@@ -73,6 +73,12 @@ enum Command {
         /// Output directory.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Time limit in seconds: training stops with an error once it has passed.
+        #[arg(long)]
+        max_seconds: Option<f64>,
+        /// Start even when the estimated work exceeds an hour.
+        #[arg(long)]
+        yes: bool,
     },
     /// Audit DP-SGD and OSO-DPSGD through the training loop (Dirac-canary white-box audits,
     /// black-box view, positive controls): writes dpsgd_audit.md and dpsgd_audit.csv into --out.
@@ -98,6 +104,12 @@ enum Command {
         /// written). Combine the N files with `dpaudit merge`.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
+        /// Time limit in seconds: the audit stops with an error once it has passed.
+        #[arg(long)]
+        max_seconds: Option<f64>,
+        /// Start even when the estimated work exceeds an hour.
+        #[arg(long)]
+        yes: bool,
     },
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
@@ -158,6 +170,10 @@ enum Command {
         /// Output directory.
         #[arg(long, default_value = "reports")]
         out: PathBuf,
+        /// Only check the shards (seals, every field against the other shards, counts) and
+        /// exit 0 if they would merge; nothing is computed or written.
+        #[arg(long)]
+        check: bool,
     },
 }
 
@@ -277,9 +293,61 @@ fn fail(msg: impl std::fmt::Display) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Runs `f` under a `--max-seconds` limit: the training loops' deadline
+/// ([`crate::limits::with_deadline`]) and the certified computations' one.
+fn with_limits<T>(max_seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
+    crate::numeric::deadline::with_limit(max_seconds, || {
+        crate::limits::with_deadline(max_seconds, f)
+    })
+}
+
+/// `dpaudit train-audit`, whole or one shard.
+fn train_audit(
+    opts: crate::Result<crate::train::sgd::suite::SuiteOptions>,
+    shard: Option<String>,
+    out: &Path,
+) -> ExitCode {
+    use crate::train::sgd::suite::write_report;
+    if let Some(k) = shard {
+        use crate::train::sgd::shard::{write_shard, RowShard};
+        let written = k.parse().and_then(|sh: crate::audit::engine::Shard| {
+            let o = opts?;
+            let mut show = |r: &RowShard| {
+                eprintln!(
+                    "dpaudit: shard {sh}: {}: {} of {} main runs per side ({:.1} s)",
+                    r.name, r.counts.runs_per_side, r.runs_per_side, r.seconds
+                )
+            };
+            write_shard(&o, sh, out, &mut show).map(|p| (sh, o, p))
+        });
+        return match written {
+            Ok((sh, o, p)) => {
+                eprintln!(
+                    "dpaudit: shard {sh} of `{}`: wrote {}",
+                    o.command_line(),
+                    p.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    train_audit_exit(opts.and_then(|o| write_report(out, &o, &command_line())))
+}
+
 /// Parses the command line, runs the subcommand and returns its exit status.
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    run_args(std::env::args_os())
+}
+
+/// [`main`] on the given arguments (the first is the program name): the command line run
+/// in-process, as the fuzz driver (`examples/fuzz_cli.rs`) does.
+pub fn run_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
@@ -315,8 +383,10 @@ pub fn main() -> ExitCode {
             rows,
             seed,
             shard,
+            max_seconds,
+            yes,
         } => {
-            use crate::train::sgd::suite::{write_report, SuiteOptions};
+            use crate::train::sgd::suite::{estimate, SuiteOptions};
             let opts = rows.parse().map(|rows| SuiteOptions {
                 big_runs: runs,
                 control_runs,
@@ -324,43 +394,54 @@ pub fn main() -> ExitCode {
                 seed,
                 ..SuiteOptions::default()
             });
-            if let Some(k) = shard {
-                use crate::train::sgd::shard::{write_shard, RowShard};
-                let written = k.parse().and_then(|sh: crate::audit::engine::Shard| {
-                    let o = opts?;
-                    let mut show = |r: &RowShard| {
-                        eprintln!(
-                            "dpaudit: shard {sh}: {}: {} of {} main runs per side ({:.1} s)",
-                            r.name, r.counts.runs_per_side, r.runs_per_side, r.seconds
-                        )
-                    };
-                    write_shard(&o, sh, &out, &mut show).map(|p| (sh, o, p))
-                });
-                return match written {
-                    Ok((sh, o, p)) => {
-                        eprintln!(
-                            "dpaudit: shard {sh} of `{}`: wrote {}",
-                            o.command_line(),
-                            p.display()
-                        );
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(e),
+            let sh: Option<crate::audit::engine::Shard> =
+                match shard.as_deref().map(str::parse).transpose() {
+                    Ok(sh) => sh,
+                    Err(e) => return fail(e),
                 };
+            if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
+                return fail(e);
             }
-            train_audit_exit(opts.and_then(|o| write_report(&out, &o, &command_line())))
+            // The limit covers the estimate too (it builds the suite, certified accounting).
+            with_limits(max_seconds, || {
+                let checked = opts.as_ref().map_err(Clone::clone).and_then(|o| {
+                    let est = estimate(o, sh.map_or(1, |s| s.count))?;
+                    est.confirm("train-audit", yes)?;
+                    Ok(est)
+                });
+                match checked {
+                    Ok(est) => eprintln!(
+                        "dpaudit: train-audit: estimated work {:.2e} {} (about {})",
+                        est.work,
+                        est.unit,
+                        crate::limits::fmt_seconds(est.seconds)
+                    ),
+                    Err(e) => return fail(e),
+                }
+                train_audit(opts, shard, &out)
+            })
         }
-        Command::Train { spec, out } => match crate::train::experiment::run_file(
-            &spec,
-            &out,
-            &report::progress::bar("train", true),
-        ) {
-            Ok(md) => {
-                println!("{md}");
-                ExitCode::SUCCESS
+        Command::Train {
+            spec,
+            out,
+            max_seconds,
+            yes,
+        } => {
+            if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
+                return fail(e);
             }
-            Err(e) => fail(e),
-        },
+            let bar = report::progress::bar("train", true);
+            let res = with_limits(max_seconds, || {
+                crate::train::experiment::run_file_confirmed(&spec, &out, &bar, yes)
+            });
+            match res {
+                Ok(md) => {
+                    println!("{md}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(e),
+            }
+        }
         Command::Eval {
             digits,
             method,
@@ -470,9 +551,24 @@ pub fn main() -> ExitCode {
                 Err(e) => fail(e),
             }
         }
-        Command::Merge { dirs, out } => {
+        Command::Merge { dirs, out, check } => {
             use report::shards::{find_shards, shard_kind, ShardKind};
             let kind = find_shards(&dirs).and_then(|f| Ok((shard_kind(&f)?, f)));
+            if check {
+                let checked = kind.and_then(|(k, files)| match k {
+                    ShardKind::Mechanism => report::shards::merge(&dirs).map(|m| m.files.len()),
+                    ShardKind::Training => {
+                        crate::train::sgd::shard::check(&files).map(|_| files.len())
+                    }
+                });
+                return match checked {
+                    Ok(n) => {
+                        eprintln!("dpaudit: {n} shards check out: they merge");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => fail(e),
+                };
+            }
             match kind {
                 Err(e) => return fail(e),
                 Ok((ShardKind::Mechanism, _)) => {}

@@ -73,6 +73,14 @@ pub enum Error {
     /// Input/output failure (files, CSV, TOML).
     #[error("{0}")]
     Io(String),
+    /// A time limit (`--max-seconds`) passed before the work was done.
+    #[error("time limit --max-seconds {seconds} reached: {what} stopped")]
+    TimeLimit {
+        /// The limit, seconds.
+        seconds: f64,
+        /// What was stopped.
+        what: String,
+    },
 }
 
 /// Shorthand result type.

@@ -112,6 +112,7 @@ pub mod error;
 pub mod eval;
 #[cfg(feature = "cli")]
 pub(crate) mod fsio;
+pub mod limits;
 pub mod model;
 pub mod numeric;
 #[cfg(feature = "cli")]

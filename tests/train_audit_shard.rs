@@ -37,6 +37,19 @@ fn spawn(args: &[&str], out: &Path) -> Child {
         .expect("the binary starts")
 }
 
+/// What someone who knows the format does after editing a shard: recompute the SHA-256 digest of
+/// the body (the seal's first two lines), so that the field checks behind the digest are tested.
+fn reseal(t: &str) -> String {
+    use sha2::Digest;
+    let (comment, rest) = t.split_once('\n').unwrap();
+    let (_digest, body) = rest.split_once('\n').unwrap();
+    let d: String = sha2::Sha256::digest(body.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{comment}\ndigest = \"sha256:{d}\"\n{body}")
+}
+
 fn done(c: Child) -> Output {
     c.wait_with_output().expect("the binary runs")
 }
@@ -162,13 +175,17 @@ fn sharded_training_audit_merges_to_the_unsharded_result() {
     let forged = dir.join("forged");
     std::fs::create_dir_all(&forged).unwrap();
     let f3 = forged.join("dpsgd_audit.shard-3-of-3.toml");
-    std::fs::write(&f3, body.replace(&fp, "fingerprint = \"0123456789abcdef\"")).unwrap();
+    std::fs::write(
+        &f3,
+        reseal(&body.replace(&fp, "fingerprint = \"0123456789abcdef\"")),
+    )
+    .unwrap();
     let e = merge_err(&[s(1), s(2), f3.clone()]);
     assert!(e.contains("configuration (fingerprint"), "{e}");
     // Other run counts.
     std::fs::write(
         &f3,
-        body.replace("control_runs = 20000", "control_runs = 30000"),
+        reseal(&body.replace("control_runs = 20000", "control_runs = 30000")),
     )
     .unwrap();
     let e = merge_err(&[s(1), s(2), f3.clone()]);
@@ -181,19 +198,26 @@ fn sharded_training_audit_merges_to_the_unsharded_result() {
         .to_string();
     std::fs::write(
         &f3,
-        body.replacen(&line, "threshold_bits = \"0000000000000000\"", 1),
+        reseal(&body.replacen(&line, "threshold_bits = \"0000000000000000\"", 1)),
     )
     .unwrap();
     let e = merge_err(&[s(1), s(2), f3.clone()]);
     assert!(e.contains("pilot selection"), "{e}");
     // A malformed shard number (N past 2^20): refused before anything is sized by N.
-    std::fs::write(&f3, body.replace("count = 3", "count = 1000000000000")).unwrap();
+    std::fs::write(
+        &f3,
+        reseal(&body.replace("count = 3", "count = 1000000000000")),
+    )
+    .unwrap();
     let e = merge_err(&[s(1), s(2), f3.clone()]);
     assert!(e.contains("shard count"), "{e}");
     // A mechanism-audit shard among training-audit shards.
     std::fs::write(
         &f3,
-        "format = \"dpaudit-shard/1\"\nspec_path = \"x.toml\"\n",
+        reseal(&format!(
+            "{}\ndigest = \"\"\nformat = \"dpaudit-shard/2\"\nspec_path = \"x.toml\"\n",
+            body.lines().next().unwrap()
+        )),
     )
     .unwrap();
     let e = merge_err(&[s(1), s(2), f3.clone()]);

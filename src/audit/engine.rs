@@ -297,6 +297,7 @@ pub struct Histograms {
 /// stream (see [`stream_id`]), so the shards' histograms are disjoint parts of the unsharded
 /// ones, and their sums are the unsharded histograms exactly.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawShard")]
 pub(crate) struct Shard {
     /// 0-based shard index, < `count`.
     pub index: u64,
@@ -327,6 +328,33 @@ impl Shard {
     #[inline]
     pub fn owns(&self, chunk: u64) -> bool {
         chunk % self.count == self.index
+    }
+}
+
+/// A shard as written in a file, validated by [`Shard::new`] when read: a file cannot smuggle in
+/// an index past its count or a count that sizes an allocation.
+#[derive(Deserialize)]
+struct RawShard {
+    index: u64,
+    count: u64,
+}
+
+impl TryFrom<RawShard> for Shard {
+    type Error = Error;
+    fn try_from(r: RawShard) -> Result<Self> {
+        Shard::new(r.index, r.count)
+    }
+}
+
+impl Shard {
+    /// The draws of this shard out of `m` draws per side: the sizes of the chunks it owns.
+    pub fn share(&self, m: u64) -> u64 {
+        let chunks = m.div_ceil(CHUNK);
+        // Chunks index, index + count, …: at most 2^53 / 2^20 of them.
+        (self.index..chunks)
+            .step_by(self.count.max(1) as usize)
+            .map(|c| (m - c * CHUNK).min(CHUNK))
+            .sum()
     }
 }
 
@@ -549,13 +577,7 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
     let grid = Grid::new(lo, hi, cfg.bins)?;
     let n = cfg.samples_per_side;
     let pilot_n = pilot_samples(cfg);
-    let share = |m: u64| {
-        let chunks = m.div_ceil(CHUNK);
-        (0..chunks)
-            .filter(|c| shard.owns(*c))
-            .map(|c| (m - c * CHUNK).min(CHUNK))
-            .sum::<u64>()
-    };
+    let share = |m: u64| shard.share(m);
     let bar = &cfg.progress;
     bar.start(2 * (share(n) + share(pilot_n)));
     let t0 = Instant::now();
@@ -586,9 +608,10 @@ pub(crate) fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
     let first = parts
         .first()
         .ok_or_else(|| Error::invalid("shards", "none", "at least one shard"))?;
-    let count = first.shard.count;
+    let count = Shard::new(first.shard.index, first.shard.count)?.count;
     let mut seen = vec![false; count as usize];
     for p in parts {
+        Shard::new(p.shard.index, p.shard.count)?;
         if p.shard.count != count {
             return Err(Error::invalid(
                 "shard",
@@ -596,15 +619,17 @@ pub(crate) fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
                 &format!("a shard of the same run ({count} shards)"),
             ));
         }
-        let i = p.shard.index as usize;
-        if seen[i] {
+        let slot = seen.get_mut(p.shard.index as usize).ok_or_else(|| {
+            Error::invalid("shard", p.shard, &format!("K/N with K <= N = {count}"))
+        })?;
+        if *slot {
             return Err(Error::invalid(
                 "shard",
                 p.shard,
                 "given once (it was given twice)",
             ));
         }
-        seen[i] = true;
+        *slot = true;
         if p.pilot.is_some() != first.pilot.is_some()
             || p.main.p.len() != first.main.p.len()
             || p.main.q.len() != first.main.q.len()
@@ -623,9 +648,15 @@ pub(crate) fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
             &format!("all of 1..={count} (shard {}/{count} is missing)", i + 1),
         ));
     }
-    let add = |a: &mut Histograms, b: &Histograms| {
-        add_into(&mut a.p, &b.p);
-        add_into(&mut a.q, &b.q);
+    let add = |a: &mut Histograms, b: &Histograms| -> Result<()> {
+        for (x, y) in [(&mut a.p, &b.p), (&mut a.q, &b.q)] {
+            for (u, v) in x.iter_mut().zip(y) {
+                *u = u.checked_add(*v).ok_or_else(|| {
+                    Error::invalid("shard histograms", "counts", "sums below 2^64")
+                })?;
+            }
+        }
+        Ok(())
     };
     let zero = |h: &Histograms| Histograms {
         p: vec![0; h.p.len()],
@@ -635,9 +666,9 @@ pub(crate) fn merge_draws(parts: &[AuditDraws]) -> Result<AuditDraws> {
     let mut pilot = first.pilot.as_ref().map(zero);
     let mut secs = 0.0;
     for p in parts {
-        add(&mut main, &p.main);
+        add(&mut main, &p.main)?;
         if let (Some(a), Some(b)) = (pilot.as_mut(), p.pilot.as_ref()) {
-            add(a, b);
+            add(a, b)?;
         }
         secs += p.sampling_seconds;
     }

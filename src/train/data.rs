@@ -13,6 +13,36 @@ use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 use std::path::Path;
 
+/// Largest dimension (feature index) of a dense dataset: 2^24. Data are stored densely, so a
+/// LIBSVM file whose largest index is 4·10⁹ would need 32 GB per record; such files are refused
+/// at the offending line before anything is allocated.
+pub const MAX_FEATURES: u64 = 1 << 24;
+
+/// Reads a data file as text after checking that it, and the table parsed from it (at most 5
+/// bytes per byte of text: an f64 per two characters, plus the text), fit in memory.
+fn read_data_file(path: &Path) -> Result<String> {
+    let len = std::fs::metadata(path).map_err(|e| io_err(path, e))?.len();
+    crate::limits::check_memory(
+        "data file size",
+        format!("{len} bytes ({})", path.display()),
+        "the file and the table parsed from it",
+        Some(u128::from(len) * 5),
+    )?;
+    std::fs::read_to_string(path).map_err(|e| io_err(path, e))
+}
+
+/// Refuses a dense table of `n` records of dimension `d` that exceeds [`MAX_FEATURES`] or the
+/// available memory (`copies` tables of `n·d` doubles: the data and the copies training makes).
+pub fn check_table_size(n: usize, d: usize, copies: u128) -> Result<()> {
+    crate::limits::check_max("d (dimension)", d as u128, u128::from(MAX_FEATURES))?;
+    crate::limits::check_memory(
+        "n x d",
+        format!("{n} x {d}"),
+        "the dense data",
+        crate::limits::product(&[n as u128, d as u128, 8, copies]),
+    )
+}
+
 /// Records per random stream in [`synthetic`] (output is independent of the thread count).
 const SYNTH_CHUNK: usize = 4096;
 
@@ -122,7 +152,7 @@ impl Dataset {
     /// Reads a CSV table with a header line; column `label_col` is the label, every other
     /// column a feature. Errors name the line and column that fail to parse.
     pub fn read_csv(path: &Path, label_col: usize) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+        let text = read_data_file(path)?;
         Self::parse_csv(&text, label_col)
     }
 
@@ -166,12 +196,17 @@ impl Dataset {
     /// The dimension is the largest index seen, or `dim` if given (then larger indices are
     /// errors).
     pub fn read_libsvm(path: &Path, dim: Option<usize>) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| io_err(path, e))?;
+        let text = read_data_file(path)?;
         Self::parse_libsvm(&text, dim)
     }
 
-    /// [`Dataset::read_libsvm`] on text already in memory.
+    /// [`Dataset::read_libsvm`] on text already in memory. Indices above [`MAX_FEATURES`] are
+    /// refused at their line, and the dense table is sized (against the available memory)
+    /// before it is allocated.
     pub fn parse_libsvm(text: &str, dim: Option<usize>) -> Result<Self> {
+        if let Some(dm) = dim {
+            crate::limits::check_max("d", dm as u128, u128::from(MAX_FEATURES))?;
+        }
         let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
         let mut y = Vec::new();
         let mut dmax = 0usize;
@@ -191,11 +226,19 @@ impl Dataset {
                     text: tok.to_string(),
                     reason: "expected index:value".into(),
                 })?;
-                let idx: usize = k.parse().map_err(|_| Error::Parse {
+                let idx: u64 = k.parse().map_err(|_| Error::Parse {
                     what: format!("LIBSVM line {line} index"),
                     text: k.to_string(),
-                    reason: "expected an integer >= 1".into(),
+                    reason: format!("expected an integer in [1, {MAX_FEATURES}]"),
                 })?;
+                if idx > MAX_FEATURES {
+                    return Err(Error::invalid(
+                        &format!("LIBSVM line {line} index"),
+                        idx,
+                        &format!("<= {MAX_FEATURES} (the largest dimension of dense data)"),
+                    ));
+                }
+                let idx = idx as usize;
                 if idx == 0 {
                     return Err(Error::Parse {
                         what: format!("LIBSVM line {line} index"),
@@ -218,6 +261,7 @@ impl Dataset {
             rows.push(row);
         }
         let d = dim.unwrap_or(dmax);
+        check_table_size(rows.len(), d, 1)?;
         let mut x = vec![0.0; rows.len() * d];
         for (j, row) in rows.iter().enumerate() {
             for &(k, v) in row {
@@ -280,6 +324,7 @@ pub fn synthetic(spec: &SyntheticSpec, seed: u64) -> Result<Dataset> {
     if spec.d == 0 {
         return Err(Error::invalid("d", spec.d, "at least 1"));
     }
+    check_table_size(spec.n, spec.d, 1)?;
     if spec.corr.is_nan() || spec.corr.abs() >= 1.0 {
         return Err(Error::invalid("corr", spec.corr, "in (-1, 1)"));
     }

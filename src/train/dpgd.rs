@@ -401,6 +401,7 @@ impl TwoNode {
         let mut out = Vec::with_capacity(steps + 1);
         out.push(self.global.suboptimality(&theta, &self.theta_star));
         for t in 0..steps {
+            crate::limits::check_deadline("two-node DP-GD training")?;
             let mut step = DVector::zeros(d);
             for (i, (nd, p)) in self.nodes.iter().zip(&params).enumerate() {
                 let mut rng = chunk_rng(seed, 1 + 2 * t as u64 + i as u64);

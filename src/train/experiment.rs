@@ -299,11 +299,70 @@ fn params_of(pb: &TwoNode, target: RdpTarget) -> Vec<String> {
     out
 }
 
-/// Runs every conventions × split × release × seed of `spec` (`base` resolves a relative data
-/// path), telling `progress` of each finished run.
+/// Gradient coordinates per second of one two-node DP-GD run (one core), for
+/// [`Spec::estimate`]: measured on the committed breast-cancer table (the quick experiment).
+const HMB_RATE: f64 = 2e8;
+
+impl Spec {
+    /// The work of the experiment on `data` (gradient coordinates: conventions × splits × 6
+    /// releases × seeds × steps × n × d), after checking that its curves and data copies fit in memory.
+    pub fn estimate(&self, data: &Dataset) -> Result<crate::limits::Estimate> {
+        use crate::limits::product;
+        let convs = self.conventions()?.len() as u128;
+        let (splits, seeds) = (convs * self.splits.len() as u128, self.seeds.len() as u128);
+        let steps = u128::from(self.steps) + 1;
+        // Per seed: the two nodes' records and the n × d copies and d × d Gram matrices of the
+        // three ridge problems (nodes and global); the data themselves; min and max curves for
+        // 6 releases per split, plus the curve of the run in progress.
+        let (n, d) = (data.n as u128, data.d as u128);
+        let bytes = [
+            product(&[n, d, 8, 2 + 4 * seeds]),
+            product(&[d, d, 8, 4 * seeds]),
+            product(&[steps, 8, 12 * splits + 1]),
+        ]
+        .into_iter()
+        .try_fold(0u128, |acc, b| b.and_then(|b| acc.checked_add(b)));
+        crate::limits::check_memory(
+            "steps",
+            self.steps,
+            &format!("the curves and data of {splits} split runs (splits × conventions) and {seeds} seeds"),
+            bytes,
+        )?;
+        let work = splits as f64
+            * 6.0
+            * seeds as f64
+            * f64::from(self.steps)
+            * data.n as f64
+            * data.d as f64;
+        Ok(crate::limits::Estimate::new(
+            "gradient coordinates",
+            work,
+            HMB_RATE,
+        ))
+    }
+}
+
+/// Runs every conventions × split × release × seed of `spec` (`base` resolves a relative data path), telling
+/// `progress` of each finished run.
 pub fn run(spec: &Spec, base: &Path, progress: &Observer) -> Result<Vec<SplitResult>> {
+    run_confirmed(spec, base, progress, true)
+}
+
+/// [`run`], refusing a run estimated over an hour unless `yes` ([`Spec::estimate`]).
+pub fn run_confirmed(
+    spec: &Spec,
+    base: &Path,
+    progress: &Observer,
+    yes: bool,
+) -> Result<Vec<SplitResult>> {
+    if spec.data == "synthetic" {
+        let sp = SyntheticSpec::ijcnn1_scale();
+        super::data::check_table_size(spec.n.unwrap_or(sp.n), spec.d.unwrap_or(sp.d), 1)?;
+    }
     let convs = spec.conventions()?;
     let data = spec.dataset(base)?;
+    spec.estimate(&data)?
+        .confirm(&format!("experiment {:?}", spec.name), yes)?;
     let target = RdpTarget::default();
     let nseeds = spec.seeds.len() as u64;
     progress.start(convs.len() as u64 * spec.splits.len() as u64 * 6 * nseeds);
@@ -1037,6 +1096,21 @@ pub(crate) fn write_outputs(spec: &Spec, results: &[SplitResult], out: &Path) ->
 /// runs it and writes its outputs under `out`; returns the Markdown summary. `progress` hears of
 /// each finished training run of an HMB experiment.
 pub fn run_file(path: &Path, out: &Path, progress: &Observer) -> Result<String> {
+    run_file_confirmed(path, out, progress, true)
+}
+
+/// [`run_file`], refusing an experiment estimated to run over an hour unless `yes` (the
+/// estimated work is in the message). Limits on memory are checked whatever `yes`.
+pub fn run_file_confirmed(
+    path: &Path,
+    out: &Path,
+    progress: &Observer,
+    yes: bool,
+) -> Result<String> {
+    let len = std::fs::metadata(path)
+        .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?
+        .len();
+    crate::limits::check_max("experiment spec size (bytes)", u128::from(len), 1 << 20)?;
     let text =
         std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
     let base = path.parent().unwrap_or(Path::new("."));
@@ -1057,10 +1131,12 @@ pub fn run_file(path: &Path, out: &Path, progress: &Observer) -> Result<String> 
                     reason: e.to_string(),
                 })?,
         )?,
-        Some(toml::Value::String(k)) => return super::hg_report::run_table(&k, table, base, out),
+        Some(toml::Value::String(k)) => {
+            return super::hg_report::run_table(&k, table, base, out, yes)
+        }
         Some(v) => return Err(Error::invalid("kind", v, "hmb, hg_mean or hg_gd")),
     };
-    let res = run(&spec, base, progress)?;
+    let res = run_confirmed(&spec, base, progress, yes)?;
     write_outputs(&spec, &res, out)
 }
 

@@ -285,6 +285,7 @@ pub fn run(data: &Dataset, cfg: &GdConfig, seed: u64) -> Result<GdRun> {
     let mut terms = Vec::new();
     let mut fils = Vec::new();
     for t in 0..cfg.steps {
+        crate::limits::check_deadline("hg_gd training")?;
         let g = clipped_mean_gradient(data, &theta, cfg.clip)?;
         let ghat = match cfg.noise {
             None => g.clone(),

@@ -134,6 +134,21 @@ fn min_mean_max(v: &[f64]) -> (f64, f64, f64) {
 // ---------------------------------------------------------------------------------------------
 // Mean estimation (HG §6.1)
 
+/// Largest `points` of an hg_mean grid.
+const MAX_POINTS: u128 = 1 << 20;
+
+/// Certified per-coordinate RDP terms per second (one core), for [`MeanSpec::estimate`]:
+/// measured on experiments/hg_mean.toml.
+const MEAN_RATE: f64 = 1e3;
+
+/// Gradient coordinates per second of hg_gd (one core), for [`GdSpec::estimate`], counting a
+/// certified per-step RDP term as [`GD_CERTIFY_COST`] coordinates: measured on
+/// experiments/hg_gd.toml.
+const GD_RATE: f64 = 1e8;
+
+/// The cost of one certified per-coordinate RDP term, in gradient coordinates.
+const GD_CERTIFY_COST: f64 = 1e5;
+
 /// `kind = "hg_mean"`: HG §6.1 mean estimation.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -201,6 +216,36 @@ impl MeanSpec {
         }
         check_seeds(&self.seeds)?;
         hg_gd::check_rdp_settings(self.alpha, self.digits)
+    }
+
+    /// The work of the experiment (certified per-coordinate RDP terms: shifts × points × 3
+    /// mechanisms × seeds × d, plus the equal-MSE table), after checking that its data fit in
+    /// memory.
+    pub fn estimate(&self) -> Result<crate::limits::Estimate> {
+        use crate::limits::{check_max, check_memory, product};
+        check_max("points", self.points as u128, MAX_POINTS)?;
+        check_max("d", self.d as u128, u128::from(super::data::MAX_FEATURES))?;
+        let seeds = self.seeds.len() as u128;
+        check_memory(
+            "d",
+            self.d,
+            "the seeds' mean vectors and curves",
+            product(&[self.d as u128, 8, seeds + 2]).and_then(|a| {
+                product(&[self.points as u128, self.shifts.len() as u128, 3, 16, seeds])
+                    .and_then(|b| a.checked_add(b))
+            }),
+        )?;
+        let terms = self.shifts.len() as f64
+            * (self.points + 4 * self.compare_sigmas.len()) as f64
+            * 3.0
+            * self.seeds.len() as f64
+            * self.d as f64
+            + self.seeds.len() as f64 * self.n as f64 * self.d as f64 / 100.0;
+        Ok(crate::limits::Estimate::new(
+            "certified RDP terms",
+            terms,
+            MEAN_RATE,
+        ))
     }
 
     /// The σ grid (log-spaced, `points` values from `sigma_min` to `sigma_max`).
@@ -333,8 +378,12 @@ fn mean_curves(spec: &MeanSpec, data: &[Vec<f64>], c: f64) -> Result<Vec<Vec<Cur
     NOISES
         .iter()
         .map(|&noise| {
+            let deadline = crate::limits::current();
             grid.par_iter()
                 .map(|&s| {
+                    if let Some(dl) = deadline {
+                        dl.check("hg_mean curves")?;
+                    }
                     let mut p = CurvePoint {
                         sigma: s,
                         mse: Vec::new(),
@@ -533,6 +582,28 @@ impl GdSpec {
             self.config(Some(Noise::Gaussian), s).validate()?;
         }
         Ok(())
+    }
+
+    /// The work of the experiment on `data` (gradient coordinates and certified per-step RDP
+    /// terms over all runs), after checking that its per-run curves fit in memory.
+    pub fn estimate(&self, data: &Dataset) -> Result<crate::limits::Estimate> {
+        use crate::limits::{check_memory, product};
+        let runs = 1 + 3 * self.sigmas.len() as u128 * self.seeds.len() as u128;
+        let steps = self.steps as u128 + 1;
+        // Per run: losses, per-step RDP and FIL, iterates (d each), and the certified terms.
+        check_memory(
+            "steps",
+            self.steps,
+            &format!("the curves and iterates of {runs} runs"),
+            product(&[runs, steps, 8 * (data.d as u128 + 4) + 64]),
+        )?;
+        let work =
+            runs as f64 * self.steps as f64 * data.d as f64 * (data.n as f64 + GD_CERTIFY_COST);
+        Ok(crate::limits::Estimate::new(
+            "gradient coordinates",
+            work,
+            GD_RATE,
+        ))
     }
 
     /// The dataset, read and standardised as specified (`base` resolves a relative path).
@@ -751,10 +822,31 @@ pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
 }
 
 /// Runs an HG experiment spec (already parsed to a TOML table, `kind` removed) of the given kind.
-pub(crate) fn run_table(kind: &str, table: toml::Table, base: &Path, out: &Path) -> Result<String> {
+/// Refuses one that would run over an hour unless `yes` (limits on memory are checked
+/// whatever `yes`).
+pub(crate) fn run_table(
+    kind: &str,
+    table: toml::Table,
+    base: &Path,
+    out: &Path,
+    yes: bool,
+) -> Result<String> {
     match kind {
-        "hg_mean" => run_mean(&parse::<MeanSpec>(table, "hg_mean spec")?, out),
-        "hg_gd" => run_gd(&parse::<GdSpec>(table, "hg_gd spec")?, base, out),
+        "hg_mean" => {
+            let spec = parse::<MeanSpec>(table, "hg_mean spec")?;
+            spec.validate()?;
+            spec.estimate()?
+                .confirm(&format!("experiment {:?}", spec.name), yes)?;
+            run_mean(&spec, out)
+        }
+        "hg_gd" => {
+            let spec = parse::<GdSpec>(table, "hg_gd spec")?;
+            spec.validate()?;
+            let data = spec.dataset(base)?;
+            spec.estimate(&data)?
+                .confirm(&format!("experiment {:?}", spec.name), yes)?;
+            run_gd(&spec, base, out)
+        }
         _ => Err(Error::invalid("kind", kind, "hmb, hg_mean or hg_gd")),
     }
 }

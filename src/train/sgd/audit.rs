@@ -380,11 +380,15 @@ impl Runs<'_> {
         f: impl Fn(Vec<f64>) -> T + Sync,
     ) -> Result<Vec<T>> {
         let chunks = n.div_ceil(RUN_CHUNK);
+        let deadline = crate::limits::current();
         (0..chunks)
             .filter(|c| shard.owns(*c))
             .collect::<Vec<u64>>()
             .into_par_iter()
             .map(|c| {
+                if let Some(dl) = deadline {
+                    dl.check("training audit")?;
+                }
                 let len = (n - c * RUN_CHUNK).min(RUN_CHUNK) as usize;
                 self.chunk_scores(phase, side, c, len).map(&f)
             })

@@ -38,7 +38,7 @@ use crate::compare::shards::{check_format, read_toml, write_shard_file};
 use crate::error::{Error, Result};
 
 /// Format tag of a training-audit shard file.
-pub(crate) const FORMAT: &str = "dpaudit-train-shard/1";
+pub(crate) const FORMAT: &str = "dpaudit-train-shard/2";
 
 /// The stem of the shard files and of the merged report.
 pub(crate) const STEM: &str = "dpsgd_audit";
@@ -258,8 +258,10 @@ fn differs(p: &Path, first: &Path, what: &str) -> Error {
     )
 }
 
-/// Reads, checks and merges the training-audit shard files `files` (see the module docs).
-pub(crate) fn merge(files: &[PathBuf]) -> Result<MergedTrain> {
+/// Reads the training-audit shard files `files` and checks them against each other (seal,
+/// version, options, fingerprint, shard count, every shard once, rows, pilot cuts, counts);
+/// returns them with every row's selected region, summed counts, seconds and runs trained.
+fn read_and_check(files: &[PathBuf]) -> Result<(Vec<TrainShardFile>, RowSums)> {
     let shards: Vec<TrainShardFile> = files.iter().map(|p| read_shard(p)).collect::<Result<_>>()?;
     let (first, f0) = match (shards.first(), files.first()) {
         (Some(s), Some(p)) => (s, p),
@@ -366,6 +368,25 @@ pub(crate) fn merge(files: &[PathBuf]) -> Result<MergedTrain> {
         }
         sums.push((sel, total, seconds, trained));
     }
+    Ok((shards, sums))
+}
+
+/// Every row's selected region, summed main-run counts, seconds and runs trained.
+type RowSums = Vec<(Selected, MainCounts, f64, u64)>;
+
+/// The checks of [`merge`] that need no suite rebuilt: what `dpaudit merge --check` runs.
+pub(crate) fn check(files: &[PathBuf]) -> Result<()> {
+    read_and_check(files).map(|_| ())
+}
+
+/// Reads, checks and merges the training-audit shard files `files` (see the module docs).
+pub(crate) fn merge(files: &[PathBuf]) -> Result<MergedTrain> {
+    let (shards, sums) = read_and_check(files)?;
+    let (first, f0) = match (shards.first(), files.first()) {
+        (Some(s), Some(p)) => (s, p),
+        _ => return Err(Error::invalid("shards", "none", "at least one shard file")),
+    };
+    let count = first.shard.count;
     // The suite itself, rebuilt by this build from the options: it must be the shards' suite.
     let opts = first.options()?;
     let (rows, notes) = suite_rows(&opts)?;

@@ -319,6 +319,36 @@ impl SuiteOptions {
     }
 }
 
+/// Training runs per second of the suite on two cores (both sides, pilot included), for
+/// [`estimate`]: the slowest rows of reports/dpsgd_audit.md run 2.4·10⁵ runs/s.
+const RUN_RATE: f64 = 2e5;
+
+/// The work of the suite (or of one of `shards` shards of it): training runs, both sides, pilots
+/// included; after checking that every row's pilot scores (kept in memory to choose the cut)
+/// fit in memory.
+pub fn estimate(opts: &SuiteOptions, shards: u64) -> Result<crate::limits::Estimate> {
+    let count = shards.max(1);
+    let mut runs = 0.0;
+    let mut pilot_max = 0u64;
+    for r in suite_rows_only(opts)? {
+        let a = audit_config(&r, opts.seed);
+        runs += 2.0 * (a.pilot_runs_per_side as f64 + a.runs_per_side.div_ceil(count) as f64);
+        pilot_max = pilot_max.max(a.pilot_runs_per_side);
+    }
+    // Both sides' pilot scores, and a sorted copy.
+    crate::limits::check_memory(
+        "runs",
+        opts.big_runs.max(opts.control_runs),
+        "the pilot scores of a row",
+        crate::limits::product(&[u128::from(pilot_max), 2 * 8 * 2]),
+    )?;
+    Ok(crate::limits::Estimate::new(
+        "training runs",
+        runs,
+        RUN_RATE,
+    ))
+}
+
 /// The audit configuration of a row: its runs per side, a pilot of a tenth of them (at least
 /// 10⁴), δ = [`DELTA`], 95 % confidence, `seed`.
 pub(crate) fn audit_config(row: &SuiteRow, seed: u64) -> TrainingAuditConfig {
