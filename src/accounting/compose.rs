@@ -29,6 +29,7 @@ use std::f64::consts::{LN_10, LN_2, PI};
 
 mod invert;
 mod moment;
+mod nested;
 mod rdp;
 use invert::*;
 use moment::*;
@@ -449,6 +450,9 @@ fn delta_dir(factors: &[Factor], eps: &Float, digits: u32, prec: u32) -> Result<
 /// not negligible.
 pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     check_eps(eps)?;
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+        return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
+    }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, log_dp_delta_mp(mu, &eps.mp(p)).exp()));
     compose_both(
         sched,
@@ -634,6 +638,9 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
 /// Certified ε(δ) of the composition: [ε_lo, ε_hi] ∋ ε(δ) for the mechanism (worst direction).
 pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     check_delta(delta)?;
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+        return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
+    }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, dp_eps_mp(mu, &delta.mp(p))?));
     compose_both(
         sched,
