@@ -21,6 +21,7 @@ use super::SubsampledGaussian;
 use crate::bounds::conversion::Conversion;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+use rug::Float;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -50,7 +51,12 @@ struct ReleaseSpec {
     kind: String,
     q: Option<Num>,
     sigma: Num,
-    count: u64,
+    count: Option<u64>,
+    /// DP-SGD bookkeeping (instead of q and count): q = batch_size / dataset_size (the expected
+    /// batch under Poisson sampling), count = ⌈epochs · dataset_size / batch_size⌉.
+    dataset_size: Option<u64>,
+    batch_size: Option<u64>,
+    epochs: Option<Num>,
     /// "add_remove" (default) or "substitution"; a schedule uses one relation throughout.
     neighbours: Option<String>,
 }
@@ -78,6 +84,60 @@ pub struct AccountSpec {
     pub digits: u32,
     /// α grid of the RDP route (None: continuous α).
     pub orders: Option<Vec<Scalar>>,
+    /// What the DP-SGD bookkeeping computed, one line per release that used it (echoed).
+    pub bookkeeping: Vec<String>,
+}
+
+/// Largest dataset size the bookkeeping accepts (checked before anything is computed).
+pub const MAX_DATASET_SIZE: u64 = 1_000_000_000_000_000;
+
+/// DP-SGD bookkeeping: the sampling rate q = `batch_size` / `dataset_size` (Poisson sampling with
+/// expected batch `batch_size`) and the step count T = ⌈`epochs` · `dataset_size` / `batch_size`⌉
+/// (an epoch is dataset_size / batch_size expected batches, as in Opacus). q is exact to 256 bits.
+/// Errors name the key, the value and the limit.
+pub fn dpsgd_q_steps(
+    dataset_size: u64,
+    batch_size: u64,
+    epochs: &Scalar,
+    key: &str,
+) -> Result<(Scalar, u64)> {
+    if !(1..=MAX_DATASET_SIZE).contains(&dataset_size) {
+        return Err(Error::invalid(
+            &format!("{key}dataset_size"),
+            dataset_size,
+            &format!("in [1, {MAX_DATASET_SIZE}]"),
+        ));
+    }
+    if !(1..=dataset_size).contains(&batch_size) {
+        return Err(Error::invalid(
+            &format!("{key}batch_size"),
+            batch_size,
+            &format!("in [1, dataset_size = {dataset_size}]"),
+        ));
+    }
+    let e = epochs.f64();
+    if !(e.is_finite() && e > 0.0 && e <= 1e12) {
+        return Err(Error::invalid(
+            &format!("{key}epochs"),
+            epochs,
+            "finite, > 0 and at most 1e12",
+        ));
+    }
+    let q = Float::with_val(256, dataset_size).recip() * batch_size;
+    let t = Float::with_val(256, epochs.mp(256) * dataset_size) / batch_size;
+    let t = t.ceil();
+    if t > 1e12 {
+        return Err(Error::invalid(
+            &format!("{key}epochs"),
+            epochs,
+            &format!(
+                "at most 1e12 steps in all (epochs * dataset_size / batch_size = {})",
+                t.to_f64()
+            ),
+        ));
+    }
+    let steps = t.to_f64() as u64;
+    Ok((Scalar::from_float(&q), steps.max(1)))
 }
 
 impl AccountSpec {
@@ -89,7 +149,44 @@ impl AccountSpec {
             reason: e.to_string().trim_end().replace('\n', " | "),
         })?;
         let mut parts = Vec::new();
+        let mut bookkeeping = Vec::new();
+        if f.release.len() > 10_000 {
+            return Err(Error::invalid(
+                "release",
+                format!("{} entries", f.release.len()),
+                "at most 10000 releases",
+            ));
+        }
         for (i, r) in f.release.iter().enumerate() {
+            let key = format!("release[{i}].");
+            let books = (r.dataset_size, r.batch_size, r.epochs.as_ref());
+            let (q_spec, count) =
+                match (books, r.count) {
+                    ((None, None, None), Some(c)) => {
+                        (r.q.as_ref().map(|q| q.scalar("q")).transpose()?, c)
+                    }
+                    ((None, None, None), None) => {
+                        return Err(Error::MissingParameter {
+                            name: "count (or dataset_size, batch_size and epochs)".into(),
+                            needed_by: format!("release[{i}]"),
+                        })
+                    }
+                    ((Some(n), Some(b), Some(ep)), None) if r.q.is_none() => {
+                        let ep = ep.scalar("epochs")?;
+                        let (q, t) = dpsgd_q_steps(n, b, &ep, &key)?;
+                        bookkeeping.push(format!(
+                        "release[{i}]: dataset_size = {n}, batch_size = {b} (expected, Poisson), \
+                         epochs = {ep} -> q = {} , steps = {t}",
+                        q.mp(256).to_string_radix(10, Some(17))
+                    ));
+                        (Some(q), t)
+                    }
+                    _ => return Err(Error::invalid(
+                        &format!("release[{i}]"),
+                        "mixed keys",
+                        "either q and count, or dataset_size, batch_size and epochs (all three)",
+                    )),
+                };
             let sigma = r.sigma.scalar("sigma")?;
             let substitution = match r.neighbours.as_deref() {
                 None | Some("add_remove") => false,
@@ -104,6 +201,14 @@ impl AccountSpec {
             };
             let rel = match r.kind.as_str() {
                 "gaussian" => {
+                    if r.batch_size.is_some() && r.batch_size != r.dataset_size {
+                        return Err(Error::invalid(
+                            &format!("release[{i}].batch_size"),
+                            r.batch_size.unwrap_or(0),
+                            "equal to dataset_size for kind = \"gaussian\" (full batch; use \
+                             kind = \"subsampled_gaussian\")",
+                        ));
+                    }
                     if r.q.is_some() {
                         return Err(Error::invalid(
                             &format!("release[{i}].q"),
@@ -119,13 +224,10 @@ impl AccountSpec {
                     }
                 }
                 "subsampled_gaussian" => {
-                    let q =
-                        r.q.as_ref()
-                            .ok_or_else(|| Error::MissingParameter {
-                                name: "q".into(),
-                                needed_by: format!("release[{i}] (subsampled_gaussian)"),
-                            })?
-                            .scalar("q")?;
+                    let q = q_spec.clone().ok_or_else(|| Error::MissingParameter {
+                        name: "q".into(),
+                        needed_by: format!("release[{i}] (subsampled_gaussian)"),
+                    })?;
                     let m = SubsampledGaussian::new(q, sigma)?;
                     if substitution {
                         Release::Substitution(m)
@@ -141,7 +243,7 @@ impl AccountSpec {
                     ))
                 }
             };
-            parts.push((rel, r.count));
+            parts.push((rel, count));
         }
         let delta = f.delta.as_ref().map(|d| d.scalar("delta")).transpose()?;
         let eps = f.eps.as_ref().map(|e| e.scalar("eps")).transpose()?;
@@ -170,6 +272,7 @@ impl AccountSpec {
             eps,
             digits,
             orders,
+            bookkeeping,
         })
     }
 
