@@ -337,3 +337,48 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
         bracket_seconds,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// dataset_size / batch_size / epochs give q = B/N and T = ⌈epochs·N/B⌉, echoed; bad or mixed
+    /// keys are errors naming key, value and limit.
+    #[test]
+    fn dpsgd_bookkeeping() {
+        let ok = "delta = \"1e-5\"\n[[release]]\nkind = \"subsampled_gaussian\"\nsigma = \"1.1\"\n\
+                  dataset_size = 60000\nbatch_size = 256\nepochs = 60\n";
+        let s = AccountSpec::parse(ok, "t").unwrap();
+        let (r, n) = &s.schedule.parts()[0];
+        assert_eq!(*n, 14063); // 60 · 60000 / 256 = 14062.5
+        let Release::Subsampled(m) = r else {
+            panic!("{r}")
+        };
+        assert_eq!(
+            m.q().to_string(),
+            "4.266666666666666666666666666666666666667e-3"
+        );
+        assert!(s.bookkeeping[0].contains("steps = 14063"));
+        let bad = |text: &str, want: &str| {
+            let e = AccountSpec::parse(text, "t").unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        };
+        bad(
+            &ok.replace("batch_size = 256", "batch_size = 70000"),
+            "batch_size = 70000",
+        );
+        bad(
+            &ok.replace("epochs = 60", "epochs = 1e12"),
+            "at most 1e12 steps",
+        );
+        bad(
+            &ok.replace("epochs = 60", "epochs = 60\nq = \"0.1\""),
+            "mixed keys",
+        );
+        bad(&ok.replace("epochs = 60\n", ""), "mixed keys");
+        bad(
+            &ok.replace("sigma = \"1.1\"", "sigma = \"1.7976931348623157e308\""),
+            "at most 1e8",
+        );
+    }
+}
