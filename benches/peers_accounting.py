@@ -6,6 +6,10 @@ timed as a subprocess in the same run) on the issue's cases at delta = 1e-5, and
 benches/peers_accounting.csv. PRV at T = 1e5 (34 s, 2.7 GB) is skipped unless --big is given.
 Build first (cargo build --release), then run:
 /work/venv/bin/python benches/peers_accounting.py [--big]
+
+`--small-t` runs only the small-T cases of the route added for issue 24 (T = 1, 2, where the
+inversion needed more than 2e5 nodes or two minutes) at 6 digits and writes
+benches/peers_accounting_small_t.csv.
 """
 import csv
 import sys
@@ -29,8 +33,19 @@ CASES = [
     ("prv42_q0.2_s1_T1000", 0.2, 1.0, 1000),
 ]
 
+# Small-T cases (issue 24): the nested-integration route, 6 digits (the grid's standard).
+SMALL_T_CASES = [
+    ("q0.01_s1_T2", 0.01, 1.0, 2),
+    ("q0.5_s2_T2", 0.5, 2.0, 2),
+    ("q0.001_s1_T2", 0.001, 1.0, 2),
+    ("q0.001_s0.6_T2", 0.001, 0.6, 2),
+    ("q0.1_s5_T2", 0.1, 5.0, 2),
+    ("q0.01_s1_T1", 0.01, 1.0, 1),
+    ("q0.5_s0.6_T1", 0.5, 0.6, 1),
+]
 
-def dpaudit_bracket(q, s, T):
+
+def dpaudit_bracket(q, s, T, digits=12):
     """Runs `dpaudit account` on a one-release schedule; returns (lo, hi)."""
     import os
     import re
@@ -39,7 +54,7 @@ def dpaudit_bracket(q, s, T):
 
     kind = "gaussian" if q == 1.0 else "subsampled_gaussian"
     qline = "" if q == 1.0 else f'q = "{q!r}"\n'
-    text = (f'delta = "{DELTA!r}"\ndigits = 12\n[[release]]\nkind = "{kind}"\n{qline}'
+    text = (f'delta = "{DELTA!r}"\ndigits = {digits}\n[[release]]\nkind = "{kind}"\n{qline}'
             f'sigma = "{s!r}"\ncount = {T}\n')
     with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as fh:
         fh.write(text)
@@ -60,9 +75,11 @@ def timed(f):
 
 def main():
     big = "--big" in sys.argv
+    small = "--small-t" in sys.argv
+    digits = 6 if small else 12
     vers = {p: version(p) for p in ("dp-accounting", "prv-accountant")}
     rows = []
-    for name, q, s, T in CASES:
+    for name, q, s, T in (SMALL_T_CASES if small else CASES):
         ev = dp_event.SelfComposedDpEvent(
             dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(s)), T
         )
@@ -94,7 +111,7 @@ def main():
             rows.append((name, q, s, T, DELTA, "dp_accounting PLD optimistic 1e-4", v, "", "", t))
         except Exception as e:
             rows.append((name, q, s, T, DELTA, "dp_accounting PLD optimistic 1e-4", f"error: {e}", "", "", ""))
-        (lo, hi), t = timed(lambda: dpaudit_bracket(q, s, T))
+        (lo, hi), t = timed(lambda: dpaudit_bracket(q, s, T, digits))
         rows.append((name, q, s, T, DELTA, "dpaudit certified bracket", 0.5 * (lo + hi), lo, hi, t))
         if T <= 20_000 or big:
             def prv():
@@ -108,13 +125,14 @@ def main():
             except Exception as e:  # record the peer's failure as an outcome
                 rows.append((name, q, s, T, DELTA, "PRV eps_error 0.01", f"error: {e}", "", "", ""))
         print(rows[-1], flush=True)
-    with open("benches/peers_accounting.csv.tmp", "w", newline="") as fh:
+    out = "benches/peers_accounting_small_t.csv" if small else "benches/peers_accounting.csv"
+    with open(out + ".tmp", "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow([f"# {k} {v}" for k, v in vers.items()])
         w.writerow(["case", "q", "sigma", "steps", "delta", "method", "eps", "eps_lo", "eps_hi", "seconds"])
         w.writerows(rows)
     import os
-    os.replace("benches/peers_accounting.csv.tmp", "benches/peers_accounting.csv")
+    os.replace(out + ".tmp", out)
 
 
 if __name__ == "__main__":

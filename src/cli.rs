@@ -23,6 +23,114 @@ struct Cli {
     command: Command,
 }
 
+/// One subsampled-Gaussian release given by flags: `--q` and `--steps`, or the DP-SGD
+/// bookkeeping `--dataset-size`, `--batch-size` and `--epochs`.
+#[derive(clap::Args, Clone, Debug, Default)]
+struct ReleaseFlags {
+    /// Sampling rate q (Poisson).
+    #[arg(long)]
+    q: Option<String>,
+    /// Noise multiplier σ.
+    #[arg(long)]
+    sigma: Option<String>,
+    /// Number of steps T.
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Dataset size N (bookkeeping: q = batch_size / N).
+    #[arg(long)]
+    dataset_size: Option<u64>,
+    /// Expected batch size under Poisson sampling.
+    #[arg(long)]
+    batch_size: Option<u64>,
+    /// Epochs (steps = ⌈epochs · N / batch_size⌉).
+    #[arg(long)]
+    epochs: Option<String>,
+    /// add_remove | substitution
+    #[arg(long)]
+    neighbours: Option<String>,
+}
+
+impl ReleaseFlags {
+    /// The release as a TOML `[[release]]` table (values checked to be numbers first, so the
+    /// text cannot be anything but a table); `need_count` false leaves the step count out.
+    fn toml(&self, need_sigma: bool) -> crate::Result<String> {
+        use crate::Error;
+        let num = |k: &str, v: &str| -> crate::Result<String> {
+            v.parse::<crate::Scalar>()
+                .map(|_| format!("{k} = \"{v}\"\n"))
+                .map_err(|_| Error::invalid(k, format!("{v:?}"), "a finite decimal number"))
+        };
+        let mut t = String::from("[[release]]\nkind = \"subsampled_gaussian\"\n");
+        match &self.sigma {
+            Some(sg) => t += &num("sigma", sg)?,
+            None if need_sigma => {
+                return Err(Error::MissingParameter {
+                    name: "--sigma".into(),
+                    needed_by: "the release".into(),
+                })
+            }
+            None => t += "sigma = \"1\"\n",
+        }
+        if let Some(q) = &self.q {
+            t += &num("q", q)?;
+        }
+        if let Some(n) = self.steps {
+            t += &format!("count = {n}\n");
+        }
+        if let Some(n) = self.dataset_size {
+            t += &format!("dataset_size = {n}\n");
+        }
+        if let Some(n) = self.batch_size {
+            t += &format!("batch_size = {n}\n");
+        }
+        if let Some(e) = &self.epochs {
+            t += &num("epochs", e)?;
+        }
+        match self.neighbours.as_deref() {
+            None => {}
+            Some(n @ ("add_remove" | "substitution")) => t += &format!("neighbours = \"{n}\"\n"),
+            Some(other) => {
+                return Err(Error::invalid(
+                    "neighbours",
+                    format!("{other:?}"),
+                    "add_remove or substitution",
+                ))
+            }
+        }
+        Ok(t)
+    }
+
+    fn given(&self) -> bool {
+        self.q.is_some()
+            || self.sigma.is_some()
+            || self.steps.is_some()
+            || self.dataset_size.is_some()
+            || self.batch_size.is_some()
+            || self.epochs.is_some()
+            || self.neighbours.is_some()
+    }
+}
+
+fn check_format(format: &str) -> Result<bool, String> {
+    match format {
+        "text" => Ok(false),
+        "json" => Ok(true),
+        other => Err(format!(
+            "invalid parameter format = {other:?}: must be text or json"
+        )),
+    }
+}
+
+/// Prints an error as text (stderr) or as a JSON error document (stdout), exit status 2.
+fn fail_as(json: bool, command: &str, msg: impl std::fmt::Display) -> ExitCode {
+    if json {
+        println!("{}", report::json::Json::error(command, &msg.to_string()));
+        ExitCode::from(2)
+    } else {
+        fail(msg)
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate rows `id,quantity,family,params` of a CSV file (or `-` for stdin) to certified digits.
@@ -148,12 +256,59 @@ enum Command {
     /// Certified accounting of a composition written in TOML (see examples/account/*.toml):
     /// prints the two-sided bracket on ε(δ) and/or δ(ε), the RDP route with its optimal order,
     /// and each neighbour direction. Exit status 0, or 2 on an error.
+    ///
+    /// One-offs without a file: `dpaudit account --q 0.01 --sigma 1 --steps 1000 --delta 1e-5`,
+    /// or with DP-SGD bookkeeping `--dataset-size 60000 --batch-size 256 --epochs 60` instead of
+    /// `--q` and `--steps` (q = batch/dataset, steps = ⌈epochs·dataset/batch⌉, echoed).
     Account {
-        /// The schedule file.
-        schedule: PathBuf,
+        /// The schedule file (omit it to give one release by flags).
+        schedule: Option<PathBuf>,
+        #[command(flatten)]
+        release: ReleaseFlags,
+        /// δ at which ε(δ) is wanted (flags mode).
+        #[arg(long)]
+        delta: Option<String>,
+        /// ε at which δ(ε) is wanted (flags mode).
+        #[arg(long)]
+        eps: Option<String>,
+        /// Significant digits of the bracket (flags mode; default 12).
+        #[arg(long)]
+        digits: Option<u32>,
         /// Time limit in seconds (a computation past it fails with "could not certify").
         #[arg(long, default_value_t = 300.0)]
         max_seconds: f64,
+        /// text | json (docs/json.md)
+        #[arg(long, default_value = "text")]
+        format: String,
+    },
+    /// Calibrate DP-SGD to a target (ε, δ) on the certified bracket: the smallest noise
+    /// multiplier (`--solve sigma`, give --steps or --epochs) or the largest step count
+    /// (`--solve steps`, give --sigma), and the certified round trip (ε bracket at the answer,
+    /// and at the next σ or T, which misses the target). Add/remove neighbours.
+    Calibrate {
+        /// sigma | steps
+        #[arg(long)]
+        solve: String,
+        /// Target ε.
+        #[arg(long)]
+        target_eps: f64,
+        /// Target δ.
+        #[arg(long)]
+        delta: String,
+        #[command(flatten)]
+        release: ReleaseFlags,
+        /// Relative tolerance of σ (--solve sigma).
+        #[arg(long, default_value_t = 1e-3)]
+        rel_tol: f64,
+        /// Largest step count searched (--solve steps).
+        #[arg(long, default_value_t = 1_000_000)]
+        max_steps: u64,
+        /// Time limit in seconds.
+        #[arg(long, default_value_t = 300.0)]
+        max_seconds: f64,
+        /// text | json (docs/json.md)
+        #[arg(long, default_value = "text")]
+        format: String,
     },
     /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
     /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs); or, told apart
@@ -537,18 +692,75 @@ where
         }
         Command::Account {
             schedule,
+            release,
+            delta,
+            eps,
+            digits,
             max_seconds,
+            format,
         } => {
-            let spec = match crate::accounting::file::AccountSpec::from_file(&schedule) {
-                Ok(s) => s,
+            let json = match check_format(&format) {
+                Ok(j) => j,
                 Err(e) => return fail(e),
             };
+            let spec =
+                match (
+                    &schedule,
+                    release.given() || delta.is_some() || eps.is_some(),
+                ) {
+                    (Some(path), false) if digits.is_none() => {
+                        crate::accounting::file::AccountSpec::from_file(path)
+                    }
+                    (Some(_), _) => return fail_as(
+                        json,
+                        "account",
+                        "give either a schedule file or flags (--q, --sigma, --steps, --delta, \
+                         ...), not both",
+                    ),
+                    (None, _) => account_flags(&release, &delta, &eps, digits),
+                };
+            let spec = match spec {
+                Ok(s) => s,
+                Err(e) => return fail_as(json, "account", e),
+            };
             match crate::accounting::file::account(&spec, Some(max_seconds)) {
+                Ok(a) if json => {
+                    println!("{}", account_json(&spec, &a));
+                    ExitCode::SUCCESS
+                }
                 Ok(a) => {
                     print!("{}", render_account(&spec, &a));
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(e),
+                Err(e) => fail_as(json, "account", e),
+            }
+        }
+        Command::Calibrate {
+            solve,
+            target_eps,
+            delta,
+            release,
+            rel_tol,
+            max_steps,
+            max_seconds,
+            format,
+        } => {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
+            match crate::accounting::with_time_limit(Some(max_seconds), || {
+                calibrate(&solve, target_eps, &delta, &release, rel_tol, max_steps)
+            }) {
+                Ok((text, doc)) => {
+                    if json {
+                        println!("{doc}");
+                    } else {
+                        print!("{text}");
+                    }
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail_as(json, "calibrate", e),
             }
         }
         Command::Merge { dirs, out, check } => {
@@ -622,6 +834,9 @@ fn render_account(
         .iter()
         .map(|(r, n)| format!("{n} x {r}"))
         .collect();
+    for b in &spec.bookkeeping {
+        let _ = writeln!(o, "bookkeeping: {b}");
+    }
     let _ = writeln!(
         o,
         "schedule: {} ({} releases, {} neighbours)",
@@ -675,4 +890,276 @@ fn render_account(
     }
     let _ = writeln!(o, "bracket time: {:.2} s", a.bracket_seconds);
     o
+}
+
+/// The schedule of `dpaudit account` given by flags (one release).
+fn account_flags(
+    release: &ReleaseFlags,
+    delta: &Option<String>,
+    eps: &Option<String>,
+    digits: Option<u32>,
+) -> crate::Result<crate::accounting::file::AccountSpec> {
+    use crate::Error;
+    let mut t = String::new();
+    for (k, v) in [("delta", delta), ("eps", eps)] {
+        if let Some(v) = v {
+            v.parse::<crate::Scalar>()
+                .map_err(|_| Error::invalid(k, format!("{v:?}"), "a finite decimal number"))?;
+            t += &format!("{k} = \"{v}\"\n");
+        }
+    }
+    if let Some(d) = digits {
+        t += &format!("digits = {d}\n");
+    }
+    t += &release.toml(true)?;
+    crate::accounting::file::AccountSpec::parse(&t, "the command-line flags")
+}
+
+/// `dpaudit calibrate`: (text, JSON document).
+fn calibrate(
+    solve: &str,
+    target_eps: f64,
+    delta: &str,
+    release: &ReleaseFlags,
+    rel_tol: f64,
+    max_steps: u64,
+) -> crate::Result<(String, report::json::Json)> {
+    use crate::accounting::{calibrate_sigma, calibrate_steps, Target};
+    use crate::Error;
+    use report::json::Json;
+    use std::fmt::Write as _;
+    let d: crate::Scalar = delta
+        .parse()
+        .map_err(|_| Error::invalid("delta", format!("{delta:?}"), "a finite decimal number"))?;
+    let target = Target::add_remove(target_eps, d)?;
+    if release
+        .neighbours
+        .as_deref()
+        .is_some_and(|n| n != "add_remove")
+    {
+        return Err(Error::invalid(
+            "neighbours",
+            release.neighbours.clone().unwrap_or_default(),
+            "add_remove (calibration under substitution: use the library's Target::new)",
+        ));
+    }
+    // q (and T) from the flags, through the same bookkeeping as schedule files.
+    let mut r = release.clone();
+    let solving_steps = solve == "steps";
+    if solving_steps && r.steps.is_none() && r.epochs.is_none() {
+        // Only q is needed: one step, or one epoch through the bookkeeping.
+        if r.dataset_size.is_some() || r.batch_size.is_some() {
+            r.epochs = Some("1".into());
+        } else {
+            r.steps = Some(1);
+        }
+    }
+    if !solving_steps && r.sigma.is_some() {
+        return Err(Error::invalid(
+            "sigma",
+            r.sigma.clone().unwrap_or_default(),
+            "absent when solving for sigma",
+        ));
+    }
+    let mut t = String::from("delta = \"0.5\"\n");
+    t += &r.toml(solving_steps)?;
+    let spec = crate::accounting::file::AccountSpec::parse(&t, "the command-line flags")?;
+    let (q, steps) = match spec.schedule.parts() {
+        [(crate::accounting::Release::Subsampled(m), n)] => (m.q().clone(), *n),
+        _ => {
+            return Err(Error::invalid(
+                "release",
+                "given",
+                "one subsampled_gaussian release with q < 1 (give --q or --dataset-size and \
+                 --batch-size)",
+            ))
+        }
+    };
+    let mut o = String::new();
+    for b in &spec.bookkeeping {
+        let _ = writeln!(o, "bookkeeping: {b}");
+    }
+    let _ = writeln!(
+        o,
+        "target: ({target_eps}, {delta})-DP, add/remove neighbours, q = {q}"
+    );
+    let show = |b: &crate::accounting::Bracket| {
+        format!(
+            "[{}, {}]",
+            b.lo.to_string_radix(10, Some(12)),
+            b.hi.to_string_radix(10, Some(12))
+        )
+    };
+    let mut body = vec![
+        (
+            "target",
+            Json::obj(vec![
+                ("eps", Json::Num(target_eps)),
+                ("delta", Json::str(delta)),
+                ("neighbours", Json::str("add_remove")),
+            ]),
+        ),
+        ("q", Json::str(q.to_string())),
+        (
+            "bookkeeping",
+            Json::Arr(
+                spec.bookkeeping
+                    .iter()
+                    .map(|b| Json::str(b.clone()))
+                    .collect(),
+            ),
+        ),
+        ("solve", Json::str(solve)),
+    ];
+    match solve {
+        "sigma" => {
+            let c = calibrate_sigma(&target, &q, steps, rel_tol)?;
+            let _ = writeln!(o, "steps: {steps}");
+            let _ = writeln!(
+                o,
+                "sigma = {} : eps(delta) in {} <= {target_eps} (certified)",
+                c.sigma,
+                show(&c.eps)
+            );
+            let _ = writeln!(
+                o,
+                "round trip: sigma = {} (relative tolerance {rel_tol}) gives eps(delta) in {} > \
+                 {target_eps}",
+                c.sigma_below,
+                show(&c.eps_below)
+            );
+            let _ = writeln!(o, "evaluations: {}", c.evaluations);
+            body.extend([
+                ("steps", Json::Int(steps)),
+                ("sigma", Json::Num(c.sigma)),
+                ("eps", Json::bracket(&c.eps, 17)),
+                ("sigma_below", Json::Num(c.sigma_below)),
+                ("eps_below", Json::bracket(&c.eps_below, 17)),
+                ("evaluations", Json::Int(c.evaluations as u64)),
+            ]);
+        }
+        "steps" => {
+            let sigma = spec.schedule.parts()[0].0.clone();
+            let crate::accounting::Release::Subsampled(m) = sigma else {
+                unreachable!("matched above")
+            };
+            let (n, b, b_next) = calibrate_steps(&target, &q, m.sigma(), max_steps)?;
+            let _ = writeln!(o, "sigma: {}", m.sigma());
+            let _ = writeln!(
+                o,
+                "steps = {n} : eps(delta) in {} <= {target_eps} (certified)",
+                show(&b)
+            );
+            if n < max_steps {
+                let _ = writeln!(
+                    o,
+                    "round trip: steps = {} gives eps(delta) in {} > {target_eps}",
+                    n + 1,
+                    show(&b_next)
+                );
+            } else {
+                let _ = writeln!(o, "(the search stopped at --max-steps {max_steps})");
+            }
+            body.extend([
+                ("sigma", Json::str(m.sigma().to_string())),
+                ("steps", Json::Int(n)),
+                ("eps", Json::bracket(&b, 17)),
+                ("steps_next", Json::Int(n + 1)),
+                ("eps_next", Json::bracket(&b_next, 17)),
+                ("max_steps", Json::Int(max_steps)),
+            ]);
+        }
+        other => {
+            return Err(Error::invalid(
+                "solve",
+                format!("{other:?}"),
+                "sigma or steps",
+            ))
+        }
+    }
+    Ok((o, Json::document("calibrate", body)))
+}
+
+/// The JSON document of `dpaudit account` (docs/json.md).
+fn account_json(
+    spec: &crate::accounting::file::AccountSpec,
+    a: &crate::accounting::file::Accounted,
+) -> report::json::Json {
+    use report::json::Json;
+    let sig = spec.digits as usize + 3;
+    let parts: Vec<Json> = spec
+        .schedule
+        .parts()
+        .iter()
+        .map(|(r, n)| {
+            Json::obj(vec![
+                ("release", Json::str(r.to_string())),
+                ("count", Json::Int(*n)),
+            ])
+        })
+        .collect();
+    let composed = |quantity: &str, at: String, c: &crate::accounting::Composed| {
+        Json::obj(vec![
+            ("quantity", Json::str(quantity)),
+            ("at", Json::str(at)),
+            ("value", Json::bracket(&c.value, sig)),
+            ("remove", Json::bracket(&c.remove, sig)),
+            ("add", Json::bracket(&c.add, sig)),
+            ("route", Json::str(c.route)),
+        ])
+    };
+    let mut results = Vec::new();
+    if let (Some(d), Some(c)) = (&spec.delta, &a.eps) {
+        results.push(composed("eps_for_delta", d.to_string(), c));
+    }
+    if let (Some(e), Some(c)) = (&spec.eps, &a.delta) {
+        results.push(composed("delta_for_eps", e.to_string(), c));
+    }
+    let mut rdp = Vec::new();
+    for (name, r) in [
+        ("canonne_kamath_steinke", &a.rdp_cks),
+        ("mironov_prop3", &a.rdp_mironov),
+    ] {
+        if let Some(r) = r {
+            rdp.push(Json::obj(vec![
+                ("conversion", Json::str(name)),
+                ("eps", Json::str(r.eps.value.to_string_radix(10, Some(sig)))),
+                ("digits", Json::Int(u64::from(r.eps.digits))),
+                ("alpha", Json::str(r.alpha.to_string())),
+            ]));
+        }
+    }
+    Json::document(
+        "account",
+        vec![
+            (
+                "schedule",
+                Json::obj(vec![
+                    ("parts", Json::Arr(parts)),
+                    ("steps", Json::Int(spec.schedule.steps())),
+                    (
+                        "neighbours",
+                        Json::str(if spec.schedule.is_substitution() {
+                            "substitution"
+                        } else {
+                            "add_remove"
+                        }),
+                    ),
+                    (
+                        "bookkeeping",
+                        Json::Arr(
+                            spec.bookkeeping
+                                .iter()
+                                .map(|b| Json::str(b.clone()))
+                                .collect(),
+                        ),
+                    ),
+                ]),
+            ),
+            ("digits", Json::Int(u64::from(spec.digits))),
+            ("results", Json::Arr(results)),
+            ("rdp", Json::Arr(rdp)),
+            ("seconds", Json::Num(a.bracket_seconds)),
+        ],
+    )
 }

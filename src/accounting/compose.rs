@@ -29,11 +29,14 @@ use std::f64::consts::{LN_10, LN_2, PI};
 
 mod invert;
 mod moment;
+mod nested;
 mod rdp;
 use invert::*;
 use moment::*;
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
+/// Largest noise multiplier of a subsampled release (q < 1) the bracket accepts.
+pub const MAX_SUBSAMPLED_SIGMA: f64 = 1e8;
 /// Cap on the nodes of one x-quadrature grid.
 const MAX_GRID: f64 = 2.0e5;
 /// Cap on the probes of the u-tail bound.
@@ -98,11 +101,32 @@ impl Schedule {
             if *n == 0 {
                 return Err(Error::invalid(&format!("count of {r}"), n, ">= 1"));
             }
-            if let Release::Gaussian { sigma } = r {
-                let s = sigma.f64();
-                if !(s.is_finite() && s > 0.0) {
-                    return Err(Error::invalid("sigma", sigma, "finite and > 0"));
+            match r {
+                Release::Gaussian { sigma } => {
+                    let s = sigma.f64();
+                    if !(s.is_finite() && s > 0.0) {
+                        return Err(Error::invalid("sigma", sigma, "finite and > 0"));
+                    }
                 }
+                // Checked before any allocation or search: the x-ranges of the moment scale
+                // with σ (σ = 1.8e308 made them infinite and the search never ended). Beyond
+                // the limit the release is essentially free (even the unsubsampled Gaussian has
+                // μ = √T/σ ≤ 10⁻² at 10¹² steps), and kind = "gaussian" gives its certified
+                // closed form, an upper bound.
+                Release::Subsampled(m) | Release::Substitution(m)
+                    if m.q().f64() < 1.0 && m.sigma().f64() > MAX_SUBSAMPLED_SIGMA =>
+                {
+                    return Err(Error::invalid(
+                        &format!("sigma of {r}"),
+                        m.sigma(),
+                        &format!(
+                            "at most {MAX_SUBSAMPLED_SIGMA:e} for a subsampled release (a larger \
+                             sigma is essentially no privacy loss: kind = \"gaussian\" with the \
+                             same sigma gives a certified upper bound)"
+                        ),
+                    ));
+                }
+                _ => {}
             }
             total = total.saturating_add(*n);
         }
@@ -448,7 +472,29 @@ fn delta_dir(factors: &[Factor], eps: &Float, digits: u32, prec: u32) -> Result<
 /// Certified δ(ε) of the composition, both directions, to `digits` significant digits where δ is
 /// not negligible.
 pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
+    delta_for_eps_inner(sched, eps, opts).map_err(|e| user_digits(e, opts.digits))
+}
+
+/// A precision error in the user's terms: the digits they asked for, not an internal target
+/// (guard digits, a search at fewer digits, or 0 from a step that has no digit count).
+fn user_digits(e: Error, digits: u32) -> Error {
+    match e {
+        Error::Precision {
+            certified, what, ..
+        } => Error::Precision {
+            requested: digits,
+            certified: certified.min(digits.saturating_sub(1)),
+            what,
+        },
+        other => other,
+    }
+}
+
+fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     check_eps(eps)?;
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+        return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
+    }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, log_dp_delta_mp(mu, &eps.mp(p)).exp()));
     compose_both(
         sched,
@@ -633,7 +679,18 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
 
 /// Certified ε(δ) of the composition: [ε_lo, ε_hi] ∋ ε(δ) for the mechanism (worst direction).
 pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
+    eps_for_delta_inner(sched, delta, opts).map_err(|e| user_digits(e, opts.digits))
+}
+
+fn eps_for_delta_inner(
+    sched: &Schedule,
+    delta: &Scalar,
+    opts: &ComposeOptions,
+) -> Result<Composed> {
     check_delta(delta)?;
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+        return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
+    }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, dp_eps_mp(mu, &delta.mp(p))?));
     compose_both(
         sched,

@@ -21,6 +21,7 @@ use super::SubsampledGaussian;
 use crate::bounds::conversion::Conversion;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+use rug::Float;
 use serde::Deserialize;
 use std::path::Path;
 
@@ -50,7 +51,12 @@ struct ReleaseSpec {
     kind: String,
     q: Option<Num>,
     sigma: Num,
-    count: u64,
+    count: Option<u64>,
+    /// DP-SGD bookkeeping (instead of q and count): q = batch_size / dataset_size (the expected
+    /// batch under Poisson sampling), count = ⌈epochs · dataset_size / batch_size⌉.
+    dataset_size: Option<u64>,
+    batch_size: Option<u64>,
+    epochs: Option<Num>,
     /// "add_remove" (default) or "substitution"; a schedule uses one relation throughout.
     neighbours: Option<String>,
 }
@@ -78,6 +84,66 @@ pub struct AccountSpec {
     pub digits: u32,
     /// α grid of the RDP route (None: continuous α).
     pub orders: Option<Vec<Scalar>>,
+    /// What the DP-SGD bookkeeping computed, one line per release that used it (echoed).
+    pub bookkeeping: Vec<String>,
+}
+
+/// Largest dataset size the bookkeeping accepts (checked before anything is computed).
+pub const MAX_DATASET_SIZE: u64 = 1_000_000_000_000_000;
+
+/// DP-SGD bookkeeping: the sampling rate q = `batch_size` / `dataset_size` (Poisson sampling with
+/// expected batch `batch_size`) and the step count T = ⌈`epochs` · `dataset_size` / `batch_size`⌉
+/// (an epoch is dataset_size / batch_size expected batches, as in Opacus). q is B/N rounded to 40
+/// significant digits.
+/// Errors name the key, the value and the limit.
+pub fn dpsgd_q_steps(
+    dataset_size: u64,
+    batch_size: u64,
+    epochs: &Scalar,
+    key: &str,
+) -> Result<(Scalar, u64)> {
+    if !(1..=MAX_DATASET_SIZE).contains(&dataset_size) {
+        return Err(Error::invalid(
+            &format!("{key}dataset_size"),
+            dataset_size,
+            &format!("in [1, {MAX_DATASET_SIZE}]"),
+        ));
+    }
+    if !(1..=dataset_size).contains(&batch_size) {
+        return Err(Error::invalid(
+            &format!("{key}batch_size"),
+            batch_size,
+            &format!("in [1, dataset_size = {dataset_size}]"),
+        ));
+    }
+    let e = epochs.f64();
+    if !(e.is_finite() && e > 0.0 && e <= 1e12) {
+        return Err(Error::invalid(
+            &format!("{key}epochs"),
+            epochs,
+            "finite, > 0 and at most 1e12",
+        ));
+    }
+    let q = Float::with_val(256, dataset_size).recip() * batch_size;
+    let t = Float::with_val(256, epochs.mp(256) * dataset_size) / batch_size;
+    let t = t.ceil();
+    if t > 1e12 {
+        return Err(Error::invalid(
+            &format!("{key}epochs"),
+            epochs,
+            &format!(
+                "at most 1e12 steps in all (epochs * dataset_size / batch_size = {})",
+                t.to_f64()
+            ),
+        ));
+    }
+    let steps = t.to_f64() as u64;
+    // q to 40 significant digits (relative error < 10⁻³⁹, far below any digits certified).
+    let q: Scalar = q
+        .to_string_radix(10, Some(40))
+        .parse()
+        .map_err(|_| Error::invalid(&format!("{key}batch_size"), batch_size, "a valid ratio"))?;
+    Ok((q, steps.max(1)))
 }
 
 impl AccountSpec {
@@ -89,7 +155,43 @@ impl AccountSpec {
             reason: e.to_string().trim_end().replace('\n', " | "),
         })?;
         let mut parts = Vec::new();
+        let mut bookkeeping = Vec::new();
+        if f.release.len() > 10_000 {
+            return Err(Error::invalid(
+                "release",
+                format!("{} entries", f.release.len()),
+                "at most 10000 releases",
+            ));
+        }
         for (i, r) in f.release.iter().enumerate() {
+            let key = format!("release[{i}].");
+            let books = (r.dataset_size, r.batch_size, r.epochs.as_ref());
+            let (q_spec, count) =
+                match (books, r.count) {
+                    ((None, None, None), Some(c)) => {
+                        (r.q.as_ref().map(|q| q.scalar("q")).transpose()?, c)
+                    }
+                    ((None, None, None), None) => {
+                        return Err(Error::MissingParameter {
+                            name: "count (or dataset_size, batch_size and epochs)".into(),
+                            needed_by: format!("release[{i}]"),
+                        })
+                    }
+                    ((Some(n), Some(b), Some(ep)), None) if r.q.is_none() => {
+                        let ep = ep.scalar("epochs")?;
+                        let (q, t) = dpsgd_q_steps(n, b, &ep, &key)?;
+                        bookkeeping.push(format!(
+                        "release[{i}]: dataset_size = {n}, batch_size = {b} (expected, Poisson), \
+                         epochs = {ep} -> q = {q} (40 digits), steps = {t}"
+                    ));
+                        (Some(q), t)
+                    }
+                    _ => return Err(Error::invalid(
+                        &format!("release[{i}]"),
+                        "mixed keys",
+                        "either q and count, or dataset_size, batch_size and epochs (all three)",
+                    )),
+                };
             let sigma = r.sigma.scalar("sigma")?;
             let substitution = match r.neighbours.as_deref() {
                 None | Some("add_remove") => false,
@@ -104,6 +206,14 @@ impl AccountSpec {
             };
             let rel = match r.kind.as_str() {
                 "gaussian" => {
+                    if r.batch_size.is_some() && r.batch_size != r.dataset_size {
+                        return Err(Error::invalid(
+                            &format!("release[{i}].batch_size"),
+                            r.batch_size.unwrap_or(0),
+                            "equal to dataset_size for kind = \"gaussian\" (full batch; use \
+                             kind = \"subsampled_gaussian\")",
+                        ));
+                    }
                     if r.q.is_some() {
                         return Err(Error::invalid(
                             &format!("release[{i}].q"),
@@ -119,13 +229,10 @@ impl AccountSpec {
                     }
                 }
                 "subsampled_gaussian" => {
-                    let q =
-                        r.q.as_ref()
-                            .ok_or_else(|| Error::MissingParameter {
-                                name: "q".into(),
-                                needed_by: format!("release[{i}] (subsampled_gaussian)"),
-                            })?
-                            .scalar("q")?;
+                    let q = q_spec.clone().ok_or_else(|| Error::MissingParameter {
+                        name: "q".into(),
+                        needed_by: format!("release[{i}] (subsampled_gaussian)"),
+                    })?;
                     let m = SubsampledGaussian::new(q, sigma)?;
                     if substitution {
                         Release::Substitution(m)
@@ -141,7 +248,7 @@ impl AccountSpec {
                     ))
                 }
             };
-            parts.push((rel, r.count));
+            parts.push((rel, count));
         }
         let delta = f.delta.as_ref().map(|d| d.scalar("delta")).transpose()?;
         let eps = f.eps.as_ref().map(|e| e.scalar("eps")).transpose()?;
@@ -170,6 +277,7 @@ impl AccountSpec {
             eps,
             digits,
             orders,
+            bookkeeping,
         })
     }
 
@@ -228,4 +336,49 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
         rdp_mironov: route(Conversion::Mironov)?,
         bracket_seconds,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// dataset_size / batch_size / epochs give q = B/N and T = ⌈epochs·N/B⌉, echoed; bad or mixed
+    /// keys are errors naming key, value and limit.
+    #[test]
+    fn dpsgd_bookkeeping() {
+        let ok = "delta = \"1e-5\"\n[[release]]\nkind = \"subsampled_gaussian\"\nsigma = \"1.1\"\n\
+                  dataset_size = 60000\nbatch_size = 256\nepochs = 60\n";
+        let s = AccountSpec::parse(ok, "t").unwrap();
+        let (r, n) = &s.schedule.parts()[0];
+        assert_eq!(*n, 14063); // 60 · 60000 / 256 = 14062.5
+        let Release::Subsampled(m) = r else {
+            panic!("{r}")
+        };
+        assert_eq!(
+            m.q().to_string(),
+            "4.266666666666666666666666666666666666667e-3"
+        );
+        assert!(s.bookkeeping[0].contains("steps = 14063"));
+        let bad = |text: &str, want: &str| {
+            let e = AccountSpec::parse(text, "t").unwrap_err().to_string();
+            assert!(e.contains(want), "{e}");
+        };
+        bad(
+            &ok.replace("batch_size = 256", "batch_size = 70000"),
+            "batch_size = 70000",
+        );
+        bad(
+            &ok.replace("epochs = 60", "epochs = 1e12"),
+            "at most 1e12 steps",
+        );
+        bad(
+            &ok.replace("epochs = 60", "epochs = 60\nq = \"0.1\""),
+            "mixed keys",
+        );
+        bad(&ok.replace("epochs = 60\n", ""), "mixed keys");
+        bad(
+            &ok.replace("sigma = \"1.1\"", "sigma = \"1.7976931348623157e308\""),
+            "at most 1e8",
+        );
+    }
 }

@@ -60,7 +60,7 @@ pub(super) fn x_range(m: &Mix, b: f64, hx: f64, ln_tol: f64) -> (f64, f64) {
     loop {
         let xl = ((lo_mono - w) / hx).floor() * hx - hx;
         let xr = ((hi_mono + w) / hx).ceil() * hx + hx;
-        if ln_x_tails(m, b, xl, xr, hx) <= ln_tol || w > 1e6 * s {
+        if ln_x_tails(m, b, xl, xr, hx) <= ln_tol || w > 1e6 * s || !(xr - xl).is_finite() {
             return (xl, xr);
         }
         w *= 1.25;
