@@ -97,6 +97,11 @@ fn lower_series_timed(s: &Float, x: &Float, wp: u32) -> Result<Float> {
 /// Q(k/2, x) for even k by the finite sum e^{−x} Σ_{j<k/2} x^j/j! (DLMF 8.4.8, all terms
 /// positive), with e^{−x} given.
 pub(crate) fn upper_even(k: u32, x: &Float, emx: Float, wp: u32) -> Float {
+    emx * even_sum(k, x, wp, |_| Ok(())).expect("the check never fails")
+}
+
+/// Σ_{j<k/2} x^j/j! for even k, calling `check(j)` after each term (the time limit).
+fn even_sum(k: u32, x: &Float, wp: u32, mut check: impl FnMut(u32) -> Result<()>) -> Result<Float> {
     let n = k / 2;
     let mut term = Float::with_val(wp, 1u32);
     let mut sum = Float::with_val(wp, 1u32);
@@ -104,8 +109,9 @@ pub(crate) fn upper_even(k: u32, x: &Float, emx: Float, wp: u32) -> Float {
         term *= x;
         term /= j;
         sum += &term;
+        check(j)?;
     }
-    emx * sum
+    Ok(sum)
 }
 
 /// Q(k/2, x) by the finite sums (all terms positive).
@@ -118,16 +124,7 @@ fn upper_finite(k: u32, x: &Float, wp: u32) -> Float {
 fn upper_finite_timed(k: u32, x: &Float, wp: u32) -> Result<Float> {
     let emx = Float::with_val(wp, -x).exp();
     if k % 2 == 0 {
-        let n = k / 2;
-        let mut term = Float::with_val(wp, 1u32);
-        let mut sum = Float::with_val(wp, 1u32);
-        for j in 1..n {
-            term *= x;
-            term /= j;
-            sum += &term;
-            check_time(j, f64::from(k) / 2.0)?;
-        }
-        Ok(emx * sum)
+        Ok(emx * even_sum(k, x, wp, |j| check_time(j, f64::from(k) / 2.0))?)
     } else {
         let n = (k - 1) / 2;
         // erfc(√x) = 2 Φ(−√(2x))
