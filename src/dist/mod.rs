@@ -43,6 +43,7 @@ macro_rules! clipped_accessors {
     };
 }
 
+pub mod discrete_gaussian;
 pub mod gaussian;
 pub mod gaussian_dd;
 pub mod laplace;

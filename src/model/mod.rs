@@ -361,6 +361,7 @@ pub static FAMILIES: &[&ModelFamily] = &[
     &crate::dist::subsampled::FAMILY,
     &crate::dist::subsampled::FAMILY_ADD,
     &crate::dist::subsampled::FAMILY_SUBST,
+    &crate::dist::discrete_gaussian::FAMILY,
 ];
 
 /// The registered family called `name`.
