@@ -292,7 +292,7 @@ impl Envelope {
             return Err(tail_error());
         }
         let r = (1.0 + 1.0 / u0).powi(self.power) * (-u0 / s2).exp();
-        if r >= 0.5 {
+        if r >= 0.999 {
             return Err(tail_error());
         }
         let first = Float::with_val(EP, self.l - u0 * u0 / (2.0 * s2)).exp() * u0.powi(self.power);

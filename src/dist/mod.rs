@@ -9,6 +9,7 @@
 //! | [`rectified`] | clip(N(μ, σ²), a, b), HG Def. 3.1 | clamp; exact part-selection far out |
 //! | [`truncated`] | N(μ, σ²) conditioned on [a, b], HG Def. 3.2 | normal / uniform / Rayleigh rejection |
 //! | [`sign`] | sign(μ + N(0, σ²)) ∈ {−1, +1} | exact Bernoulli(Φ(−|μ|/σ)) |
+//! | [`discrete_gaussian`] | N_Z(μ, σ²) on the integers (CKS 2020) | exact: CKS Algorithms 1–3 on rationals |
 //!
 //! Every scalar law implements [`ScalarDist`] (densities, atoms, cdf and survival function in
 //! both precisions), which is what the shared consistency test runs over, and
