@@ -195,7 +195,7 @@ fn discrete_laplace(rng: &mut StreamRng, t: &Integer) -> Integer {
         while bernoulli_exp_neg(rng, &one, &one) {
             v += 1u32;
         }
-        let x = Integer::from(&u + Integer::from(t * &v));
+        let x = &u + Integer::from(t * &v);
         let negative = rng.next_u32() & 1 == 1;
         if negative && x == 0 {
             continue;
@@ -248,7 +248,7 @@ impl DiscreteGaussianSampler {
             let y = discrete_laplace(rng, &self.t);
             // γ = (|Y| − σ²/t)²/(2σ²) = (|Y|·den·t − num)² / (2·num·den·t²).
             let dt = Integer::from(&self.den * &self.t);
-            let a = Integer::from(Integer::from(y.abs_ref()) * &dt) - &self.num;
+            let a = Integer::from(y.abs_ref()) * &dt - &self.num;
             let g_num = a.square();
             let g_den = Integer::from(&self.num * &dt) * &self.t * 2u32;
             if bernoulli_exp_neg(rng, &g_num, &g_den) {
