@@ -327,8 +327,21 @@ fn half_width(prec: u32, sigma: f64) -> f64 {
     (sigma * (2.0 * nats).sqrt()).ceil() + 2.0
 }
 
-/// The integer window [lo, hi] around the centres, refused when it is too long.
+/// Largest |centre| of a summation window: the centres are placed in f64, which must keep them
+/// to well within one lattice step.
+const CENTRE_MAX: f64 = 1_099_511_627_776.0;
+
+/// The integer window [lo, hi] around the centres, refused when it is too long or its centres
+/// are too far out (e.g. the peak αμ1 + (1 − α)μ2 of p1^α p2^{1−α} at α = 10³⁰⁰, or the edge of
+/// the hockey-stick region at a huge ε): the closed route takes those.
 fn window(ctx: &Ctx, sigma: f64, lo_c: f64, hi_c: f64) -> Result<(i64, i64)> {
+    if !(lo_c.abs() <= CENTRE_MAX && hi_c.abs() <= CENTRE_MAX) {
+        return Err(Error::Unsupported(format!(
+            "a discrete Gaussian sum centred at {:.3e}: beyond the {CENTRE_MAX:e} the sums place \
+             exactly; use --method closed-form",
+            if lo_c.abs() > hi_c.abs() { lo_c } else { hi_c }
+        )));
+    }
     let k = half_width(ctx.prec, sigma);
     let (lo, hi) = ((lo_c - k).floor(), (hi_c + k).ceil());
     if hi - lo > MAX_TERMS as f64 {
@@ -495,9 +508,19 @@ impl PairModel for DiscreteGaussianPair {
         Ok(Float::with_val(p, self.rho(p + 16)))
     }
 
-    /// δ(ε) by CKS Theorem 7.
+    /// δ(ε) by CKS Theorem 7. δ > 0 for every ε when μ1 ≠ μ2 (the log-likelihood ratio is
+    /// unbounded), so a zero is an underflow of the exponent range (and a NaN, e^ε·0 with e^ε
+    /// overflowing, the same): refused.
     fn hockey_at(&self, eps: &Float, p: u32) -> Result<Float> {
-        cks_delta(self, eps, p)
+        let v = cks_delta(self, eps, p)?;
+        if !v.is_finite() || (v.is_zero() && !self.identical()) {
+            return Err(Error::Undefined(format!(
+                "hockey_stick_delta of {}: delta(eps = {}) > 0 is outside the exponent range",
+                crate::model::describe(FAMILY.name, &self.params()),
+                eps.to_f64()
+            )));
+        }
+        Ok(v)
     }
 }
 
@@ -1165,6 +1188,33 @@ mod tests {
             let kl = divergence::kl(&pr, 25, Method::Quadrature).unwrap();
             assert!(agreement_digits(&kl.value, &dg.rho(p)) >= 24.5, "{pr} kl");
         }
+    }
+
+    /// Far-out sums (the peak of p1^α p2^{1−α} at α = 10³⁰⁰, the hockey-stick edge at ε = 10¹⁶)
+    /// are refused as unsupported, never summed around a misplaced centre; the closed route
+    /// takes them.
+    #[test]
+    fn far_out_sums_are_refused_and_the_closed_route_takes_them() {
+        let pr = pair("0", "1", "0.7");
+        let a = sc("1e300");
+        let q = divergence::renyi(&pr, &a, 20, Method::Quadrature);
+        assert!(matches!(q, Err(Error::Unsupported(_))), "{q:?}");
+        let c = divergence::renyi(&pr, &a, 20, Method::ClosedForm).unwrap();
+        let dg = pr.downcast_ref::<DiscreteGaussianPair>().unwrap();
+        let bound = cks_renyi_bound(dg, &a.mp(2048), 2048);
+        // D = αΔ²/(2σ²) + log(θ(αΔ)/θ(0))/(α − 1): the second term is below 10⁻³⁰⁰ here.
+        let ag = agreement_digits(&c.value, &bound);
+        assert!(
+            c.value.is_finite() && ag >= 19.5,
+            "{} vs bound: {ag:.1}",
+            c.value
+        );
+        let e = sc("1e16");
+        let q = divergence::hockey_stick(&pr, &e, 20, Method::Quadrature);
+        assert!(matches!(q, Err(Error::Unsupported(_))), "{q:?}");
+        // δ(10¹⁶) ≈ e^{−10³¹} > 0 is below every exponent range: refused, not certified as 0.
+        let c = divergence::hockey_stick(&pr, &e, 20, Method::ClosedForm);
+        assert!(matches!(c, Err(Error::Undefined(_))), "{c:?}");
     }
 
     #[test]
