@@ -29,9 +29,9 @@
 //! midpoint of the certified bracket with the digits its width certifies.
 
 use crate::bounds;
-use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
+use crate::mechanisms::rgm::RgmPair;
 use crate::model::{self, Family};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
@@ -485,7 +485,10 @@ fn evaluate_substitution(
     method: Method,
 ) -> Result<Certified> {
     use crate::accounting::Schedule;
-    let pair = build_pair(Family::Model(&crate::dist::subsampled::FAMILY_SUBST), p)?;
+    let pair = build_pair(
+        Family::Model(&crate::mechanisms::subsampled::FAMILY_SUBST),
+        p,
+    )?;
     let s = Schedule::homogeneous_substitution(m, steps)?;
     match quantity {
         Quantity::Renyi => Ok(times_steps(

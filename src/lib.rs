@@ -106,13 +106,13 @@ pub mod bounds;
 pub mod cli;
 #[cfg(feature = "cli")]
 pub mod compare;
-pub mod dist;
 pub mod divergence;
 pub mod error;
 pub mod eval;
 #[cfg(feature = "cli")]
 pub(crate) mod fsio;
 pub mod limits;
+pub mod mechanisms;
 pub mod model;
 pub mod numeric;
 #[cfg(feature = "cli")]

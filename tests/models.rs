@@ -14,7 +14,7 @@
 //! * with a location model, the Fisher information's two routes agree to 15 digits.
 
 use dpaudit::audit::mechanisms::{for_pair, Side, Statistic};
-use dpaudit::dist::stream::chunk_rng;
+use dpaudit::mechanisms::stream::chunk_rng;
 use dpaudit::model::{Location, FAMILIES};
 use dpaudit::numeric::mp::agreement_digits;
 use dpaudit::{divergence, Error, Method, Pair, Scalar};

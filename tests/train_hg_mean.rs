@@ -1,7 +1,7 @@
 //! HG §6.1 mean estimation: rectified MSE closed form against Monte Carlo, and the privacy cost
 //! of the rectified mechanism against the Gaussian at equal MSE (the "up to 30 %" claim).
 
-use dpaudit::dist::stream::chunk_rng;
+use dpaudit::mechanisms::stream::chunk_rng;
 use dpaudit::train::hg::{mean_estimation_row, rectified_mse, rectified_sigma_for_mse};
 use rand::RngExt;
 use rand_distr::StandardNormal;
@@ -88,8 +88,8 @@ fn mean_estimation_privacy_at_equal_mse() {
 // ---------------------------------------------------------------------------------------------
 // The complete experiment (`experiments/hg_mean.toml`, `reports/hg_mean/`).
 
-use dpaudit::dist::{Rectified, Truncated};
 use dpaudit::divergence::{self, Method, Pair};
+use dpaudit::mechanisms::{Rectified, Truncated};
 use dpaudit::train::hg::{Family, Noise};
 use dpaudit::train::hg_mean::{mean_data, mse, saturation_mse, truncated_mse};
 use dpaudit::train::hg_report::{parse_mean_spec, reduction_csv, reduction_table};

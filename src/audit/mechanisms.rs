@@ -33,17 +33,17 @@ use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
 use super::engine::Grid;
-use crate::dist::{Rectified, Rgm, StochasticSign, Truncated};
 use crate::divergence::Pair;
 use crate::error::{
     check_finite, check_interval, check_nonnegative, check_positive, Error, Result,
 };
+use crate::mechanisms::{Rectified, Rgm, StochasticSign, Truncated};
 use crate::numeric::f64s::{gaussian_eps_for_delta, log_ndtr};
 use crate::scalar::Scalar;
 
 /// The generator every audit stream uses: ChaCha8 (portable, reproducible, fast), as in
-/// [`crate::dist::stream`].
-pub use crate::dist::stream::StreamRng;
+/// [`crate::mechanisms::stream`].
+pub use crate::mechanisms::stream::StreamRng;
 
 pub use crate::divergence::CLAIM_DIGITS;
 
@@ -330,9 +330,9 @@ pub use model::ModelMechanism;
 /// loops, atoms binned apart, the d-vectors of the RGM and `gaussian_dd` reduced to their statistics); a law on
 /// the line ([`crate::model::LinePair`]) is audited by the generic [`ModelMechanism`].
 pub fn for_pair(pair: &Pair) -> Result<Box<dyn Mechanism>> {
-    use crate::dist::{gaussian::GaussianPair, gaussian_dd::GaussianDdPair};
-    use crate::dist::{rectified::RectifiedPair, rgm::RgmPair};
-    use crate::dist::{sign::SignPair, truncated::TruncatedPair};
+    use crate::mechanisms::{gaussian::GaussianPair, gaussian_dd::GaussianDdPair};
+    use crate::mechanisms::{rectified::RectifiedPair, rgm::RgmPair};
+    use crate::mechanisms::{sign::SignPair, truncated::TruncatedPair};
     let any = pair.model().as_any();
     let f = Scalar::f64;
     if let Some(GaussianPair(s)) = any.downcast_ref() {

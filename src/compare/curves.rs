@@ -15,9 +15,9 @@ use super::sources;
 use super::threeway::{rgm_alpha_max, Role, ThreeWay};
 use crate::bounds::rgm;
 use crate::compare::spec::{AuditSpec, MechanismSpec};
-use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::Result;
+use crate::mechanisms::rgm::RgmPair;
 use crate::scalar::Scalar;
 use rayon::prelude::*;
 

@@ -18,9 +18,9 @@
 use super::sources::{self, AuditOutcome, DIGITS};
 use crate::bounds;
 use crate::compare::spec::{AuditSpec, MechanismSpec, PairSpec};
-use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Method, Pair};
 use crate::error::Result;
+use crate::mechanisms::rgm::RgmPair;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::Float;

@@ -3,7 +3,7 @@
 //! A *model* is everything dpaudit knows about one law: its validated parameters (as exact
 //! [`Scalar`]s), its closed forms, how its divergences are integrated, and its seeded sampler.
 //! Every family — the Gaussian, `gaussian_dd`, RGM, rectified, truncated and stochastic-sign
-//! pairs, Laplace, the subsampled Gaussian — is one model in its file of [`crate::dist`], and
+//! pairs, Laplace, the subsampled Gaussian — is one model in its file of [`crate::mechanisms`], and
 //! every other layer consumes it through the traits of this module:
 //!
 //! * [`Pair`] and [`Location`] are the handles every divergence of [`crate::divergence`] takes,
@@ -24,15 +24,15 @@
 //! Adding a mechanism with densities on the line is one file that implements [`PairModel`] and
 //! [`LinePair`] (and [`LocationModel`] with `LineLocation` if the Fisher information about
 //! its location is wanted) and defines its [`ModelFamily`] constant, plus one line in
-//! [`FAMILIES`]. The Laplace mechanism ([`crate::dist::laplace`]) is the worked example.
+//! [`FAMILIES`]. The Laplace mechanism ([`crate::mechanisms::laplace`]) is the worked example.
 
 pub(crate) mod logquad;
 pub(crate) mod normal;
 
 pub use normal::{Gauss, NormalPair, Variances};
 
-use crate::dist::stream::StreamRng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::StreamRng;
 use crate::scalar::Scalar;
 use logquad::{Ctx, Val};
 use rug::Float;
@@ -351,16 +351,16 @@ impl PartialEq for ModelFamily {
 
 /// Every family described by a model. Adding a family is one line here.
 pub static FAMILIES: &[&ModelFamily] = &[
-    &crate::dist::gaussian::FAMILY,
-    &crate::dist::gaussian_dd::FAMILY,
-    &crate::dist::rgm::FAMILY,
-    &crate::dist::rectified::FAMILY,
-    &crate::dist::truncated::FAMILY,
-    &crate::dist::sign::FAMILY,
-    &crate::dist::laplace::FAMILY,
-    &crate::dist::subsampled::FAMILY,
-    &crate::dist::subsampled::FAMILY_ADD,
-    &crate::dist::subsampled::FAMILY_SUBST,
+    &crate::mechanisms::gaussian::FAMILY,
+    &crate::mechanisms::gaussian_dd::FAMILY,
+    &crate::mechanisms::rgm::FAMILY,
+    &crate::mechanisms::rectified::FAMILY,
+    &crate::mechanisms::truncated::FAMILY,
+    &crate::mechanisms::sign::FAMILY,
+    &crate::mechanisms::laplace::FAMILY,
+    &crate::mechanisms::subsampled::FAMILY,
+    &crate::mechanisms::subsampled::FAMILY_ADD,
+    &crate::mechanisms::subsampled::FAMILY_SUBST,
 ];
 
 /// The registered family called `name`.
@@ -519,7 +519,7 @@ impl Location {
             interval(&a, &b)?;
             Ok((a, b))
         };
-        use crate::dist::{gaussian, rectified, sign, truncated};
+        use crate::mechanisms::{gaussian, rectified, sign, truncated};
         let model: Arc<dyn LocationModel> = match family {
             "gaussian" => Arc::new(gaussian::GaussianLocation(normal::Law { mu, sigma })),
             "stochastic_sign" => Arc::new(sign::SignLocation(normal::Law { mu, sigma })),
@@ -637,7 +637,7 @@ impl Family {
 
     /// The family's registry entry.
     pub fn entry(self) -> &'static ModelFamily {
-        use crate::dist::{gaussian, gaussian_dd, rectified, rgm, sign, truncated};
+        use crate::mechanisms::{gaussian, gaussian_dd, rectified, rgm, sign, truncated};
         match self {
             Family::Gaussian => &gaussian::FAMILY,
             Family::GaussianDd => &gaussian_dd::FAMILY,

@@ -31,9 +31,9 @@
 
 use super::data::Dataset;
 use super::hg::{sum_certified, worst_neighbour_renyi, Family, Noise};
-use crate::dist::stream::chunk_rng;
-use crate::dist::{Gaussian, Rectified, Truncated};
 use crate::error::{check_count, Error, Result};
+use crate::mechanisms::stream::chunk_rng;
+use crate::mechanisms::{Gaussian, Rectified, Truncated};
 use crate::numeric::mp::Certified;
 
 /// log(1 + e^x) without overflow.
@@ -185,7 +185,7 @@ fn release(
     g: &[f64],
     sigma: f64,
     clip: f64,
-    rng: &mut crate::dist::stream::StreamRng,
+    rng: &mut crate::mechanisms::stream::StreamRng,
 ) -> Result<Vec<f64>> {
     let mut out = vec![0.0; g.len()];
     for (o, &m) in out.iter_mut().zip(g) {

@@ -11,9 +11,9 @@
 //! rectification centre). Seed k draws its data from `chunk_rng(k, 0)`.
 
 use super::hg::{worst_neighbour_renyi, Family, Noise};
-use crate::dist::stream::chunk_rng;
-use crate::dist::Gaussian;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
+use crate::mechanisms::Gaussian;
 use crate::numeric::mp::Certified;
 
 fn check_one(mu: f64, sigma: f64, a: f64, b: f64) -> Result<()> {

@@ -196,7 +196,7 @@ impl Mechanism for RectifiedMechanism {
 /// The truncated Gaussian mechanism: N(μ_i, σ²) conditioned on [a, b] (HG Def. 3.2; docs/formulas.md §2).
 ///
 /// White box: the LLR c + k·y + log(Z(μ2)/Z(μ1)) (docs/formulas.md §7.2), affine on [a, b]. Black box:
-/// the output. Sampling: the exact sampler of [`crate::dist::Truncated`] (fast at any location,
+/// the output. Sampling: the exact sampler of [`crate::mechanisms::Truncated`] (fast at any location,
 /// including far outside [a, b]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TruncatedMechanism {

@@ -3,9 +3,9 @@
 //! noise scales, the statistics and their grid) with their own sampler and claim.
 
 use super::*;
-use crate::dist::gaussian_dd::GaussianDdPair;
-use crate::dist::rgm::RgmPair;
-use crate::dist::IsotropicGaussian;
+use crate::mechanisms::gaussian_dd::GaussianDdPair;
+use crate::mechanisms::rgm::RgmPair;
+use crate::mechanisms::IsotropicGaussian;
 
 /// Largest dimension audited (specs accept no more): every draw is a d-vector, so a larger d is
 /// refused rather than allocated.

@@ -86,7 +86,7 @@ fn gaussian_claim() {
 /// another family and a dimension it will not allocate.
 #[test]
 fn gaussian_dd_llr_and_refusals() {
-    use crate::dist::IsotropicGaussian;
+    use crate::mechanisms::IsotropicGaussian;
     let sc = |x: &str| x.parse::<Scalar>().unwrap();
     let pair = Pair::gaussian_dd(sc("0.8"), sc("1.3"), sc("0.9"), 3).unwrap();
     let m = GaussianDdMechanism::from_pair(&pair).unwrap();

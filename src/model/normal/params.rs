@@ -110,8 +110,8 @@ macro_rules! clipped_constructors {
 }
 
 clipped_constructors!(
-    rectified => crate::dist::rectified::RectifiedPair,
-    truncated => crate::dist::truncated::TruncatedPair
+    rectified => crate::mechanisms::rectified::RectifiedPair,
+    truncated => crate::mechanisms::truncated::TruncatedPair
 );
 
 /// A single law N(μ, σ²) (or a law built on it) for the Fisher information about μ.

@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, IsotropicGaussian};
+/// use dpaudit::mechanisms::{stream::chunk_rng, IsotropicGaussian};
 ///
 /// let g = IsotropicGaussian::new(vec![0.0, 1.0, 2.0], 0.5).unwrap();
 /// let mut y = [0.0; 3];

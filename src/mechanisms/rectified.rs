@@ -57,7 +57,7 @@ enum Regime {
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, Rectified, ScalarDist};
+/// use dpaudit::mechanisms::{stream::chunk_rng, Rectified, ScalarDist};
 /// use rand::distr::Distribution;
 ///
 /// let r = Rectified::new(0.0, 1.0, -1.0, 1.0).unwrap();

@@ -76,7 +76,7 @@ enum Method {
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, ScalarDist, Truncated};
+/// use dpaudit::mechanisms::{stream::chunk_rng, ScalarDist, Truncated};
 /// use rand::distr::Distribution;
 ///
 /// // μ = 40σ below the support: naive rejection would essentially never accept.

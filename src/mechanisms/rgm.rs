@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, Rgm};
+/// use dpaudit::mechanisms::{stream::chunk_rng, Rgm};
 ///
 /// let m = Rgm::new(0.5, 1.0, 2).unwrap(); // γ = 0.5, baseline variance σ² = 1, d = 2
 /// let r = [3.0, 4.0];

@@ -33,7 +33,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, ScalarDist, StochasticSign};
+/// use dpaudit::mechanisms::{stream::chunk_rng, ScalarDist, StochasticSign};
 /// use rand::distr::Distribution;
 ///
 /// let s = StochasticSign::new(0.5, 1.0).unwrap();

@@ -26,7 +26,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, Gaussian, ScalarDist};
+/// use dpaudit::mechanisms::{stream::chunk_rng, Gaussian, ScalarDist};
 /// use rand::distr::Distribution;
 ///
 /// let g = Gaussian::new(1.0, 2.0).unwrap();

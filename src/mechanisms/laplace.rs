@@ -38,7 +38,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{laplace::Laplace, stream::chunk_rng, ScalarDist};
+/// use dpaudit::mechanisms::{laplace::Laplace, stream::chunk_rng, ScalarDist};
 ///
 /// let lap = Laplace::new(0.0, 2.0).unwrap();
 /// assert!((lap.cdf(0.0) - 0.5).abs() < 1e-16);
