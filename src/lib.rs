@@ -124,6 +124,6 @@ pub use audit::engine::{run_audit, AuditConfig, AuditResult, Observer, Selection
 pub use audit::mechanisms::{GaussianMechanism, Mechanism, Statistic};
 pub use divergence::{Location, Method, Pair};
 pub use error::{Error, Result};
-pub use model::{Family, PairModel};
+pub use model::{Family, PairModel, FAMILIES};
 pub use numeric::mp::Certified;
 pub use scalar::Scalar;
