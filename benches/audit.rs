@@ -14,7 +14,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use dpaudit::audit::engine::{run_audit, AuditConfig, Grid, Selection, CHUNK};
 use dpaudit::audit::mechanisms::{GaussianMechanism, Mechanism, Side, Statistic};
-use dpaudit::dist::stream::{chunk_rng, fill_chunked};
+use dpaudit::mechanisms::stream::{chunk_rng, fill_chunked};
 use rand::distr::Distribution;
 use rand_distr::StandardNormal;
 use std::hint::black_box;

@@ -7,8 +7,8 @@
 //! `cargo bench --bench samplers -- --warm-up-time 1 --measurement-time 2`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use dpaudit::dist::stream::chunk_rng;
-use dpaudit::dist::{Gaussian, Rectified, Rgm, StochasticSign, Truncated};
+use dpaudit::mechanisms::stream::chunk_rng;
+use dpaudit::mechanisms::{Gaussian, Rectified, Rgm, StochasticSign, Truncated};
 use rand::distr::Distribution;
 use rand_distr::StandardNormal;
 use std::hint::black_box;

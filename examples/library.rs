@@ -4,7 +4,7 @@
 
 use dpaudit::audit::engine::{run_audit, Selection};
 use dpaudit::bounds::rgm;
-use dpaudit::dist::laplace::LaplacePair;
+use dpaudit::mechanisms::laplace::LaplacePair;
 use dpaudit::{divergence, AuditConfig, GaussianMechanism, Method, Pair, Scalar};
 
 fn main() -> dpaudit::Result<()> {

@@ -29,9 +29,9 @@
 //! midpoint of the certified bracket with the digits its width certifies.
 
 use crate::bounds;
-use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
+use crate::mechanisms::rgm::RgmPair;
 use crate::model::{self, Family};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
@@ -207,13 +207,13 @@ impl Params {
 /// The parameter keys of a family (of a single law with `fisher`), or the error naming the
 /// families that take this quantity.
 fn family_keys(
-    family: Option<Family>,
+    family: Option<&'static Family>,
     name: &str,
     fisher: bool,
 ) -> Result<&'static [&'static str]> {
-    Ok(match (family.map(Family::entry), fisher) {
+    Ok(match (family, fisher) {
         // rgm rows may carry (eta, R) for the relative-sensitivity check of HMB Def. 2.
-        (Some(f), false) if f.name == Family::Rgm.name() => RGM_KEYS,
+        (Some(f), false) if is_rgm(f) => RGM_KEYS,
         (Some(f), false) => f.pair_keys,
         (Some(f), true) if f.location.is_some() => f.location_keys,
         _ => {
@@ -235,6 +235,11 @@ fn family_keys(
     })
 }
 
+/// Whether `family` is the RGM's, whose rows take HMB's bounds and its Def. 2 check.
+fn is_rgm(family: &Family) -> bool {
+    family == &crate::mechanisms::rgm::FAMILY
+}
+
 /// The keys of an `rgm` row: the pair's, and the optional (eta, R) of HMB Def. 2.
 const RGM_KEYS: &[&str] = &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"];
 
@@ -249,9 +254,9 @@ impl model::Params for Params {
 
 /// The pair of a row, built by the family's registry entry; an `rgm` row with (eta, R) also
 /// passes the relative-sensitivity check.
-fn build_pair(family: Family, p: &Params) -> Result<Pair> {
-    let pair = Pair::new((family.entry().pair)(p)?);
-    if family == Family::Rgm {
+fn build_pair(family: &'static Family, p: &Params) -> Result<Pair> {
+    let pair = Pair::new((family.pair)(p)?);
+    if is_rgm(family) {
         match (p.opt_scalar("eta")?, p.opt_scalar("R")?) {
             (None, None) => {}
             (Some(eta), Some(r)) => {
@@ -401,9 +406,9 @@ fn evaluate_composed(
     // One step of the mechanism: the larger of the two directions, through the model layer.
     let one_step = |f: &dyn Fn(&Pair) -> Result<Certified>| -> Result<Certified> {
         let mut best: Option<Certified> = None;
-        for name in ["subsampled_gaussian", "subsampled_gaussian_add"] {
-            let fam: Family = name.parse()?;
-            let pair = build_pair(fam, &p)?;
+        use crate::mechanisms::subsampled::{FAMILY, FAMILY_ADD};
+        for family in [&FAMILY, &FAMILY_ADD] {
+            let pair = build_pair(family, &p)?;
             let c = f(&pair)?;
             if best.as_ref().is_none_or(|b| c.value > b.value) {
                 best = Some(c);
@@ -485,7 +490,7 @@ fn evaluate_substitution(
     method: Method,
 ) -> Result<Certified> {
     use crate::accounting::Schedule;
-    let pair = build_pair(Family::Model(&crate::dist::subsampled::FAMILY_SUBST), p)?;
+    let pair = build_pair(&crate::mechanisms::subsampled::FAMILY_SUBST, p)?;
     let s = Schedule::homogeneous_substitution(m, steps)?;
     match quantity {
         Quantity::Renyi => Ok(times_steps(
@@ -609,7 +614,7 @@ fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
     let quantity = q.parse::<Quantity>()?;
     let context = format!("{q}/{fam}");
     let digits = opts.digits;
-    let parsed = fam.parse::<Family>().ok();
+    let parsed = Family::by_name(fam).ok();
     let accepted = |extra: &[&'static str], fisher: bool| -> Result<Vec<&'static str>> {
         let mut v = family_keys(parsed, fam, fisher)?.to_vec();
         v.extend_from_slice(extra);
@@ -618,7 +623,7 @@ fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
     // family_keys has refused an unknown name before this runs.
     let family = || parsed.ok_or_else(|| Error::Unsupported(format!("unknown family {fam:?}")));
     let rgm_only = || -> Result<()> {
-        if parsed == Some(Family::Rgm) {
+        if parsed.is_some_and(is_rgm) {
             Ok(())
         } else {
             Err(Error::Unsupported(format!(
@@ -626,9 +631,11 @@ fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             )))
         }
     };
-    if let Some(Family::Model(f)) = parsed {
+    if let Some(f) = parsed {
         let composed = map.contains_key("steps") || map.contains_key("neighbours");
-        if f.name == "subsampled_gaussian" && (composed || quantity == Quantity::RdpEpsForDelta) {
+        if f == &crate::mechanisms::subsampled::FAMILY
+            && (composed || quantity == Quantity::RdpEpsForDelta)
+        {
             return evaluate_composed(quantity, map, context, digits, opts.method);
         }
     }
@@ -662,7 +669,7 @@ fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
         }
         Quantity::Fisher => {
             let p = Params::new(map, context, &accepted(&[], true)?)?;
-            let loc = match family()?.entry().location {
+            let loc = match family()?.location {
                 Some(build) => Location::from_model(build(&p)?),
                 None => unreachable!("family_keys refuses fisher for this family"),
             };
@@ -689,7 +696,7 @@ fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             }
         }
         Quantity::RhoBar => {
-            if parsed != Some(Family::Gaussian) {
+            if parsed != Some(&crate::mechanisms::gaussian::FAMILY) {
                 return Err(Error::Unsupported(format!(
                     "rho_bar takes family gaussian, not {fam:?}"
                 )));

@@ -106,13 +106,13 @@ pub mod bounds;
 pub mod cli;
 #[cfg(feature = "cli")]
 pub mod compare;
-pub mod dist;
 pub mod divergence;
 pub mod error;
 pub mod eval;
 #[cfg(feature = "cli")]
 pub(crate) mod fsio;
 pub mod limits;
+pub mod mechanisms;
 pub mod model;
 pub mod numeric;
 #[cfg(feature = "cli")]
@@ -124,6 +124,6 @@ pub use audit::engine::{run_audit, AuditConfig, AuditResult, Observer, Selection
 pub use audit::mechanisms::{GaussianMechanism, Mechanism, Statistic};
 pub use divergence::{Location, Method, Pair};
 pub use error::{Error, Result};
-pub use model::{Family, PairModel};
+pub use model::{Family, PairModel, FAMILIES};
 pub use numeric::mp::Certified;
 pub use scalar::Scalar;

@@ -109,8 +109,8 @@ fn bad_input_is_a_typed_error() {
 
 #[test]
 fn subsampled_gaussian_law_is_consistent() {
-    use dpaudit::dist::subsampled::SubsampledGaussian as Law;
-    use dpaudit::dist::ScalarDist;
+    use dpaudit::mechanisms::subsampled::SubsampledGaussian as Law;
+    use dpaudit::mechanisms::ScalarDist;
     use rand::SeedableRng;
     let d = Law::new(0.3, 0.8).unwrap();
     for x in [-3.0, -0.2, 0.5, 1.7, 4.0] {

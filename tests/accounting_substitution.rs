@@ -7,10 +7,10 @@
 //! `REPLACE_ONE` (benches/peers_substitution.csv from benches/peers_substitution.py).
 
 use dpaudit::accounting::{self, ComposeOptions, Schedule, SubsampledGaussian};
-use dpaudit::dist::subsampled::SubsampledSubstPair;
 use dpaudit::divergence::{self, Method, Pair};
 use dpaudit::error::Error;
 use dpaudit::eval::{evaluate, EvalOptions, Row};
+use dpaudit::mechanisms::subsampled::SubsampledSubstPair;
 use dpaudit::model::{LinePair, PairModel, Which};
 use dpaudit::numeric::mp::{agreement_digits, Certified};
 use dpaudit::Scalar;
@@ -144,7 +144,7 @@ fn model_layer_densities_levels_and_sampler() {
             assert!((got - c).abs() < 1e-9, "c = {c}: llr = {got}");
         }
     }
-    let mut rng = dpaudit::dist::stream::chunk_rng(7, 0);
+    let mut rng = dpaudit::mechanisms::stream::chunk_rng(7, 0);
     let n = 200_000;
     let mut out = vec![0.0; n];
     for (which, mean) in [(Which::P1, q), (Which::P2, -q)] {

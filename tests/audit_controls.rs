@@ -105,12 +105,14 @@ fn capped_rejection_truncated_is_flagged() {
 /// which is why that figure is labelled as assumption-laden and never used for ε_lb.
 #[test]
 fn correct_mechanisms_with_atoms_are_not_flagged() {
-    use dpaudit::audit::mechanisms::{RectifiedMechanism, SignMechanism};
-    let rect = RectifiedMechanism::new(0.3, 1.3, 1.0, 0.0, 1.0).unwrap();
-    let sign = SignMechanism::new(0.0, 1.0, 1.0).unwrap();
+    use dpaudit::audit::mechanisms::for_pair;
+    use dpaudit::Pair;
+    let s = dpaudit::Scalar::from;
+    let rect = for_pair(&Pair::rectified(s(0.3), s(1.3), s(1.0), s(0.0), s(1.0)).unwrap()).unwrap();
+    let sign = for_pair(&Pair::stochastic_sign(s(0.0), s(1.0), s(1.0)).unwrap()).unwrap();
     let cases: [(&dyn Mechanism, f64); 2] = [
-        (&rect, 1.370_379_835_478_968_3),
-        (&sign, 1.145_872_461_778_645),
+        (rect.as_ref(), 1.370_379_835_478_968_3),
+        (sign.as_ref(), 1.145_872_461_778_645),
     ];
     for (k, (m, claim)) in cases.into_iter().enumerate() {
         for stat in [Statistic::White, Statistic::Black] {

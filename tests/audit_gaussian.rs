@@ -233,13 +233,13 @@ fn d_dim_config(statistic: Statistic, seed: u64) -> AuditConfig {
 /// Wilson approximation); this seed gives 0.875 × exact.
 #[test]
 fn rgm_without_relative_noise_is_the_gaussian_mechanism() {
-    use dpaudit::audit::mechanisms::RgmMechanism;
+    use dpaudit::audit::mechanisms::for_pair;
     const EXACT_RGM: f64 = 3.138_670_548_582_939_2;
     let s = Scalar::from;
     let pair = Pair::rgm(5, s(0.0), s(1.0), s(3.0), s(3.5), s(1.0)).unwrap();
-    let m = RgmMechanism::from_pair(&pair).unwrap();
+    let m = for_pair(&pair).unwrap();
     for stat in [Statistic::White, Statistic::Black] {
-        let r = run_audit(&m, &d_dim_config(stat, 5)).unwrap();
+        let r = run_audit(m.as_ref(), &d_dim_config(stat, 5)).unwrap();
         eprintln!(
             "{} {stat}: eps_lb {:.4} claim {:?}",
             r.mechanism, r.eps_lb, r.claimed_eps

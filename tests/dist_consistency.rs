@@ -1,4 +1,4 @@
-//! One generic consistency check, run over every one-dimensional law of `dpaudit::dist`
+//! One generic consistency check, run over every one-dimensional law of `dpaudit::mechanisms`
 //! (Gaussian, rectified incl. its atoms, truncated, stochastic sign), at central parameters and
 //! far in the tails (μ = b + 40σ, a − 40σ, b + 1000σ).
 //!
@@ -16,7 +16,7 @@
 //!
 //! The quadrature and the 200-bit evaluation are independent routes from the f64 closed forms.
 
-use dpaudit::dist::{Gaussian, Rectified, ScalarDist, StochasticSign, Truncated};
+use dpaudit::mechanisms::{Gaussian, Rectified, ScalarDist, StochasticSign, Truncated};
 use quadrature::double_exponential;
 use rug::Float;
 

@@ -7,15 +7,14 @@
 //! * the closed form, where the family has one, and the quadrature route (generic for laws on the
 //!   line, the family's own integrals otherwise) agree on D₂, KL and δ(0.5) to the 15 digits each
 //!   certifies — two independent derivations;
-//! * the audit mechanism built from the model (except [`NO_AUDIT_MECHANISM`]'s, which
-//!   `for_pair` must refuse) draws deterministically, and its white-box
+//! * the audit mechanism built from the model draws deterministically, and its white-box
 //!   statistic (the log-likelihood ratio) has mean KL(P‖Q) under P and −KL(Q‖P) under Q, within
 //!   six standard errors of 200,000 seeded draws: sampler, statistic and divergences describe one
 //!   law;
 //! * with a location model, the Fisher information's two routes agree to 15 digits.
 
 use dpaudit::audit::mechanisms::{for_pair, Side, Statistic};
-use dpaudit::dist::stream::chunk_rng;
+use dpaudit::mechanisms::stream::chunk_rng;
 use dpaudit::model::{Location, FAMILIES};
 use dpaudit::numeric::mp::agreement_digits;
 use dpaudit::{divergence, Error, Method, Pair, Scalar};
@@ -59,12 +58,6 @@ const POINTS: &[(&str, &str, Option<&str>)] = &[
         Some("mu=0.4;sigma=1.3"),
     ),
 ];
-
-/// Families with no audit mechanism yet: the discrete Gaussian is a law on the integers, and the
-/// audit engine's generic mechanism takes laws with densities on the line only (issue 25's audit
-/// route for laws of any shape). `for_pair` must refuse exactly these, as unsupported, so this
-/// list cannot outlive the gap.
-const NO_AUDIT_MECHANISM: &[&str] = &["discrete_gaussian"];
 
 const DIGITS: u32 = 15;
 
@@ -180,13 +173,6 @@ fn llr_mean(pair: &Pair, side: Side, seed: u64) -> (f64, f64) {
 fn samplers_and_statistics_match_the_divergences() {
     for (i, family) in FAMILIES.iter().enumerate() {
         let pair = pair_of(family.name);
-        if NO_AUDIT_MECHANISM.contains(&family.name) {
-            assert!(
-                matches!(for_pair(&pair), Err(Error::Unsupported(_))),
-                "{pair}: has an audit mechanism now; take it off NO_AUDIT_MECHANISM"
-            );
-            continue;
-        }
         let m = for_pair(&pair).unwrap();
         for stat in [Statistic::White, Statistic::Black] {
             let (lo, hi) = m.statistic_range(stat);

@@ -3,7 +3,7 @@
 //! an independent description of the same pair.
 
 use dpaudit::audit::engine::{run_audit, Selection};
-use dpaudit::audit::mechanisms::RgmMechanism;
+use dpaudit::audit::mechanisms::for_pair;
 use dpaudit::compare::spec::AuditSpec;
 use dpaudit::numeric::mp::agreement_digits;
 use dpaudit::{divergence, AuditConfig, Method, Pair, Scalar};
@@ -47,8 +47,9 @@ fn a_vanishing_output_variance_is_a_clear_error() {
     assert!(Pair::rgm(10, s("0.01"), s("-1"), s("1"), s("1"), s("0")).is_err());
     let s = Scalar::from;
     let e = Pair::rgm(3, s(0.01), s(0.0), s(0.0), s(1.0), s(1.0))
-        .and_then(|p| RgmMechanism::from_pair(&p))
-        .unwrap_err();
+        .and_then(|p| for_pair(&p))
+        .err()
+        .expect("refused");
     assert!(e.to_string().contains("sigma2"), "{e}");
 }
 

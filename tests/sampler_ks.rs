@@ -1,4 +1,4 @@
-//! Every sampler of `dpaudit::dist` against its own exact cdf, with fixed seeds.
+//! Every sampler of `dpaudit::mechanisms` against its own exact cdf, with fixed seeds.
 //!
 //! * Continuous laws: one-sample Kolmogorov–Smirnov. Critical value `sqrt(−ln(α/2)/2)/sqrt(n)`
 //!   with α = 1e−6: by the Dvoretzky–Kiefer–Wolfowitz inequality with Massart's constant,
@@ -23,8 +23,8 @@
 //! Pearson assertions (an asymptotic level); the seeds are fixed, so a pass is reproducible.
 
 use dpaudit::audit::stats::{binom_cdf, binom_sf};
-use dpaudit::dist::stream::{chunk_rng, fill_chunked, StreamRng};
-use dpaudit::dist::{
+use dpaudit::mechanisms::stream::{chunk_rng, fill_chunked, StreamRng};
+use dpaudit::mechanisms::{
     Gaussian, IsotropicGaussian, Rectified, Rgm, ScalarDist, StochasticSign, Truncated,
 };
 use rand::distr::Distribution;
@@ -154,7 +154,7 @@ fn gaussian_ks() {
 /// scales (10⁶ draws each).
 #[test]
 fn laplace_ks() {
-    use dpaudit::dist::laplace::Laplace;
+    use dpaudit::mechanisms::laplace::Laplace;
     for (i, (mu, b)) in [(0.0, 1.0), (2.5, 0.01), (-3.0, 30.0)]
         .into_iter()
         .enumerate()

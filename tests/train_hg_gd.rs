@@ -7,7 +7,7 @@
 use dpaudit::audit::engine::Observer;
 use dpaudit::divergence::{self, Method, Pair};
 use dpaudit::train::data::Dataset;
-use dpaudit::train::hg::{Family, Noise};
+use dpaudit::train::hg::{BoxLaw, Noise};
 use dpaudit::train::hg_gd::{self, clipped_mean_gradient, gradient, loss, GdConfig};
 use dpaudit::Scalar;
 use quadrature::double_exponential::integrate;
@@ -83,7 +83,7 @@ fn logistic_gradient_matches_central_differences() {
 
 /// Independent per-step bound: for each coordinate, the larger of the two 1-D divergences
 /// (1-D quadrature route) towards the clamped ends μ_i ± 2C/n.
-fn independent_step(fam: Family, g: &[f64], n: usize, c: &GdConfig) -> (f64, Vec<f64>) {
+fn independent_step(fam: BoxLaw, g: &[f64], n: usize, c: &GdConfig) -> (f64, Vec<f64>) {
     let h = 2.0 * c.clip / n as f64;
     let mut worst = Vec::new();
     let mut total = 0.0;
@@ -101,8 +101,8 @@ fn independent_step(fam: Family, g: &[f64], n: usize, c: &GdConfig) -> (f64, Vec
                 Scalar::from(c.clip),
             );
             let pair = match fam {
-                Family::Rectified => Pair::rectified(p1, p2, s, a, b),
-                Family::Truncated => Pair::truncated(p1, p2, s, a, b),
+                BoxLaw::Rectified => Pair::rectified(p1, p2, s, a, b),
+                BoxLaw::Truncated => Pair::truncated(p1, p2, s, a, b),
             }
             .unwrap();
             let d = divergence::renyi(&pair, &Scalar::from(c.alpha), 12, Method::Quadrature)
@@ -156,7 +156,7 @@ fn joint_truncated_2d(mu1: &[f64], mu2: &[f64], s: f64, c: f64, alpha: f64) -> f
 fn per_run_accounting_is_the_sum_of_certified_one_dimensional_terms() {
     let full = breast_cancer();
     let data = columns(&full, &[0, 7], 40);
-    for fam in [Family::Rectified, Family::Truncated] {
+    for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
         let c = cfg(Some(Noise::Bounded(fam)), 0.05, 0.1, 4);
         let run = hg_gd::run(&data, &c, 3).unwrap();
         let mut total = 0.0;
@@ -168,7 +168,7 @@ fn per_run_accounting_is_the_sum_of_certified_one_dimensional_terms() {
                 "{fam:?} step {t}: run {} vs independent {step}",
                 run.step_rdp[t]
             );
-            if fam == Family::Truncated {
+            if fam == BoxLaw::Truncated {
                 // d = 2: the joint integral at the worst neighbour's location vector.
                 let q = joint_truncated_2d(&g, &worst, c.sigma, c.clip, c.alpha);
                 assert!(
@@ -203,7 +203,7 @@ fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
     assert!((got - expect).abs() < 1e-12 * expect, "{got} vs {expect}");
     // HG Prop. 4.6 / Thm 4.9 per coordinate: each bounded step is below the Gaussian's at the
     // same location.
-    for fam in [Family::Rectified, Family::Truncated] {
+    for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
         let r = hg_gd::run(
             &data,
             &cfg(Some(Noise::Bounded(fam)), sigma, clip, steps),
@@ -236,7 +236,7 @@ fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
         "{gf} vs {}",
         fil_closed(&g)
     );
-    for fam in [Family::Rectified, Family::Truncated] {
+    for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
         let r = hg_gd::run(
             &data,
             &cfg(Some(Noise::Bounded(fam)), sigma, clip, steps),
@@ -261,8 +261,8 @@ fn runs_are_bit_identical_across_thread_counts() {
     let data = breast_cancer();
     for noise in [
         Noise::Gaussian,
-        Noise::Bounded(Family::Rectified),
-        Noise::Bounded(Family::Truncated),
+        Noise::Bounded(BoxLaw::Rectified),
+        Noise::Bounded(BoxLaw::Truncated),
     ] {
         let c = cfg(Some(noise), 0.05, 0.1, 5);
         let run = |threads| {

@@ -1,7 +1,7 @@
 //! HG §6.1 mean estimation: rectified MSE closed form against Monte Carlo, and the privacy cost
 //! of the rectified mechanism against the Gaussian at equal MSE (the "up to 30 %" claim).
 
-use dpaudit::dist::stream::chunk_rng;
+use dpaudit::mechanisms::stream::chunk_rng;
 use dpaudit::train::hg::{mean_estimation_row, rectified_mse, rectified_sigma_for_mse};
 use rand::RngExt;
 use rand_distr::StandardNormal;
@@ -88,9 +88,9 @@ fn mean_estimation_privacy_at_equal_mse() {
 // ---------------------------------------------------------------------------------------------
 // The complete experiment (`experiments/hg_mean.toml`, `reports/hg_mean/`).
 
-use dpaudit::dist::{Rectified, Truncated};
 use dpaudit::divergence::{self, Method, Pair};
-use dpaudit::train::hg::{Family, Noise};
+use dpaudit::mechanisms::{Rectified, Truncated};
+use dpaudit::train::hg::{BoxLaw, Noise};
 use dpaudit::train::hg_mean::{mean_data, mse, saturation_mse, truncated_mse};
 use dpaudit::train::hg_report::{parse_mean_spec, reduction_csv, reduction_table};
 use dpaudit::Scalar;
@@ -148,9 +148,9 @@ fn truncated_and_rectified_mse_closed_forms_match_the_crate_samplers() {
     let v = truncated_mse(-3.0, 1e-3, -1.0, 1.0).unwrap();
     assert!(((v - 4.0) / 4.0).abs() < 2e-3, "{v}");
     let m = [0.3];
-    let sat = saturation_mse(Noise::Bounded(Family::Truncated), &m, -1.0, 1.0);
+    let sat = saturation_mse(Noise::Bounded(BoxLaw::Truncated), &m, -1.0, 1.0);
     assert!((sat - (4.0 / 12.0 + 0.09)).abs() < 1e-15);
-    let v = mse(Noise::Bounded(Family::Truncated), &m, 1e4, -1.0, 1.0).unwrap();
+    let v = mse(Noise::Bounded(BoxLaw::Truncated), &m, 1e4, -1.0, 1.0).unwrap();
     assert!((v - sat).abs() < 1e-6 * sat, "{v} vs {sat}");
     // Typed errors naming the parameter.
     let e = truncated_mse(0.0, -1.0, -1.0, 1.0).unwrap_err().to_string();
@@ -205,14 +205,14 @@ fn committed_reduction_table_is_what_the_code_computes() {
 
 /// E[(X − μ)²] by quadrature of the density (independent of the closed forms): the truncated
 /// density on [a, b], and for the rectified law the Gaussian density inside plus the two atoms.
-fn mse_by_quadrature(fam: Family, mu: f64, s: f64, a: f64, b: f64) -> f64 {
+fn mse_by_quadrature(fam: BoxLaw, mu: f64, s: f64, a: f64, b: f64) -> f64 {
     let phi = |x: f64| 0.5 * libm::erfc(-x / std::f64::consts::SQRT_2);
     let dens =
         |x: f64| (-0.5 * ((x - mu) / s).powi(2)).exp() / (s * (2.0 * std::f64::consts::PI).sqrt());
     let inner = integrate(|x| (x - mu).powi(2) * dens(x), a, b, 1e-14).integral;
     match fam {
-        Family::Truncated => inner / (phi((b - mu) / s) - phi((a - mu) / s)),
-        Family::Rectified => {
+        BoxLaw::Truncated => inner / (phi((b - mu) / s) - phi((a - mu) / s)),
+        BoxLaw::Rectified => {
             inner + (a - mu).powi(2) * phi((a - mu) / s) + (b - mu).powi(2) * phi((mu - b) / s)
         }
     }
@@ -239,7 +239,7 @@ fn reduction_cells_match_an_independent_computation() {
                 spec.alpha * up.max(dn).powi(2) / (2.0 * sg * sg)
             })
             .sum();
-        for fam in [Family::Rectified, Family::Truncated] {
+        for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
             let f = |s: f64| {
                 m.iter()
                     .map(|&mi| mse_by_quadrature(fam, mi, s, a, b))
@@ -277,8 +277,8 @@ fn reduction_cells_match_an_independent_computation() {
                             Scalar::from(b),
                         );
                         let pair = match fam {
-                            Family::Rectified => Pair::rectified(p1, p2, ss, aa, bb),
-                            Family::Truncated => Pair::truncated(p1, p2, ss, aa, bb),
+                            BoxLaw::Rectified => Pair::rectified(p1, p2, ss, aa, bb),
+                            BoxLaw::Truncated => Pair::truncated(p1, p2, ss, aa, bb),
                         }
                         .unwrap();
                         let d = divergence::renyi(

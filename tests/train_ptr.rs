@@ -3,7 +3,7 @@
 //! statistic's sensitivity (recorded witness and seeded search; the paper's Δ₊ must fail the same
 //! check), and Prop. 1's ratio for C = I and commuting C.
 
-use dpaudit::dist::stream::chunk_rng;
+use dpaudit::mechanisms::stream::chunk_rng;
 use dpaudit::train::data::{ar1_covariance, synthetic, Dataset, SyntheticSpec};
 use dpaudit::train::ptr::{
     clip_prop1, clip_prop3, delta_plus, laplace_draw, prop1_search, prop2_search, prop2_witness,

@@ -45,7 +45,7 @@ fn released_noise(cfg: &SgdConfig, runs: u64) -> Vec<f64> {
     let mut out = Vec::new();
     for seed in 0..runs {
         let mut ws = tr.workspace();
-        let mut rng = dpaudit::dist::stream::chunk_rng(seed, 0);
+        let mut rng = dpaudit::mechanisms::stream::chunk_rng(seed, 0);
         let mut g = vec![0.0; 3];
         tr.run(&mut ws, &mut rng, &mut |v: &StepView| {
             pb.model
@@ -94,7 +94,7 @@ fn clipping_bounds_each_contribution_to_c() {
         };
         let tr = Trainer::new(&model, &small, None, &cfg).unwrap();
         let mut ws = tr.workspace();
-        let mut rng = dpaudit::dist::stream::chunk_rng(3, 0);
+        let mut rng = dpaudit::mechanisms::stream::chunk_rng(3, 0);
         let mut g = vec![0.0; model.n_params()];
         let mut sc = vec![0.0; model.scratch_len()];
         let mut checked = 0;

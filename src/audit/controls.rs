@@ -25,10 +25,15 @@
 
 use super::engine::Grid;
 use super::mechanisms::{
-    bin_statistic_fn, std_normal, GaussianMechanism, Mechanism, RgmMechanism, Side, Statistic,
-    StreamRng, TruncatedMechanism,
+    bin_statistic_fn, std_normal, which, GaussianMechanism, Mechanism, ModelMechanism, Side,
+    Statistic, StreamRng,
 };
 use crate::error::{check_nonnegative, check_positive, Error, Result};
+use crate::mechanisms::rgm::RgmDraws;
+use crate::mechanisms::truncated::TruncatedDraws;
+use crate::mechanisms::Bounded;
+use crate::model::Pair;
+use std::sync::Arc;
 
 /// The Gaussian mechanism with its noise standard deviation silently halved: claims the
 /// privacy of N(·, σ²) noise, samples with σ/2.
@@ -93,9 +98,10 @@ impl Mechanism for HalvedSigmaGaussian {
 /// chain x ⊃ x′ ⊃ x″ (see the module docs for why the plain pair swap is undetectable):
 /// M(x) = r1 + N(0, (γ‖r2‖² + σ²)I), M(x′) = r2 + N(0, (γ‖r3‖² + σ²)I), while the claim is that
 /// of the correct RGM on (r1, r2).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct StaleNormRgm {
-    spec: RgmMechanism,
+    spec: ModelMechanism,
+    draws: RgmDraws,
     r3: Vec<f64>,
     /// Noise sds actually used on x and x′.
     sd: [f64; 2],
@@ -121,15 +127,17 @@ impl StaleNormRgm {
             (gamma * sq(&r2) + sigma2).sqrt(),
             (gamma * sq(&r3) + sigma2).sqrt(),
         ];
+        let draws = RgmDraws::new(r1, r2, gamma, sigma2)?;
         Ok(StaleNormRgm {
-            spec: RgmMechanism::new(r1, r2, gamma, sigma2)?,
+            spec: ModelMechanism::with_draws(draws.pair()?, Arc::new(draws.clone())),
+            draws,
             r3,
             sd,
         })
     }
 
     /// The correct counterpart (the specification on (r1, r2)).
-    pub fn correct(&self) -> &RgmMechanism {
+    pub fn correct(&self) -> &ModelMechanism {
         &self.spec
     }
 
@@ -148,19 +156,13 @@ impl Mechanism for StaleNormRgm {
     }
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        self.spec
-            .geo
-            .fill_with(self.spec.geo.centre(side), self.sd(side), stat, rng, out)
+        let geo = &self.draws.geo;
+        geo.fill_with(geo.centre(which(side)), self.sd(side), stat, rng, out)
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
-        self.spec.geo.range_for(
-            stat,
-            [
-                (self.spec.geo.centre(Side::P), self.sd[0]),
-                (self.spec.geo.centre(Side::Q), self.sd[1]),
-            ],
-        )
+        let geo = &self.draws.geo;
+        geo.range_for(stat, [(&geo.r1, self.sd[0]), (&geo.r2, self.sd[1])])
     }
 
     fn claimed_eps(&self, delta: f64) -> Result<f64> {
@@ -175,31 +177,35 @@ impl Mechanism for StaleNormRgm {
 /// A truncated-Gaussian sampler that stops after `max_tries` rejected proposals from
 /// N(μ, σ²) and returns the last proposal clamped into [a, b] (so the mass (1 − Z(μ))^max_tries
 /// lands on an end point), while claiming the exact truncated mechanism's privacy.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct CappedRejectionTruncated {
-    spec: TruncatedMechanism,
+    spec: ModelMechanism,
+    draws: TruncatedDraws,
     max_tries: u32,
 }
 
 impl CappedRejectionTruncated {
-    /// The broken version of `TruncatedMechanism::new(mu1, mu2, sigma, a, b)`; `max_tries ≥ 1`.
+    /// The broken version of the truncated mechanism on (μ1, μ2, σ, [a, b]); `max_tries ≥ 1`.
     pub fn new(mu1: f64, mu2: f64, sigma: f64, a: f64, b: f64, max_tries: u32) -> Result<Self> {
         crate::error::check_count("max_tries", max_tries)?;
+        let draws = TruncatedDraws::new(Bounded::new(mu1, mu2, sigma, a, b)?)?;
+        let pair = Pair::truncated(mu1.into(), mu2.into(), sigma.into(), a.into(), b.into())?;
         Ok(CappedRejectionTruncated {
-            spec: TruncatedMechanism::new(mu1, mu2, sigma, a, b)?,
+            spec: ModelMechanism::with_draws(pair, Arc::new(draws)),
+            draws,
             max_tries,
         })
     }
 
     /// The correct counterpart (the specification, with an exact sampler).
-    pub fn correct(&self) -> TruncatedMechanism {
-        self.spec
+    pub fn correct(&self) -> &ModelMechanism {
+        &self.spec
     }
 
     #[inline]
     fn draw(&self, side: Side, rng: &mut StreamRng) -> f64 {
-        let p = self.spec.params();
-        let m = p.mu(side);
+        let p = self.draws.p;
+        let m = p.mu(which(side));
         let mut y = m;
         for _ in 0..self.max_tries {
             y = m + p.sigma * std_normal(rng);
@@ -219,7 +225,7 @@ impl Mechanism for CappedRejectionTruncated {
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
         for o in out.iter_mut() {
-            *o = self.spec.stat_of(stat, self.draw(side, rng));
+            *o = self.draws.stat_of(stat, self.draw(side, rng));
         }
     }
 

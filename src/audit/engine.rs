@@ -46,8 +46,8 @@ use serde::{Deserialize, Serialize};
 use super::gdp::{gdp_best_region, gdp_held_out, GdpAudit};
 use super::mechanisms::{Mechanism, Side, Statistic, StreamRng};
 use super::stats::{self, Direction, RegionAudit, Tail, ThresholdTable, MAX_COUNT};
-use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
 use crate::numeric::f64s::ndtri_upper;
 
 /// Samples per chunk (one ChaCha8 stream each). Part of the definition of a seeded run: changing
@@ -86,7 +86,7 @@ pub(crate) fn stream_id(phase: Phase, side: Side, chunk: u64) -> u64 {
 }
 
 /// The generator of one stream: ChaCha8 keyed by `seed_from_u64(seed)`, stream id `stream`,
-/// word position 0 ([`crate::dist::stream::chunk_rng`]).
+/// word position 0 ([`crate::mechanisms::stream::chunk_rng`]).
 pub(crate) fn stream_rng(seed: u64, stream: u64) -> StreamRng {
     chunk_rng(seed, stream)
 }

@@ -23,33 +23,30 @@
 //!
 //! Each mechanism reports the range of its statistic that matters ([`Mechanism::statistic_range`],
 //! the engine's histogram grid: ±12σ around the pair for the Gaussian) and the privacy its
-//! designer **claims** ([`Mechanism::claimed_eps`]): for the mechanisms here, the exact ε(δ) of
-//! the correct mechanism on this pair, maximised over both orders (Balle & Wang 2018, Thm 8 for
-//! the Gaussian; the closed forms of docs/formulas.md §7.2–7.3 through [`crate::divergence`] for the
-//! others).
+//! designer **claims** ([`Mechanism::claimed_eps`]).
+//!
+//! Every family is audited by one generic [`ModelMechanism`] ([`for_pair`]): its draws and
+//! statistics are the family's audit route ([`crate::model::AuditDraws`], in the family's file),
+//! its claim is the family's registry entry ([`crate::model::Guarantee`]: a published bound, or
+//! the exact ε(δ) of the pair in both orders). [`GaussianMechanism`] builds the Gaussian's from
+//! (Δ, σ) directly; [`super::controls`] wraps family routes with deliberate bugs.
 
 use rand::distr::Distribution;
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
-use super::engine::Grid;
-use crate::dist::{Rectified, Rgm, StochasticSign, Truncated};
+pub(crate) use super::engine::Grid;
 use crate::divergence::Pair;
-use crate::error::{
-    check_finite, check_interval, check_nonnegative, check_positive, Error, Result,
-};
-use crate::numeric::f64s::{gaussian_eps_for_delta, log_ndtr};
+use crate::error::Result;
+use crate::mechanisms::gaussian::GaussianDraws;
+use crate::model::{AuditDraws, Which};
 use crate::scalar::Scalar;
 
 /// The generator every audit stream uses: ChaCha8 (portable, reproducible, fast), as in
-/// [`crate::dist::stream`].
-pub use crate::dist::stream::StreamRng;
+/// [`crate::mechanisms::stream`].
+pub use crate::mechanisms::stream::StreamRng;
 
 pub use crate::divergence::CLAIM_DIGITS;
-
-/// Half-width of the statistic grid in noise standard deviations (tails beyond it fall in the
-/// under/overflow bins, which the threshold search still uses).
-pub(crate) const GRID_SIGMAS: f64 = 12.0;
 
 /// Which neighbouring input a batch of outputs comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -73,20 +70,8 @@ macro_rules! bin_statistic_fn {
 }
 pub(crate) use bin_statistic_fn;
 
-/// Which test statistic the audit thresholds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-pub enum Statistic {
-    /// The designed mechanism's exact log-likelihood ratio log(dP/dQ)(y).
-    #[default]
-    White,
-    /// A plain output statistic (the output itself in 1-D; a projection for the RGM).
-    Black,
-}
-
-crate::error::named_enum!(Statistic, "statistic", {
-    White => "white" | "white-box" | "llr",
-    Black => "black" | "black-box" | "output",
-});
+/// Which test statistic the audit thresholds (defined with the models' audit route).
+pub use crate::model::Statistic;
 
 /// A mechanism on a fixed neighbouring pair (x, x′), as a source of test statistics.
 ///
@@ -117,18 +102,32 @@ pub trait Mechanism: Sync {
         /// loop that draws, maps and bins without a buffer, as long as the counts are a
         /// deterministic function of the generator's output.
         |self, side, stat, rng, grid, n, counts| {
-            let mut buf = [0.0f64; BIN_BATCH];
-            let mut left = n;
-            while left > 0 {
-                let m = left.min(BIN_BATCH);
-                let b = &mut buf[..m];
-                self.sample_statistic(side, stat, rng, b);
-                for &t in b.iter() {
-                    counts[grid.index(t)] += 1;
-                }
-                left -= m;
-            }
+            bin_batched(self, side, stat, rng, grid, n, counts)
         }
+    }
+}
+
+/// The default [`Mechanism::bin_statistic`]: draws in batches of [`BIN_BATCH`] through
+/// [`Mechanism::sample_statistic`] and counts each statistic into `counts[grid.index(t)]`.
+pub(crate) fn bin_batched<M: Mechanism + ?Sized>(
+    mech: &M,
+    side: Side,
+    stat: Statistic,
+    rng: &mut StreamRng,
+    grid: &Grid,
+    n: usize,
+    counts: &mut [u32],
+) {
+    let mut buf = [0.0f64; BIN_BATCH];
+    let mut left = n;
+    while left > 0 {
+        let m = left.min(BIN_BATCH);
+        let b = &mut buf[..m];
+        mech.sample_statistic(side, stat, rng, b);
+        for &t in b.iter() {
+            counts[grid.index(t)] += 1;
+        }
+        left -= m;
     }
 }
 
@@ -169,8 +168,6 @@ pub(crate) fn check_delta(delta: f64) -> Result<f64> {
     crate::error::check_open_unit("delta", delta)
 }
 
-pub(crate) use crate::divergence::exact_claim as pair_eps;
-
 /// 0 for P, 1 for Q.
 #[inline]
 pub(crate) fn side_index(side: Side) -> usize {
@@ -180,67 +177,49 @@ pub(crate) fn side_index(side: Side) -> usize {
     }
 }
 
-/// A range with lo < hi: widens a degenerate one (e.g. a constant LLR) to ±1 around it.
-fn proper_range(lo: f64, hi: f64) -> (f64, f64) {
-    if hi > lo {
-        (lo, hi)
-    } else {
-        (lo - 1.0, lo + 1.0)
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Gaussian
 
 /// The Gaussian mechanism on a pair at distance `sensitivity`: P = N(0, σ²), Q = N(Δ, σ²).
 ///
-/// LLR: log(dP/dQ)(y) = (Δ/σ²)(Δ/2 − y), affine in y. Claimed ε(δ): the exact profile inverse
-/// (Balle & Wang 2018, Thm 8; docs/formulas.md §7.1) via `gaussian_eps_for_delta` with μ = Δ/σ.
+/// Its draws and statistics are the Gaussian family's audit route
+/// ([`crate::mechanisms::gaussian::GaussianDraws`]: LLR (Δ/σ²)(Δ/2 − y), fused sampling loop);
+/// its claim is the family's registry entry (the exact ε(δ) of Balle & Wang 2018, Thm 8). This
+/// type builds it from (Δ, σ) directly and lets the positive controls sample it with another σ.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GaussianMechanism {
-    sensitivity: f64,
-    sigma: f64,
+    draws: GaussianDraws,
+}
+
+/// The model's side of an audit side: P on x is P1, Q on x′ is P2.
+pub(crate) fn which(side: Side) -> Which {
+    [Which::P1, Which::P2][side_index(side)]
 }
 
 impl GaussianMechanism {
     /// Validated constructor: Δ > 0 and σ > 0, both finite.
     pub fn new(sensitivity: f64, sigma: f64) -> Result<Self> {
-        check_positive("sensitivity", sensitivity)?;
-        check_positive("sigma", sigma)?;
-        Ok(GaussianMechanism { sensitivity, sigma })
+        Ok(GaussianMechanism {
+            draws: GaussianDraws::new(sensitivity, sigma)?,
+        })
     }
 
     /// Δ.
     pub fn sensitivity(&self) -> f64 {
-        self.sensitivity
+        self.draws.sensitivity()
     }
 
     /// σ.
     pub fn sigma(&self) -> f64 {
-        self.sigma
+        self.draws.sigma()
     }
 
     /// The mean of the output on `side`.
     pub fn mean(&self, side: Side) -> f64 {
-        match side {
-            Side::P => 0.0,
-            Side::Q => self.sensitivity,
-        }
+        self.draws.mean(which(side))
     }
 
-    /// The statistic of an output `y` as the affine map `a + b·y`: returns (a, b).
-    pub(crate) fn affine(&self, stat: Statistic) -> (f64, f64) {
-        match stat {
-            Statistic::Black => (0.0, 1.0),
-            Statistic::White => {
-                let k = self.sensitivity / (self.sigma * self.sigma);
-                (k * self.sensitivity / 2.0, -k)
-            }
-        }
-    }
-
-    /// Fills `out` with the statistic of y = mean + `noise_sigma`·Z (the engine's hot loop:
-    /// one ziggurat draw and one fused affine map per sample).
+    /// Fills `out` with the statistic of y = mean + `noise_sigma`·Z.
     #[inline]
     pub(crate) fn fill(
         &self,
@@ -250,20 +229,11 @@ impl GaussianMechanism {
         rng: &mut StreamRng,
         out: &mut [f64],
     ) {
-        let (a, b) = self.affine(stat);
-        // stat = a + b (m + s z) = (a + b m) + (b s) z.
-        let c0 = a + b * self.mean(side);
-        let c1 = b * noise_sigma;
-        for o in out.iter_mut() {
-            *o = c0 + c1 * std_normal(rng);
-        }
+        self.draws.fill(which(side), stat, noise_sigma, rng, out)
     }
-}
 
-impl GaussianMechanism {
-    /// The fused hot loop: slot = clamp(a + b·Z) with the statistic's affine map and the grid's
-    /// scale folded into (a, b); one ziggurat draw, one multiply-add and one increment per
-    /// sample, no buffer.
+    /// The fused hot loop with noise `noise_sigma`: slot = clamp(a + b·Z) with the statistic's
+    /// affine map and the grid's scale folded into (a, b).
     #[allow(clippy::too_many_arguments)]
     #[inline]
     pub(crate) fn bin_fused(
@@ -276,101 +246,71 @@ impl GaussianMechanism {
         n: usize,
         counts: &mut [u32],
     ) {
-        let (a, b) = self.affine(stat);
-        let c0 = a + b * self.mean(side);
-        let c1 = b * noise_sigma;
-        let (s0, s1) = grid.fold_affine(c0, c1);
-        for _ in 0..n {
-            counts[grid.slot_of_scaled(s0 + s1 * std_normal(rng))] += 1;
-        }
+        let (c0, c1) = self.draws.affine_in_z(which(side), stat, noise_sigma);
+        bin_affine_normal(c0, c1, rng, grid, n, counts)
+    }
+}
+
+/// Counts n statistics c0 + c1·Z (one ziggurat draw each) into `counts` with the grid's scale
+/// folded in: one draw, one multiply-add and one increment per sample, no buffer.
+#[inline]
+pub(crate) fn bin_affine_normal(
+    c0: f64,
+    c1: f64,
+    rng: &mut StreamRng,
+    grid: &Grid,
+    n: usize,
+    counts: &mut [u32],
+) {
+    let (s0, s1) = grid.fold_affine(c0, c1);
+    for _ in 0..n {
+        counts[grid.slot_of_scaled(s0 + s1 * std_normal(rng))] += 1;
     }
 }
 
 impl Mechanism for GaussianMechanism {
     fn name(&self) -> String {
-        format!(
-            "gaussian(sensitivity={}, sigma={})",
-            self.sensitivity, self.sigma
-        )
+        self.draws.name()
     }
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        self.fill(side, stat, self.sigma, rng, out)
+        self.fill(side, stat, self.sigma(), rng, out)
     }
 
     bin_statistic_fn! {
         |self, side, stat, rng, grid, n, counts| {
-            self.bin_fused(side, stat, self.sigma, rng, grid, n, counts)
+            self.bin_fused(side, stat, self.sigma(), rng, grid, n, counts)
         }
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
-        let w = GRID_SIGMAS * self.sigma;
-        let (y0, y1) = (-w, self.sensitivity + w);
-        let (a, b) = self.affine(stat);
-        let (s0, s1) = (a + b * y0, a + b * y1);
-        (s0.min(s1), s0.max(s1))
+        self.draws.statistic_range(stat)
     }
 
     fn claimed_eps(&self, delta: f64) -> Result<f64> {
         check_delta(delta)?;
-        Ok(gaussian_eps_for_delta(self.sensitivity / self.sigma, delta))
+        Pair::gaussian(
+            Scalar::from(0u32),
+            self.sensitivity().into(),
+            self.sigma().into(),
+        )?
+        .claimed_eps(delta)
     }
 
     fn claim_source(&self) -> String {
-        "exact eps(delta) of the Gaussian mechanism (Balle & Wang 2018, Thm 8)".into()
+        crate::mechanisms::gaussian::FAMILY.claim_source.into()
     }
 }
 
 mod model;
 pub use model::ModelMechanism;
 
-/// The audit mechanism of a pair model: the model's sampler (in double precision) and the
-/// statistic of its family. The Gaussian-family laws have mechanisms of their own (fused sampling
-/// loops, atoms binned apart, the d-vectors of the RGM and `gaussian_dd` reduced to their statistics); a law on
-/// the line ([`crate::model::LinePair`]) is audited by the generic [`ModelMechanism`].
+/// The audit mechanism of a pair of any family: the family's audit route
+/// ([`crate::model::Pair::audit_draws`]: its sampler and statistics, for outputs of any shape)
+/// and the claim of its registry entry.
 pub fn for_pair(pair: &Pair) -> Result<Box<dyn Mechanism>> {
-    use crate::dist::{gaussian::GaussianPair, gaussian_dd::GaussianDdPair};
-    use crate::dist::{rectified::RectifiedPair, rgm::RgmPair};
-    use crate::dist::{sign::SignPair, truncated::TruncatedPair};
-    let any = pair.model().as_any();
-    let f = Scalar::f64;
-    if let Some(GaussianPair(s)) = any.downcast_ref() {
-        let p = 256;
-        let shift = rug::Float::with_val(p, s.mu1.mp(p) - s.mu2.mp(p)).abs();
-        let sens = Scalar::from_float(&shift).f64();
-        return Ok(Box::new(GaussianMechanism::new(sens, f(&s.sigma))?));
-    }
-    if let Some(SignPair(s)) = any.downcast_ref() {
-        let m = SignMechanism::new(f(&s.mu1), f(&s.mu2), f(&s.sigma))?;
-        return Ok(Box::new(m));
-    }
-    let clipped = |c: &crate::model::normal::Clipped| {
-        let s = &c.shift;
-        [f(&s.mu1), f(&s.mu2), f(&s.sigma), f(&c.a), f(&c.b)]
-    };
-    if let Some(RectifiedPair(c)) = any.downcast_ref() {
-        let [m1, m2, s, a, b] = clipped(c);
-        return Ok(Box::new(RectifiedMechanism::new(m1, m2, s, a, b)?));
-    }
-    if let Some(TruncatedPair(c)) = any.downcast_ref() {
-        let [m1, m2, s, a, b] = clipped(c);
-        return Ok(Box::new(TruncatedMechanism::new(m1, m2, s, a, b)?));
-    }
-    if any.downcast_ref::<RgmPair>().is_some() {
-        return Ok(Box::new(RgmMechanism::from_pair(pair)?));
-    }
-    if any.downcast_ref::<GaussianDdPair>().is_some() {
-        return Ok(Box::new(GaussianDdMechanism::from_pair(pair)?));
-    }
     Ok(Box::new(ModelMechanism::new(pair.clone())?))
 }
-
-mod bounded;
-pub use bounded::*;
-
-mod isotropic;
-pub use isotropic::*;
 
 #[cfg(test)]
 mod tests;

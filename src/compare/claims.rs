@@ -23,7 +23,7 @@ use crate::divergence::{self, Location, Method, Pair, RgmWorstCase};
 use crate::error::Result;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
-use crate::train::hg::{BoxMechanism, Family as HgFamily};
+use crate::train::hg::{BoxLaw as HgFamily, BoxMechanism};
 use rug::ops::Pow;
 use rug::Float;
 use serde::Serialize;

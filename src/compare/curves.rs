@@ -15,9 +15,10 @@ use super::sources;
 use super::threeway::{rgm_alpha_max, Role, ThreeWay};
 use crate::bounds::rgm;
 use crate::compare::spec::{AuditSpec, MechanismSpec};
-use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::Result;
+use crate::mechanisms::rgm::RgmPair;
+use crate::model::Family;
 use crate::scalar::Scalar;
 use rayon::prelude::*;
 
@@ -105,6 +106,27 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
     let spec = &tw.spec;
     let deltas = delta_grid(per_decade);
     let mut series = Vec::new();
+    exact_profile_series(spec, &deltas, &mut series);
+    bound_profile_series(spec, &deltas, &mut series);
+    audited_points(tw, &mut series);
+    Panel {
+        title: if spec.description.is_empty() {
+            spec.name.clone()
+        } else {
+            short(&spec.description)
+        },
+        x_label: "δ".into(),
+        y_label: "ε(δ)".into(),
+        log_x: true,
+        log_y: false,
+        legend: Legend::UpperRight,
+        series,
+    }
+}
+
+/// The exact privacy profile of a spec's pair on `deltas`: its closed form, or for an RGM pair in
+/// d > 1 the certified χ² quadrature profile and the upper bound exact D_α → CKS.
+fn exact_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Series>) {
     if let Ok(pair) = spec.divergence_pair() {
         let exact: Vec<(f64, f64)> = deltas
             .par_iter()
@@ -114,7 +136,7 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
             series.push(Series::new("exact ε(δ)", exact, Style::Line, 0));
         } else if pair.downcast_ref::<RgmPair>().is_some() {
             // d > 1: no closed form; the certified χ² quadrature profile (docs/formulas.md §7.4).
-            if let Ok(dd) = exact_profile_dd(&pair, &deltas, CURVE_DIGITS) {
+            if let Ok(dd) = exact_profile_dd(&pair, deltas, CURVE_DIGITS) {
                 series.push(Series::new(EXACT_DD_LABEL, dd, Style::Line, 0));
             }
             let curve: Vec<(f64, f64)> = conversion_alphas(rgm_alpha_max(spec))
@@ -133,6 +155,11 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
             ));
         }
     }
+}
+
+/// The papers' bounds on a spec's profile: HMB's for the RGM, the Gaussian mechanism's (RDP →
+/// CKS, Balle–Wang) for the Gaussian and the laws HG bounds by it.
+fn bound_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Series>) {
     match &spec.mechanism {
         MechanismSpec::Rgm { d, gamma, eta, .. } => {
             let cor: Vec<(f64, f64)> = deltas
@@ -197,6 +224,12 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
             }
         }
     }
+}
+
+/// The single points at the audited δ: the exact ε (when no exact curve is drawn), the audit's
+/// ε_lb and its GDP-route figure.
+fn audited_points(tw: &ThreeWay, series: &mut Vec<Series>) {
+    let spec = &tw.spec;
     let delta = spec.audit.delta.f64();
     let has_curve = series.first().is_some_and(|s| s.name == "exact ε(δ)");
     for f in &tw.figures {
@@ -228,19 +261,6 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
             ));
         }
     }
-    Panel {
-        title: if spec.description.is_empty() {
-            spec.name.clone()
-        } else {
-            short(&spec.description)
-        },
-        x_label: "δ".into(),
-        y_label: "ε(δ)".into(),
-        log_x: true,
-        log_y: false,
-        legend: Legend::UpperRight,
-        series,
-    }
 }
 
 fn short(s: &str) -> String {
@@ -264,106 +284,129 @@ pub(crate) fn profile_figure(title: &str, tws: &[&ThreeWay], per_decade: u32) ->
 /// D_α vs α: RGM pairs (exact vs Theorem 1), Gaussian specs (exact vs α·Δ²/(2σ²)), and the
 /// bounded-support specs vs the Gaussian of the same σ and shift.
 pub(crate) fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
-    let mut panels = Vec::new();
+    let panels = [
+        rgm_renyi_panel(specs),
+        gaussian_renyi_panel(specs),
+        bounded_renyi_panel(specs),
+    ];
+    PlotFigure {
+        title: "Rényi divergence D_α of the audited pairs against α".into(),
+        panels: panels.into_iter().flatten().collect(),
+    }
+}
+
+/// The RGM specs' exact D_α against HMB Theorem 1 (`None` without RGM specs).
+fn rgm_renyi_panel(specs: &[&AuditSpec]) -> Option<Panel> {
     let rgm: Vec<&AuditSpec> = specs
         .iter()
         .copied()
         .filter(|s| matches!(s.mechanism, MechanismSpec::Rgm { .. }))
         .collect();
-    if !rgm.is_empty() {
-        let mut series = Vec::new();
-        for (i, s) in rgm.iter().enumerate() {
-            let (MechanismSpec::Rgm { d, gamma, eta, .. }, Ok(pair)) =
-                (&s.mechanism, s.divergence_pair())
-            else {
-                continue;
-            };
-            let (e, g) = (eta.f64(), gamma.f64());
-            let sup = (1.0 + e).powi(2) / (2.0 * e + e * e);
-            // up to 80% of Theorem 1's α-range: beyond, eq. (5)'s denominator
-            // 1 − η(2+η)(α−1) → 0 and the bound's blow-up would flatten every other curve.
-            let hi = 1.0 + 0.8 * (sup.min(rgm_alpha_max(s)) - 1.0);
-            let alphas = log_grid(1e-2, hi - 1.0, 120);
-            let exact: Vec<(f64, f64)> = alphas
-                .par_iter()
-                .filter_map(|&t| renyi_f64_both(&pair, 1.0 + t).map(|v| (1.0 + t, v)))
-                .collect();
-            let bound: Vec<(f64, f64)> = alphas
-                .iter()
-                .filter_map(|&t| {
-                    rgm::theorem1_eps_f64(e, g, *d, 1.0 + t)
-                        .ok()
-                        .map(|v| (1.0 + t, v))
-                })
-                .collect();
-            series.push(Series::new(
-                &format!("exact D_α, d = {d}"),
-                exact,
-                Style::Line,
-                i,
-            ));
-            series.push(Series::new(
-                &format!("HMB Thm 1 eq. (5), d = {d}"),
-                bound,
-                Style::Dashed,
-                i,
-            ));
-        }
-        panels.push(Panel {
-            title: "RGM pairs: exact D_α (HMB Lemma 2) vs Theorem 1".into(),
-            x_label: "α".into(),
-            y_label: "D_α (max of both orders)".into(),
-            log_x: true,
-            log_y: true,
-            legend: Legend::UpperLeft,
-            series,
-        });
+    if rgm.is_empty() {
+        return None;
     }
+    let mut series = Vec::new();
+    for (i, s) in rgm.iter().enumerate() {
+        let (MechanismSpec::Rgm { d, gamma, eta, .. }, Ok(pair)) =
+            (&s.mechanism, s.divergence_pair())
+        else {
+            continue;
+        };
+        let (e, g) = (eta.f64(), gamma.f64());
+        let sup = (1.0 + e).powi(2) / (2.0 * e + e * e);
+        // up to 80% of Theorem 1's α-range: beyond, eq. (5)'s denominator
+        // 1 − η(2+η)(α−1) → 0 and the bound's blow-up would flatten every other curve.
+        let hi = 1.0 + 0.8 * (sup.min(rgm_alpha_max(s)) - 1.0);
+        let alphas = log_grid(1e-2, hi - 1.0, 120);
+        let exact: Vec<(f64, f64)> = alphas
+            .par_iter()
+            .filter_map(|&t| renyi_f64_both(&pair, 1.0 + t).map(|v| (1.0 + t, v)))
+            .collect();
+        let bound: Vec<(f64, f64)> = alphas
+            .iter()
+            .filter_map(|&t| {
+                rgm::theorem1_eps_f64(e, g, *d, 1.0 + t)
+                    .ok()
+                    .map(|v| (1.0 + t, v))
+            })
+            .collect();
+        series.push(Series::new(
+            &format!("exact D_α, d = {d}"),
+            exact,
+            Style::Line,
+            i,
+        ));
+        series.push(Series::new(
+            &format!("HMB Thm 1 eq. (5), d = {d}"),
+            bound,
+            Style::Dashed,
+            i,
+        ));
+    }
+    Some(Panel {
+        title: "RGM pairs: exact D_α (HMB Lemma 2) vs Theorem 1".into(),
+        x_label: "α".into(),
+        y_label: "D_α (max of both orders)".into(),
+        log_x: true,
+        log_y: true,
+        legend: Legend::UpperLeft,
+        series,
+    })
+}
+
+/// The Gaussian specs' exact D_α against α·Δ²/(2σ²) (`None` without Gaussian specs).
+fn gaussian_renyi_panel(specs: &[&AuditSpec]) -> Option<Panel> {
     let gauss: Vec<&AuditSpec> = specs
         .iter()
         .copied()
         .filter(|s| matches!(s.mechanism, MechanismSpec::Gaussian { .. }))
         .collect();
-    if !gauss.is_empty() {
-        let mut series = Vec::new();
-        for (i, s) in gauss.iter().enumerate() {
-            let Ok(pair) = s.divergence_pair() else {
-                continue;
-            };
-            let mu = s.shift().f64() / s.mechanism.base_sigma().map_or(1.0, Scalar::f64);
-            let alphas = log_grid(1.01, 1000.0, 120);
-            let exact: Vec<(f64, f64)> = alphas
-                .par_iter()
-                .filter_map(|&a| renyi_f64_both(&pair, a).map(|v| (a, v)))
-                .collect();
-            let formula: Vec<(f64, f64)> = alphas
-                .iter()
-                .step_by(8)
-                .map(|&a| (a, a * mu * mu / 2.0))
-                .collect();
-            series.push(Series::new(
-                &format!("{}: exact D_α (closed form)", s.name),
-                exact,
-                Style::Line,
-                2 * i,
-            ));
-            series.push(Series::new(
-                &format!("{}: α·Δ²/(2σ²) (Mironov Prop. 7)", s.name),
-                formula,
-                Style::Markers,
-                2 * i + 1,
-            ));
-        }
-        panels.push(Panel {
-            title: "Gaussian mechanism: D_α = α·Δ²/(2σ²)".into(),
-            x_label: "α".into(),
-            y_label: "D_α".into(),
-            log_x: true,
-            log_y: true,
-            legend: Legend::UpperLeft,
-            series,
-        });
+    if gauss.is_empty() {
+        return None;
     }
+    let mut series = Vec::new();
+    for (i, s) in gauss.iter().enumerate() {
+        let Ok(pair) = s.divergence_pair() else {
+            continue;
+        };
+        let mu = s.shift().f64() / s.mechanism.base_sigma().map_or(1.0, Scalar::f64);
+        let alphas = log_grid(1.01, 1000.0, 120);
+        let exact: Vec<(f64, f64)> = alphas
+            .par_iter()
+            .filter_map(|&a| renyi_f64_both(&pair, a).map(|v| (a, v)))
+            .collect();
+        let formula: Vec<(f64, f64)> = alphas
+            .iter()
+            .step_by(8)
+            .map(|&a| (a, a * mu * mu / 2.0))
+            .collect();
+        series.push(Series::new(
+            &format!("{}: exact D_α (closed form)", s.name),
+            exact,
+            Style::Line,
+            2 * i,
+        ));
+        series.push(Series::new(
+            &format!("{}: α·Δ²/(2σ²) (Mironov Prop. 7)", s.name),
+            formula,
+            Style::Markers,
+            2 * i + 1,
+        ));
+    }
+    Some(Panel {
+        title: "Gaussian mechanism: D_α = α·Δ²/(2σ²)".into(),
+        x_label: "α".into(),
+        y_label: "D_α".into(),
+        log_x: true,
+        log_y: true,
+        legend: Legend::UpperLeft,
+        series,
+    })
+}
+
+/// The bounded-support and stochastic-sign specs' exact D_α against the Gaussian mechanism's
+/// (HG's bound; `None` without such specs).
+fn bounded_renyi_panel(specs: &[&AuditSpec]) -> Option<Panel> {
     let bounded: Vec<&AuditSpec> = specs
         .iter()
         .copied()
@@ -376,46 +419,43 @@ pub(crate) fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
             )
         })
         .collect();
-    if !bounded.is_empty() {
-        let alphas = log_grid(1.01, 100.0, 100);
-        let mut series = Vec::new();
-        let mut refs: Vec<(f64, f64)> = Vec::new();
-        for (i, s) in bounded.iter().enumerate() {
-            let Ok(pair) = s.divergence_pair() else {
-                continue;
-            };
-            let sigma = s.mechanism.base_sigma().map_or(1.0, Scalar::f64);
-            let key = (sigma, s.shift().f64());
-            if !refs.contains(&key) {
-                refs.push(key);
-                let mu = key.1 / key.0;
-                series.push(Series::new(
-                    &format!("Gaussian, σ = {}, Δ = {} (HG bound)", key.0, key.1),
-                    alphas.iter().map(|&a| (a, a * mu * mu / 2.0)).collect(),
-                    Style::Dashed,
-                    6,
-                ));
-            }
-            let exact: Vec<(f64, f64)> = alphas
-                .par_iter()
-                .filter_map(|&a| renyi_f64_both(&pair, a).map(|v| (a, v)))
-                .collect();
-            series.push(Series::new(&s.name, exact, Style::Line, i));
+    if bounded.is_empty() {
+        return None;
+    }
+    let alphas = log_grid(1.01, 100.0, 100);
+    let mut series = Vec::new();
+    let mut refs: Vec<(f64, f64)> = Vec::new();
+    for (i, s) in bounded.iter().enumerate() {
+        let Ok(pair) = s.divergence_pair() else {
+            continue;
+        };
+        let sigma = s.mechanism.base_sigma().map_or(1.0, Scalar::f64);
+        let key = (sigma, s.shift().f64());
+        if !refs.contains(&key) {
+            refs.push(key);
+            let mu = key.1 / key.0;
+            series.push(Series::new(
+                &format!("Gaussian, σ = {}, Δ = {} (HG bound)", key.0, key.1),
+                alphas.iter().map(|&a| (a, a * mu * mu / 2.0)).collect(),
+                Style::Dashed,
+                6,
+            ));
         }
-        panels.push(Panel {
-            title: "Bounded support vs Gaussian (HG Prop. 4.6, Thm 4.9)".into(),
-            x_label: "α".into(),
-            y_label: "D_α (max of both orders)".into(),
-            log_x: true,
-            log_y: true,
-            legend: Legend::LowerRight,
-            series,
-        });
+        let exact: Vec<(f64, f64)> = alphas
+            .par_iter()
+            .filter_map(|&a| renyi_f64_both(&pair, a).map(|v| (a, v)))
+            .collect();
+        series.push(Series::new(&s.name, exact, Style::Line, i));
     }
-    PlotFigure {
-        title: "Rényi divergence D_α of the audited pairs against α".into(),
-        panels,
-    }
+    Some(Panel {
+        title: "Bounded support vs Gaussian (HG Prop. 4.6, Thm 4.9)".into(),
+        x_label: "α".into(),
+        y_label: "D_α (max of both orders)".into(),
+        log_x: true,
+        log_y: true,
+        legend: Legend::LowerRight,
+        series,
+    })
 }
 
 /// Parameters of the Hu & Guo Figure-1 style plot.
@@ -445,11 +485,17 @@ impl Default for LocationSweep {
     }
 }
 
-const FAMILIES: [&str; 4] = ["gaussian", "rectified", "truncated", "stochastic_sign"];
+/// The families of the figure (HG Figure 1's), with their legends.
+const FIGURE_FAMILIES: [(&str, &str); 4] = [
+    ("gaussian", "Gaussian"),
+    ("rectified", "rectified Gaussian"),
+    ("truncated", "truncated Gaussian"),
+    ("stochastic_sign", "stochastic sign"),
+];
 
 fn fisher_at(fam: &str, mu: f64, w: &LocationSweep) -> Result<f64> {
-    let support = matches!(fam, "rectified" | "truncated")
-        .then(|| (Scalar::from(w.support.0), Scalar::from(w.support.1)));
+    let takes_support = Family::by_name(fam)?.location_keys.contains(&"a");
+    let support = takes_support.then(|| (Scalar::from(w.support.0), Scalar::from(w.support.1)));
     let loc = Location::new(fam, Scalar::from(mu), Scalar::from(w.sigma), support)?;
     Ok(divergence::fisher(&loc, CURVE_DIGITS, Method::ClosedForm)?.to_f64())
 }
@@ -461,12 +507,8 @@ fn pir_at(fam: &str, mu: f64, w: &LocationSweep) -> Result<f64> {
         Scalar::from(w.sigma),
     );
     let (a, b) = (Scalar::from(w.support.0), Scalar::from(w.support.1));
-    let pair = match fam {
-        "gaussian" => Pair::gaussian(m1, m2, s)?,
-        "rectified" => Pair::rectified(m1, m2, s, a, b)?,
-        "truncated" => Pair::truncated(m1, m2, s, a, b)?,
-        _ => Pair::stochastic_sign(m1, m2, s)?,
-    };
+    let values = [("mu1", m1), ("mu2", m2), ("sigma", s), ("a", a), ("b", b)];
+    let pair = Family::by_name(fam)?.pair_from(&values)?;
     Ok(divergence::renyi(
         &pair,
         &Scalar::from(w.alpha),
@@ -476,15 +518,6 @@ fn pir_at(fam: &str, mu: f64, w: &LocationSweep) -> Result<f64> {
     .to_f64())
 }
 
-fn label(fam: &str) -> &'static str {
-    match fam {
-        "gaussian" => "Gaussian",
-        "rectified" => "rectified Gaussian",
-        "truncated" => "truncated Gaussian",
-        _ => "stochastic sign",
-    }
-}
-
 /// The Fisher information and per-instance RDP against μ (HG Figure 1's shape).
 pub(crate) fn location_figure(w: &LocationSweep) -> PlotFigure {
     let (lo, hi, n) = w.mu;
@@ -492,20 +525,16 @@ pub(crate) fn location_figure(w: &LocationSweep) -> PlotFigure {
         .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
         .collect();
     let sweep = |f: fn(&str, f64, &LocationSweep) -> Result<f64>| -> Vec<Series> {
-        FAMILIES
+        FIGURE_FAMILIES
             .iter()
             .enumerate()
-            .map(|(i, fam)| {
+            .map(|(i, (fam, label))| {
                 let pts: Vec<(f64, f64)> = mus
                     .par_iter()
                     .filter_map(|&m| f(fam, m, w).ok().map(|v| (m, v)))
                     .collect();
-                let style = if *fam == "gaussian" {
-                    Style::Dashed
-                } else {
-                    Style::Line
-                };
-                Series::new(label(fam), pts, style, if i == 0 { 6 } else { i - 1 })
+                let style = if i == 0 { Style::Dashed } else { Style::Line };
+                Series::new(label, pts, style, if i == 0 { 6 } else { i - 1 })
             })
             .collect()
     };

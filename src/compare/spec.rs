@@ -48,7 +48,7 @@ use crate::audit::engine::{AuditConfig, Observer, Selection};
 use crate::audit::mechanisms::{Mechanism, Statistic};
 use crate::divergence::Pair;
 use crate::error::{Error, Result};
-use crate::model::{self, ModelFamily};
+use crate::model::{self, Family};
 use crate::scalar::Scalar;
 use rug::Float;
 use serde::Deserialize;
@@ -116,7 +116,7 @@ pub enum MechanismSpec {
     /// A family of [`crate::model`] (e.g. Laplace), with its `[mechanism]` parameters.
     Model {
         /// The registry entry.
-        family: &'static ModelFamily,
+        family: &'static Family,
         /// The `[mechanism]` parameters, in the family's vocabulary order.
         params: Vec<(&'static str, Scalar)>,
     },
@@ -239,12 +239,12 @@ pub struct AuditSpec {
 /// Largest number of samples per side accepted (memory and time guard).
 pub(crate) const MAX_SAMPLES: u64 = 1 << 34;
 /// Largest dimension accepted: the audit mechanisms' limit.
-pub(crate) use crate::audit::mechanisms::MAX_DIM;
+pub(crate) use crate::mechanisms::gaussian_dd::MAX_DIM;
 
 /// The families an audit spec can name: every family of the registry with neighbouring inputs
 /// (a `[pair]`). The subsampled Gaussian has none (its relation fixes the pair); DP-SGD is audited
 /// as a training loop (`dpaudit train-audit`).
-fn spec_families() -> impl Iterator<Item = &'static ModelFamily> {
+fn spec_families() -> impl Iterator<Item = &'static Family> {
     model::FAMILIES
         .iter()
         .copied()
@@ -336,250 +336,27 @@ impl AuditSpec {
             text: file.clone(),
             reason: e.to_string().trim_end().replace('\n', " | "),
         })?;
-        let name = match raw.name {
-            Some(n) => n,
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "audit".into()),
-        };
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(ctx.invalid(
-                "name",
-                format!("{name:?}"),
-                "non-empty, only ASCII letters, digits, '_' and '-' (it names output files)",
-            ));
-        }
-        let m = &raw.mechanism;
-        let fam = m.family.as_str();
-        // Every `[mechanism]` key given must be one the family takes (checked in the order of
-        // `RawMechanism::present`).
-        let only = |allowed: &[&str]| -> Result<()> {
-            for (k, given) in m.present() {
-                if given && !allowed.contains(&k) {
-                    return Err(ctx.unexpected(&format!("mechanism.{k}"), fam));
-                }
-            }
-            Ok(())
-        };
-        let unused = |present: &[(&str, bool)]| -> Result<()> {
-            for (f, p) in present {
-                if *p {
-                    return Err(ctx.unexpected(f, fam));
-                }
-            }
-            Ok(())
-        };
-        let mechanism = match fam {
-            "gaussian" | "stochastic_sign" => {
-                only(&["sigma"])?;
-                let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
-                if fam == "gaussian" {
-                    MechanismSpec::Gaussian { sigma }
-                } else {
-                    MechanismSpec::StochasticSign { sigma }
-                }
-            }
-            "rectified" | "truncated" => {
-                only(&["sigma", "a", "b"])?;
-                let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
-                let a = ctx.req("mechanism.a", &m.a, fam)?;
-                let b = ctx.req("mechanism.b", &m.b, fam)?;
-                if a.mp(256) >= b.mp(256) {
-                    return Err(ctx.invalid("mechanism.a", &a, &format!("< mechanism.b = {b}")));
-                }
-                if fam == "rectified" {
-                    MechanismSpec::Rectified { sigma, a, b }
-                } else {
-                    MechanismSpec::Truncated { sigma, a, b }
-                }
-            }
-            "rgm" => {
-                only(&["d", "gamma", "sigma2", "eta", "R", "alpha"])?;
-                let d = ctx.dim(m.d, fam)?;
-                let gamma = ctx.positive("mechanism.gamma", &m.gamma, fam)?;
-                let sigma2 = ctx.nonneg("mechanism.sigma2", &m.sigma2, fam)?;
-                let eta = ctx.positive("mechanism.eta", &m.eta, fam)?;
-                let r = ctx.nonneg("mechanism.R", &m.r, fam)?;
-                let alpha = match &m.alpha {
-                    Some(n) => {
-                        let a = ctx.scalar("mechanism.alpha", n)?;
-                        if a.mp(256) <= 1 {
-                            return Err(ctx.invalid("mechanism.alpha", &a, "> 1"));
-                        }
-                        Some(a)
-                    }
-                    None => None,
-                };
-                MechanismSpec::Rgm {
-                    d,
-                    gamma,
-                    sigma2,
-                    eta,
-                    r,
-                    alpha,
-                }
-            }
-            // The Gaussian-family laws above carry their bounds' parameters; every other family
-            // of the registry with neighbouring inputs is read from its vocabulary: its input keys
-            // form `[pair]`, its other keys `[mechanism]`.
-            other => match spec_families().find(|f| f.name == other) {
-                Some(family) => {
-                    let takes =
-                        |k: &str| family.pair_keys.contains(&k) && !family.input_keys.contains(&k);
-                    let keys: Vec<&'static str> = family
-                        .pair_keys
-                        .iter()
-                        .copied()
-                        .filter(|k| takes(k))
-                        .collect();
-                    only(&keys)?;
-                    let fields = m.fields();
-                    let mut params = Vec::new();
-                    for k in keys {
-                        let field = format!("mechanism.{k}");
-                        let v = if k == "d" {
-                            Scalar::from(ctx.dim(m.d, fam)?)
-                        } else {
-                            match fields.iter().find(|(n, _)| *n == k).and_then(|(_, v)| *v) {
-                                Some(v) => ctx.scalar(&field, v)?,
-                                None => return Err(ctx.missing(&field, fam)),
-                            }
-                        };
-                        params.push((k, v));
-                    }
-                    MechanismSpec::Model { family, params }
-                }
-                None => {
-                    let names: Vec<&str> = spec_families().map(|f| f.name).collect();
-                    return Err(ctx.invalid(
-                        "mechanism.family",
-                        format!("{other:?}"),
-                        &format!("one of {}", names.join(", ")),
-                    ));
-                }
-            },
-        };
-        let p = &raw.pair;
-        let inputs = match &mechanism {
-            MechanismSpec::Model { family, .. } if family.input_keys != ["mu1", "mu2"] => {
-                Some(family.input_keys)
-            }
-            _ => None,
-        };
-        let pair = if let Some(keys) = inputs {
-            let mut values = Vec::new();
-            for (k, v) in p.fields() {
-                let field = format!("pair.{k}");
-                if keys.contains(&k) {
-                    values.push((k, ctx.req(&field, v, fam)?));
-                } else if v.is_some() {
-                    return Err(ctx.unexpected(&field, fam));
-                }
-            }
-            PairSpec::Inputs(values)
-        } else if let MechanismSpec::Rgm { .. } = mechanism {
-            unused(&[("pair.mu1", p.mu1.is_some()), ("pair.mu2", p.mu2.is_some())])?;
-            PairSpec::Norms {
-                n1: ctx.nonneg("pair.n1", &p.n1, fam)?,
-                n2: ctx.nonneg("pair.n2", &p.n2, fam)?,
-                dist: ctx.nonneg("pair.dist", &p.dist, fam)?,
-            }
-        } else {
-            unused(&[
-                ("pair.n1", p.n1.is_some()),
-                ("pair.n2", p.n2.is_some()),
-                ("pair.dist", p.dist.is_some()),
-            ])?;
-            let mu1 = ctx.req("pair.mu1", &p.mu1, fam)?;
-            let mu2 = ctx.req("pair.mu2", &p.mu2, fam)?;
-            if mu1 == mu2 {
-                return Err(ctx.invalid(
-                    "pair.mu2",
-                    &mu2,
-                    "different from pair.mu1 (a neighbouring pair with equal outputs has ε = 0)",
-                ));
-            }
-            PairSpec::Locations { mu1, mu2 }
-        };
-        let a = &raw.audit;
-        let samples_per_side =
-            if a.samples_per_side >= 2 && a.samples_per_side as u64 <= MAX_SAMPLES {
-                a.samples_per_side as u64
-            } else {
-                return Err(ctx.invalid(
-                    "audit.samples_per_side",
-                    a.samples_per_side,
-                    &format!("an integer in [2, {MAX_SAMPLES}]"),
-                ));
-            };
-        let delta = ctx.scalar("audit.delta", &a.delta)?;
-        if !delta.in_open_unit() {
-            return Err(ctx.invalid("audit.delta", &delta, "in (0, 1)"));
-        }
-        let conf = ctx.scalar("audit.confidence", &a.confidence)?.f64();
-        if !(conf > 0.5 && conf < 1.0) {
-            return Err(ctx.invalid("audit.confidence", conf, "in (0.5, 1), e.g. 0.95"));
-        }
-        let statistic = match &a.statistic {
-            None => Statistic::default(),
-            Some(t) => t.parse::<Statistic>().map_err(|_| {
-                ctx.invalid(
-                    "audit.statistic",
-                    format!("{t:?}"),
-                    "one of \"white\", \"black\"",
-                )
-            })?,
-        };
-        let selection = match a.selection.as_deref() {
-            None | Some("held_out") | Some("held-out") => SelectionRule::HeldOut,
-            Some("bonferroni") => SelectionRule::Bonferroni,
-            Some(t) => {
-                return Err(ctx.invalid(
-                    "audit.selection",
-                    format!("{t:?}"),
-                    "one of \"held_out\", \"bonferroni\"",
-                ))
-            }
-        };
-        if a.seed < 0 {
-            return Err(ctx.invalid("audit.seed", a.seed, "an integer >= 0"));
-        }
-        #[cfg(feature = "fault-injection")]
-        let fault = match a.fault.as_deref() {
-            None => None,
-            Some("halved_sigma") => Some(Fault::HalvedSigma),
-            Some("audit_error") => Some(Fault::AuditError),
-            Some(t) => {
-                return Err(ctx.invalid(
-                    "audit.fault",
-                    format!("{t:?}"),
-                    "one of \"halved_sigma\", \"audit_error\"",
-                ))
-            }
-        };
-        #[cfg(not(feature = "fault-injection"))]
-        let fault = None;
+        let name = spec_name(&ctx, raw.name, path)?;
+        let mechanism = mechanism_section(&ctx, &raw.mechanism)?;
+        let fam = raw.mechanism.family.as_str();
+        let pair = pair_section(&ctx, &raw.pair, &mechanism, fam)?;
         let spec = AuditSpec {
             name,
             description: raw.description.unwrap_or_default(),
             path: path.to_path_buf(),
             mechanism,
             pair,
-            audit: AuditSettings {
-                samples_per_side,
-                delta,
-                confidence: conf,
-                seed: a.seed as u64,
-                statistic,
-                selection,
-                fault,
-            },
+            audit: audit_section(&ctx, &raw.audit)?,
         };
+        spec.check_across_sections(&ctx)?;
+        Ok(spec)
+    }
+
+    /// The checks across sections: builds the divergence pair and the sampler (the remaining
+    /// validation: triangle inequalities, the samplers' own limits …), refuses equal laws, and
+    /// checks the RGM's relative sensitivity and Theorem 1's σ² (HMB Def. 2, Thm 1).
+    fn check_across_sections(&self, ctx: &Ctx<'_>) -> Result<()> {
+        let file = ctx.file.to_string();
         // Builds the divergence pair and the sampler: runs the remaining validation (triangle
         // inequalities, the samplers' own limits …).
         let wrap = |e: Error| Error::Parse {
@@ -587,8 +364,8 @@ impl AuditSpec {
             text: file.clone(),
             reason: format!("[mechanism]/[pair]: {e}"),
         };
-        let built = spec.divergence_pair().map_err(wrap)?;
-        if matches!(spec.pair, PairSpec::Inputs(_)) && built.model().identical() {
+        let built = self.divergence_pair().map_err(wrap)?;
+        if matches!(self.pair, PairSpec::Inputs(_)) && built.model().identical() {
             return Err(ctx.invalid(
                 "pair",
                 &built,
@@ -604,13 +381,13 @@ impl AuditSpec {
                 ..
             },
             PairSpec::Norms { n1, n2, dist },
-        ) = (&spec.mechanism, &spec.pair)
+        ) = (&self.mechanism, &self.pair)
         {
-            check_relative_sensitivity(&ctx, eta, r, n1, n2, dist)?;
-            check_theorem1_sigma2(&ctx, gamma, sigma2, eta, r)?;
+            check_relative_sensitivity(ctx, eta, r, n1, n2, dist)?;
+            check_theorem1_sigma2(ctx, gamma, sigma2, eta, r)?;
         }
-        spec.mechanism().map_err(wrap)?;
-        Ok(spec)
+        self.mechanism().map_err(wrap)?;
+        Ok(())
     }
 
     /// The pair of output distributions (P on x, Q on x′) as the numerical core's [`Pair`].
@@ -744,6 +521,267 @@ impl AuditSpec {
 
 mod checks;
 pub(crate) use checks::*;
+
+/// The spec's name: `name`, else the file stem; it names output files, so only ASCII letters,
+/// digits, '_' and '-'.
+fn spec_name(ctx: &Ctx<'_>, name: Option<String>, path: &Path) -> Result<String> {
+    let name = match name {
+        Some(n) => n,
+        None => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "audit".into()),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(ctx.invalid(
+            "name",
+            format!("{name:?}"),
+            "non-empty, only ASCII letters, digits, '_' and '-' (it names output files)",
+        ));
+    }
+    Ok(name)
+}
+
+/// The `[mechanism]` section: the family and its parameters, validated. The Gaussian-family laws
+/// carry their bounds' parameters; every other registered family is read from its vocabulary.
+fn mechanism_section(ctx: &Ctx<'_>, m: &RawMechanism) -> Result<MechanismSpec> {
+    let fam = m.family.as_str();
+    // Every `[mechanism]` key given must be one the family takes (checked in the order of
+    // `RawMechanism::present`).
+    let only = |allowed: &[&str]| -> Result<()> {
+        for (k, given) in m.present() {
+            if given && !allowed.contains(&k) {
+                return Err(ctx.unexpected(&format!("mechanism.{k}"), fam));
+            }
+        }
+        Ok(())
+    };
+    let mechanism = match fam {
+        "gaussian" | "stochastic_sign" => {
+            only(&["sigma"])?;
+            let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
+            if fam == "gaussian" {
+                MechanismSpec::Gaussian { sigma }
+            } else {
+                MechanismSpec::StochasticSign { sigma }
+            }
+        }
+        "rectified" | "truncated" => {
+            only(&["sigma", "a", "b"])?;
+            let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
+            let a = ctx.req("mechanism.a", &m.a, fam)?;
+            let b = ctx.req("mechanism.b", &m.b, fam)?;
+            if a.mp(256) >= b.mp(256) {
+                return Err(ctx.invalid("mechanism.a", &a, &format!("< mechanism.b = {b}")));
+            }
+            if fam == "rectified" {
+                MechanismSpec::Rectified { sigma, a, b }
+            } else {
+                MechanismSpec::Truncated { sigma, a, b }
+            }
+        }
+        "rgm" => {
+            only(&["d", "gamma", "sigma2", "eta", "R", "alpha"])?;
+            let d = ctx.dim(m.d, fam)?;
+            let gamma = ctx.positive("mechanism.gamma", &m.gamma, fam)?;
+            let sigma2 = ctx.nonneg("mechanism.sigma2", &m.sigma2, fam)?;
+            let eta = ctx.positive("mechanism.eta", &m.eta, fam)?;
+            let r = ctx.nonneg("mechanism.R", &m.r, fam)?;
+            let alpha = match &m.alpha {
+                Some(n) => {
+                    let a = ctx.scalar("mechanism.alpha", n)?;
+                    if a.mp(256) <= 1 {
+                        return Err(ctx.invalid("mechanism.alpha", &a, "> 1"));
+                    }
+                    Some(a)
+                }
+                None => None,
+            };
+            MechanismSpec::Rgm {
+                d,
+                gamma,
+                sigma2,
+                eta,
+                r,
+                alpha,
+            }
+        }
+        // The Gaussian-family laws above carry their bounds' parameters; every other family
+        // of the registry with neighbouring inputs is read from its vocabulary: its input keys
+        // form `[pair]`, its other keys `[mechanism]`.
+        other => match spec_families().find(|f| f.name == other) {
+            Some(family) => {
+                let takes =
+                    |k: &str| family.pair_keys.contains(&k) && !family.input_keys.contains(&k);
+                let keys: Vec<&'static str> = family
+                    .pair_keys
+                    .iter()
+                    .copied()
+                    .filter(|k| takes(k))
+                    .collect();
+                only(&keys)?;
+                let fields = m.fields();
+                let mut params = Vec::new();
+                for k in keys {
+                    let field = format!("mechanism.{k}");
+                    let v = if k == "d" {
+                        Scalar::from(ctx.dim(m.d, fam)?)
+                    } else {
+                        match fields.iter().find(|(n, _)| *n == k).and_then(|(_, v)| *v) {
+                            Some(v) => ctx.scalar(&field, v)?,
+                            None => return Err(ctx.missing(&field, fam)),
+                        }
+                    };
+                    params.push((k, v));
+                }
+                MechanismSpec::Model { family, params }
+            }
+            None => {
+                let names: Vec<&str> = spec_families().map(|f| f.name).collect();
+                return Err(ctx.invalid(
+                    "mechanism.family",
+                    format!("{other:?}"),
+                    &format!("one of {}", names.join(", ")),
+                ));
+            }
+        },
+    };
+    Ok(mechanism)
+}
+
+/// The `[pair]` section of a spec whose mechanism is `mechanism` (family `fam`): the input keys
+/// of a registered family, the RGM's norms, or two different locations.
+fn pair_section(
+    ctx: &Ctx<'_>,
+    p: &RawPair,
+    mechanism: &MechanismSpec,
+    fam: &str,
+) -> Result<PairSpec> {
+    let unused = |present: &[(&str, bool)]| -> Result<()> {
+        for (f, p) in present {
+            if *p {
+                return Err(ctx.unexpected(f, fam));
+            }
+        }
+        Ok(())
+    };
+    let inputs = match &mechanism {
+        MechanismSpec::Model { family, .. } if family.input_keys != ["mu1", "mu2"] => {
+            Some(family.input_keys)
+        }
+        _ => None,
+    };
+    let pair = if let Some(keys) = inputs {
+        let mut values = Vec::new();
+        for (k, v) in p.fields() {
+            let field = format!("pair.{k}");
+            if keys.contains(&k) {
+                values.push((k, ctx.req(&field, v, fam)?));
+            } else if v.is_some() {
+                return Err(ctx.unexpected(&field, fam));
+            }
+        }
+        PairSpec::Inputs(values)
+    } else if let MechanismSpec::Rgm { .. } = mechanism {
+        unused(&[("pair.mu1", p.mu1.is_some()), ("pair.mu2", p.mu2.is_some())])?;
+        PairSpec::Norms {
+            n1: ctx.nonneg("pair.n1", &p.n1, fam)?,
+            n2: ctx.nonneg("pair.n2", &p.n2, fam)?,
+            dist: ctx.nonneg("pair.dist", &p.dist, fam)?,
+        }
+    } else {
+        unused(&[
+            ("pair.n1", p.n1.is_some()),
+            ("pair.n2", p.n2.is_some()),
+            ("pair.dist", p.dist.is_some()),
+        ])?;
+        let mu1 = ctx.req("pair.mu1", &p.mu1, fam)?;
+        let mu2 = ctx.req("pair.mu2", &p.mu2, fam)?;
+        if mu1 == mu2 {
+            return Err(ctx.invalid(
+                "pair.mu2",
+                &mu2,
+                "different from pair.mu1 (a neighbouring pair with equal outputs has ε = 0)",
+            ));
+        }
+        PairSpec::Locations { mu1, mu2 }
+    };
+    Ok(pair)
+}
+
+/// The `[audit]` section: sample size, δ, confidence, statistic, selection rule, seed (and the
+/// injected fault of the `fault-injection` feature).
+fn audit_section(ctx: &Ctx<'_>, a: &RawAudit) -> Result<AuditSettings> {
+    let samples_per_side = if a.samples_per_side >= 2 && a.samples_per_side as u64 <= MAX_SAMPLES {
+        a.samples_per_side as u64
+    } else {
+        return Err(ctx.invalid(
+            "audit.samples_per_side",
+            a.samples_per_side,
+            &format!("an integer in [2, {MAX_SAMPLES}]"),
+        ));
+    };
+    let delta = ctx.scalar("audit.delta", &a.delta)?;
+    if !delta.in_open_unit() {
+        return Err(ctx.invalid("audit.delta", &delta, "in (0, 1)"));
+    }
+    let conf = ctx.scalar("audit.confidence", &a.confidence)?.f64();
+    if !(conf > 0.5 && conf < 1.0) {
+        return Err(ctx.invalid("audit.confidence", conf, "in (0.5, 1), e.g. 0.95"));
+    }
+    let statistic = match &a.statistic {
+        None => Statistic::default(),
+        Some(t) => t.parse::<Statistic>().map_err(|_| {
+            ctx.invalid(
+                "audit.statistic",
+                format!("{t:?}"),
+                "one of \"white\", \"black\"",
+            )
+        })?,
+    };
+    let selection = match a.selection.as_deref() {
+        None | Some("held_out") | Some("held-out") => SelectionRule::HeldOut,
+        Some("bonferroni") => SelectionRule::Bonferroni,
+        Some(t) => {
+            return Err(ctx.invalid(
+                "audit.selection",
+                format!("{t:?}"),
+                "one of \"held_out\", \"bonferroni\"",
+            ))
+        }
+    };
+    if a.seed < 0 {
+        return Err(ctx.invalid("audit.seed", a.seed, "an integer >= 0"));
+    }
+    #[cfg(feature = "fault-injection")]
+    let fault = match a.fault.as_deref() {
+        None => None,
+        Some("halved_sigma") => Some(Fault::HalvedSigma),
+        Some("audit_error") => Some(Fault::AuditError),
+        Some(t) => {
+            return Err(ctx.invalid(
+                "audit.fault",
+                format!("{t:?}"),
+                "one of \"halved_sigma\", \"audit_error\"",
+            ))
+        }
+    };
+    #[cfg(not(feature = "fault-injection"))]
+    let fault = None;
+    Ok(AuditSettings {
+        samples_per_side,
+        delta,
+        confidence: conf,
+        seed: a.seed as u64,
+        statistic,
+        selection,
+        fault,
+    })
+}
 
 mod raw;
 use raw::*;

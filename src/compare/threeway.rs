@@ -18,9 +18,9 @@
 use super::sources::{self, AuditOutcome, DIGITS};
 use crate::bounds;
 use crate::compare::spec::{AuditSpec, MechanismSpec, PairSpec};
-use crate::dist::rgm::RgmPair;
 use crate::divergence::{self, Method, Pair};
 use crate::error::Result;
+use crate::mechanisms::rgm::RgmPair;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::Float;
@@ -173,36 +173,9 @@ pub(crate) fn rgm_alpha_max(spec: &AuditSpec) -> f64 {
 
 /// The paper's bounds for a spec.
 pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
-    let delta = &spec.audit.delta;
     let mut out = Vec::new();
-    let gaussian_bounds = |out: &mut Vec<Figure>, sigma: &Scalar, prefix: &str| {
-        let shift = spec.shift();
-        let lab_cks = format!(
-            "{prefix}RDP α·Δ²/(2σ²) (Mironov 2017 Prop. 7) → (ε,δ) by Canonne–Kamath–Steinke \
-             2020 Prop. 12, optimised over α"
-        );
-        out.push(match sources::gaussian_cks(&shift, sigma, delta) {
-            Ok((e, a)) => Figure {
-                role: Role::Bound,
-                short: "RDP→CKS".into(),
-                label: lab_cks,
-                value: Some(e),
-                digits: None,
-                note: format!("α* = {}", super::fmt::fmt_sig(a, 6)),
-            },
-            Err(e) => Figure::missing(Role::Bound, "RDP→CKS", &lab_cks, e.to_string()),
-        });
-        let lab_bw = format!("{prefix}Balle–Wang 2018 Thm 8 (exact for the Gaussian mechanism)");
-        out.push(Figure::certified(
-            Role::Bound,
-            "Balle–Wang",
-            &lab_bw,
-            sources::gaussian_bw(&shift, sigma, delta),
-            String::new(),
-        ));
-    };
     match &spec.mechanism {
-        MechanismSpec::Gaussian { sigma } => gaussian_bounds(&mut out, sigma, ""),
+        MechanismSpec::Gaussian { sigma } => gaussian_bounds(spec, &mut out, sigma, ""),
         MechanismSpec::Rectified { sigma, .. } | MechanismSpec::Truncated { sigma, .. } => {
             let thm = if matches!(spec.mechanism, MechanismSpec::Rectified { .. }) {
                 "HG Prop. 4.6"
@@ -210,12 +183,14 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
                 "HG Thm 4.9"
             };
             gaussian_bounds(
+                spec,
                 &mut out,
                 sigma,
                 &format!("{thm} (≤ Gaussian mechanism, same σ and shift): "),
             )
         }
         MechanismSpec::StochasticSign { sigma } => gaussian_bounds(
+            spec,
             &mut out,
             sigma,
             "Post-processing of the Gaussian mechanism (same σ and shift): ",
@@ -226,82 +201,126 @@ pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
             eta,
             alpha,
             ..
-        } => {
-            out.push(Figure::certified(
-                Role::Bound,
-                "Cor. 1 eq. (44)",
-                "HMB Corollary 1, eq. (44)",
-                bounds::rgm::corollary1_eps(eta, gamma, *d, delta, DIGITS),
-                String::new(),
-            ));
-            let lab45 = "HMB eq. (45) (Thm 1 + Mironov conversion), minimised over α";
-            let mut alpha_used: Option<Scalar> = alpha.clone();
-            out.push(
-                match bounds::rgm::optimized_dp_eps(eta, gamma, *d, delta, DIGITS) {
-                    Ok((c, a)) => {
-                        if alpha_used.is_none() {
-                            alpha_used = Some(Scalar::from_float(&a.value));
-                        }
-                        Figure::ok(
-                            Role::Bound,
-                            "eq. (45) opt.",
-                            lab45,
-                            &c,
-                            format!("α* = {}", super::fmt::fmt_sig(a.to_f64(), 8)),
-                        )
-                    }
-                    Err(e) => Figure::missing(Role::Bound, "eq. (45) opt.", lab45, e.to_string()),
-                },
-            );
-            if let Some(a) = alpha_used {
-                let how = if alpha.is_some() {
-                    "α from the spec"
-                } else {
-                    "α* of eq. (45)"
-                };
-                let note = format!("α = {} ({how})", super::fmt::fmt_sig(a.f64(), 8));
-                let lab5 = "HMB Theorem 1, eq. (5): RDP ε(α)";
-                out.push(Figure::certified(
-                    Role::RdpBound,
-                    "Thm 1 ε(α)",
-                    lab5,
-                    bounds::rgm::theorem1_eps(eta, gamma, *d, &a, DIGITS),
-                    note.clone(),
-                ));
-                out.push(Figure::certified(
-                    Role::RdpExact,
-                    "exact D_α",
-                    "exact D_α of the pair (HMB Lemma 2, eq. (13)), max of both orders",
-                    spec.divergence_pair()
-                        .and_then(|pair| renyi_both_orders(&pair, &a)),
-                    note,
-                ));
-            }
-        }
-        // Only a published guarantee is a bound; a family whose claim is its exact ε
-        // (`gaussian_dd`) has none, and its exact value is the exact column.
-        MechanismSpec::Model { family, .. } => {
-            if let crate::model::Guarantee::Published(claim) = family.claim {
-                let claim = spec
-                    .divergence_pair()
-                    .and_then(|pair| claim(&pair, delta.f64()));
-                out.push(match claim {
-                    Ok(e) => Figure {
-                        role: Role::Bound,
-                        short: "published".into(),
-                        label: family.claim_source.into(),
-                        value: Some(e),
-                        digits: None,
-                        note: String::new(),
-                    },
-                    Err(e) => {
-                        Figure::missing(Role::Bound, "published", "published bound", e.to_string())
-                    }
-                });
-            }
-        }
+        } => rgm_bounds(spec, &mut out, *d, gamma, eta, alpha.as_ref()),
+        MechanismSpec::Model { family, .. } => published_bound(spec, &mut out, family),
     }
     out
+}
+
+/// The Gaussian mechanism's bounds at noise `sigma` and the spec's shift (RDP → CKS, and
+/// Balle–Wang), their labels led by `prefix` (the theorem that reduces the spec's mechanism to
+/// the Gaussian one).
+fn gaussian_bounds(spec: &AuditSpec, out: &mut Vec<Figure>, sigma: &Scalar, prefix: &str) {
+    let delta = &spec.audit.delta;
+    let shift = spec.shift();
+    let lab_cks = format!(
+        "{prefix}RDP α·Δ²/(2σ²) (Mironov 2017 Prop. 7) → (ε,δ) by Canonne–Kamath–Steinke \
+         2020 Prop. 12, optimised over α"
+    );
+    out.push(match sources::gaussian_cks(&shift, sigma, delta) {
+        Ok((e, a)) => Figure {
+            role: Role::Bound,
+            short: "RDP→CKS".into(),
+            label: lab_cks,
+            value: Some(e),
+            digits: None,
+            note: format!("α* = {}", super::fmt::fmt_sig(a, 6)),
+        },
+        Err(e) => Figure::missing(Role::Bound, "RDP→CKS", &lab_cks, e.to_string()),
+    });
+    let lab_bw = format!("{prefix}Balle–Wang 2018 Thm 8 (exact for the Gaussian mechanism)");
+    out.push(Figure::certified(
+        Role::Bound,
+        "Balle–Wang",
+        &lab_bw,
+        sources::gaussian_bw(&shift, sigma, delta),
+        String::new(),
+    ));
+}
+
+/// HMB's bounds on an RGM spec: Corollary 1, eq. (45) optimised over α, and at that α (or the
+/// spec's) Theorem 1's RDP ε(α) beside the exact D_α.
+fn rgm_bounds(
+    spec: &AuditSpec,
+    out: &mut Vec<Figure>,
+    d: u32,
+    gamma: &Scalar,
+    eta: &Scalar,
+    alpha: Option<&Scalar>,
+) {
+    let delta = &spec.audit.delta;
+    out.push(Figure::certified(
+        Role::Bound,
+        "Cor. 1 eq. (44)",
+        "HMB Corollary 1, eq. (44)",
+        bounds::rgm::corollary1_eps(eta, gamma, d, delta, DIGITS),
+        String::new(),
+    ));
+    let lab45 = "HMB eq. (45) (Thm 1 + Mironov conversion), minimised over α";
+    let mut alpha_used: Option<Scalar> = alpha.cloned();
+    out.push(
+        match bounds::rgm::optimized_dp_eps(eta, gamma, d, delta, DIGITS) {
+            Ok((c, a)) => {
+                if alpha_used.is_none() {
+                    alpha_used = Some(Scalar::from_float(&a.value));
+                }
+                Figure::ok(
+                    Role::Bound,
+                    "eq. (45) opt.",
+                    lab45,
+                    &c,
+                    format!("α* = {}", super::fmt::fmt_sig(a.to_f64(), 8)),
+                )
+            }
+            Err(e) => Figure::missing(Role::Bound, "eq. (45) opt.", lab45, e.to_string()),
+        },
+    );
+    if let Some(a) = alpha_used {
+        let how = if alpha.is_some() {
+            "α from the spec"
+        } else {
+            "α* of eq. (45)"
+        };
+        let note = format!("α = {} ({how})", super::fmt::fmt_sig(a.f64(), 8));
+        let lab5 = "HMB Theorem 1, eq. (5): RDP ε(α)";
+        out.push(Figure::certified(
+            Role::RdpBound,
+            "Thm 1 ε(α)",
+            lab5,
+            bounds::rgm::theorem1_eps(eta, gamma, d, &a, DIGITS),
+            note.clone(),
+        ));
+        out.push(Figure::certified(
+            Role::RdpExact,
+            "exact D_α",
+            "exact D_α of the pair (HMB Lemma 2, eq. (13)), max of both orders",
+            spec.divergence_pair()
+                .and_then(|pair| renyi_both_orders(&pair, &a)),
+            note,
+        ));
+    }
+}
+
+/// A registered family's published guarantee, from its registry entry. Only a published
+/// guarantee is a bound; a family whose claim is its exact ε (`gaussian_dd`) has none, and its
+/// exact value is the exact column.
+fn published_bound(spec: &AuditSpec, out: &mut Vec<Figure>, family: &crate::model::Family) {
+    if let crate::model::Guarantee::Published(claim) = family.claim {
+        let claim = spec
+            .divergence_pair()
+            .and_then(|pair| claim(&pair, spec.audit.delta.f64()));
+        out.push(match claim {
+            Ok(e) => Figure {
+                role: Role::Bound,
+                short: "published".into(),
+                label: family.claim_source.into(),
+                value: Some(e),
+                digits: None,
+                note: String::new(),
+            },
+            Err(e) => Figure::missing(Role::Bound, "published", "published bound", e.to_string()),
+        });
+    }
 }
 
 /// The exact ε(δ) of a spec's pair (or, labelled, an upper bound on it).

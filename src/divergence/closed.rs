@@ -4,7 +4,7 @@
 //! MPFR's exponent range makes e^4950 × 10^-2150 harmless, so the only enemy left is
 //! cancellation; the ladder re-evaluates at higher precision until two precisions agree to the
 //! requested digits, so a cancelling form costs time, never correctness. The forms themselves
-//! live with their families in [`crate::dist`]:
+//! live with their families in [`crate::mechanisms`]:
 //!
 //! | quantity | family | source |
 //! |---|---|---|
@@ -66,9 +66,9 @@ pub(crate) fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::rectified::RectifiedPair;
-    use crate::dist::sign::SignPair;
-    use crate::dist::truncated::TruncatedPair;
+    use crate::mechanisms::rectified::RectifiedPair;
+    use crate::mechanisms::sign::SignPair;
+    use crate::mechanisms::truncated::TruncatedPair;
     use crate::numeric::mp::{agreement_digits, log_ndtr};
 
     fn sc(s: &str) -> Scalar {

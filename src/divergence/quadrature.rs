@@ -11,7 +11,7 @@
 //!
 //! **Who integrates.** A model on the line ([`Integrals::Line`]) is integrated generically from its
 //! log-densities (`model`); the Gaussian-family models integrate themselves ([`Integrals::Own`],
-//! their files in [`crate::dist`]) with the kit of `crate::model::logquad`.
+//! their files in [`crate::mechanisms`]) with the kit of `crate::model::logquad`.
 //!
 //! **Certification.** Every integral comes with an absolute error bound; the bounds are propagated
 //! through the final formula by first-order bounds with a 2 % margin (the perturbations are below

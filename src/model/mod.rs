@@ -3,7 +3,7 @@
 //! A *model* is everything dpaudit knows about one law: its validated parameters (as exact
 //! [`Scalar`]s), its closed forms, how its divergences are integrated, and its seeded sampler.
 //! Every family — the Gaussian, `gaussian_dd`, RGM, rectified, truncated and stochastic-sign
-//! pairs, Laplace, the subsampled Gaussian — is one model in its file of [`crate::dist`], and
+//! pairs, Laplace, the subsampled Gaussian — is one model in its file of [`crate::mechanisms`], and
 //! every other layer consumes it through the traits of this module:
 //!
 //! * [`Pair`] and [`Location`] are the handles every divergence of [`crate::divergence`] takes,
@@ -16,23 +16,28 @@
 //!   `logquad` and the normal-law pieces of `normal`;
 //! * an isotropic Gaussian pair ([`NormalPair`]) gets HMB Lemma 2's closed forms and the χ²
 //!   profile route of docs/formulas.md §7.4 from its variances;
-//! * the audit engine samples the model ([`crate::audit::mechanisms::for_pair`]) and uses its
-//!   log-likelihood ratio as the white-box statistic;
-//! * `dpaudit eval` and the audit specs parse their parameters into the same model, through the
-//!   family's [`ModelFamily`] entry (vocabulary, constructors, its [`Guarantee`]).
+//! * the audit route, for laws of any shape, is [`AuditDraws`] ([`PairModel::audit_draws`]):
+//!   draw outputs from P1 or P2 and reduce each to its white-box (log-likelihood ratio) or
+//!   black-box statistic; a pair on the line gets it from its [`LinePair`] sampler, the other
+//!   families implement it in their file; the audit engine
+//!   ([`crate::audit::mechanisms::for_pair`]) has no code of its own per family;
+//! * `dpaudit eval`, the audit specs, the three-way comparison and training look families up
+//!   in the registry ([`FAMILIES`], [`Family::by_name`]): vocabulary, constructors, and the
+//!   privacy claim as data ([`Guarantee`] and its source).
 //!
-//! Adding a mechanism with densities on the line is one file that implements [`PairModel`] and
-//! [`LinePair`] (and [`LocationModel`] with `LineLocation` if the Fisher information about
-//! its location is wanted) and defines its [`ModelFamily`] constant, plus one line in
-//! [`FAMILIES`]. The Laplace mechanism ([`crate::dist::laplace`]) is the worked example.
+//! Adding a mechanism is one file in [`crate::mechanisms`] that implements [`PairModel`] (with
+//! [`LinePair`] for densities on the line, or [`AuditDraws`] and its own integrals for other
+//! shapes; [`LocationModel`] if the Fisher information about its location is wanted) and defines
+//! its `FAMILY` entry, plus one line in [`FAMILIES`]. The Laplace mechanism
+//! ([`crate::mechanisms::laplace`]) is the worked example; docs/architecture.md has the map.
 
 pub(crate) mod logquad;
 pub(crate) mod normal;
 
 pub use normal::{Gauss, NormalPair, Variances};
 
-use crate::dist::stream::StreamRng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::StreamRng;
 use crate::scalar::Scalar;
 use logquad::{Ctx, Val};
 use rug::Float;
@@ -47,6 +52,122 @@ pub enum Which {
     P1,
     /// The law on the neighbouring input.
     P2,
+}
+
+impl Which {
+    /// 0 for P1, 1 for P2 (the index of the side in a `[_; 2]` of per-side values).
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            Which::P1 => 0,
+            Which::P2 => 1,
+        }
+    }
+}
+
+/// Which test statistic an audit thresholds (the white-box or the black-box view of an output).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+pub enum Statistic {
+    /// The designed mechanism's exact log-likelihood ratio log(dP1/dP2)(y).
+    #[default]
+    White,
+    /// A plain output statistic (the output itself in 1-D; a projection in ℝ^d).
+    Black,
+}
+
+crate::error::named_enum!(Statistic, "statistic", {
+    White => "white" | "white-box" | "llr",
+    Black => "black" | "black-box" | "output",
+});
+
+/// The audit route of a pair, for laws of any shape (line, atoms, lattice, ℝ^d): draws outputs
+/// from P1 or P2 and reduces each at once to its test statistic, so that the audit engine needs
+/// no code of its own per family. A family returns one from [`PairModel::audit_draws`]; a pair
+/// on the line ([`LinePair`]) gets one from its sampler and log-likelihood ratio.
+///
+/// Implementations must be deterministic functions of the generator's output (the engine's
+/// reproducibility across thread counts rests on it), and must not allocate per output.
+pub trait AuditDraws: Send + Sync {
+    /// A short name with the parameters, for reports (e.g. `gaussian(sensitivity=1, sigma=5)`).
+    fn name(&self) -> String;
+    /// Fills `out` with the statistic `stat` of independent outputs drawn from `which`,
+    /// consuming `rng` in a fixed order.
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]);
+    /// The range `(lo, hi)`, lo < hi, of the statistic that the audit's histogram should resolve
+    /// (values outside fall in its under/overflow bins).
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64);
+    /// The Gaussian-noise hook: `Some((c0, c1))` when the statistic of an output drawn from
+    /// `which` is exactly c0 + c1·Z with Z one standard normal draw
+    /// (`rand_distr::StandardNormal` on `rng`) per output, as [`AuditDraws::draw_statistics`]
+    /// computes it; the engine then fuses drawing and binning. `None` (the default) otherwise.
+    fn affine_normal(&self, _which: Which, _stat: Statistic) -> Option<(f64, f64)> {
+        None
+    }
+}
+
+/// Half-width of an audit's statistic grid in noise standard deviations (tails beyond it fall in
+/// the under/overflow bins, which the threshold search still uses).
+pub(crate) const GRID_SIGMAS: f64 = 12.0;
+
+/// A range with lo < hi: widens a degenerate one (e.g. a constant LLR) to ±1 around it.
+pub(crate) fn proper_range(lo: f64, hi: f64) -> (f64, f64) {
+    if hi > lo {
+        (lo, hi)
+    } else {
+        (lo - 1.0, lo + 1.0)
+    }
+}
+
+/// Decay lengths beyond the outermost breakpoints covered by the black-box histogram grid of a
+/// pair on the line.
+const GRID_SCALES: f64 = 40.0;
+
+/// The audit route of a pair on the line: its [`LinePair`] sampler, and as statistics its
+/// log-likelihood ratio (white box) or the output itself (black box).
+struct LineDraws(Pair);
+
+impl LineDraws {
+    fn line(&self) -> &dyn LinePair {
+        self.0
+            .line()
+            .expect("LineDraws is built for pairs on the line")
+    }
+}
+
+impl AuditDraws for LineDraws {
+    fn name(&self) -> String {
+        self.0.to_string()
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        let line = self.line();
+        line.sample_many(which, rng, out);
+        if stat == Statistic::White {
+            for o in out.iter_mut() {
+                *o = line.llr(*o);
+            }
+        }
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        let line = self.line();
+        match stat {
+            Statistic::White => {
+                let (lo, hi) = line.llr_range();
+                proper_range(lo, hi)
+            }
+            Statistic::Black => {
+                let cuts = line.breakpoints(64);
+                let w = GRID_SCALES * line.tail_scale();
+                let first = cuts.first().map_or(0.0, |c| c.to_f64());
+                let last = cuts.last().map_or(0.0, |c| c.to_f64());
+                let (s0, s1) = line.support();
+                proper_range((first - w).max(s0), (last + w).min(s1))
+            }
+        }
+    }
 }
 
 /// Looks up a parameter by its vocabulary name (`mu1`, `scale`, …) as an exact [`Scalar`]; the
@@ -86,7 +207,7 @@ impl<F: Fn(&str) -> Result<Scalar>> Params for F {
 /// Gaussian-family laws with atoms, discrete outputs or ℝ^d outputs).
 pub trait PairModel: Send + Sync + fmt::Debug + Any {
     /// The family entry (name, vocabulary, constructors).
-    fn family(&self) -> &'static ModelFamily;
+    fn family(&self) -> &'static Family;
     /// The parameters in vocabulary order, for messages and reports.
     fn params(&self) -> Vec<(&'static str, Scalar)>;
     /// The pair with P1 and P2 exchanged.
@@ -102,6 +223,13 @@ pub trait PairModel: Send + Sync + fmt::Debug + Any {
     }
     /// The model as [`Any`], for callers that need a family's own parameters.
     fn as_any(&self) -> &dyn Any;
+    /// The family's audit route ([`AuditDraws`]), built from the pair's parameters in double
+    /// precision; `None` (the default) for a pair on the line ([`Integrals::Line`]), which is
+    /// audited through its [`LinePair`] sampler and log-likelihood ratio
+    /// ([`Pair::audit_draws`]).
+    fn audit_draws(&self) -> Result<Option<Arc<dyn AuditDraws>>> {
+        Ok(None)
+    }
 
     /// Closed-form D_α(P1 ‖ P2) at `p` bits: by default HMB Lemma 2, eq. (13) for an isotropic
     /// Gaussian pair ([`PairModel::normal`]), else [`Error::Unsupported`].
@@ -190,7 +318,7 @@ pub(crate) trait OwnIntegrals: Send + Sync {
 /// A single law of a location family, for the Fisher information about its location.
 pub trait LocationModel: Send + Sync + fmt::Debug {
     /// The family entry.
-    fn family(&self) -> &'static ModelFamily;
+    fn family(&self) -> &'static Family;
     /// The parameters in vocabulary order.
     fn params(&self) -> Vec<(&'static str, Scalar)>;
     /// How the quadrature route integrates the Fisher information.
@@ -238,7 +366,7 @@ pub(crate) trait OwnFisher: Send + Sync {
 /// (`pair_model_common!(wrapper $t)`: parameters, swap and identity from the wrapped value).
 macro_rules! pair_model_common {
     (own) => {
-        fn family(&self) -> &'static $crate::model::ModelFamily {
+        fn family(&self) -> &'static $crate::model::Family {
             &FAMILY
         }
         fn integrals(&self) -> $crate::model::Integrals<'_> {
@@ -273,7 +401,7 @@ pub(crate) use pair_model_common;
 /// integrates itself, in the family module (whose registry entry is `FAMILY`).
 macro_rules! location_model_common {
     () => {
-        fn family(&self) -> &'static $crate::model::ModelFamily {
+        fn family(&self) -> &'static $crate::model::Family {
             &FAMILY
         }
         fn params(&self) -> Vec<(&'static str, $crate::scalar::Scalar)> {
@@ -289,8 +417,11 @@ pub(crate) use location_model_common;
 /// Builds and validates a single law of a family, for `fisher`.
 pub(crate) type LocationBuilder = fn(ParamLookup<'_>) -> Result<Arc<dyn LocationModel>>;
 
-/// A family's entry in the registry: its vocabulary and its constructors.
-pub struct ModelFamily {
+/// A mechanism family: its entry in the registry ([`FAMILIES`]), with its vocabulary (the
+/// `dpaudit eval` and audit-spec names), its constructors and its privacy claim as data. Each
+/// family's file defines one as `FAMILY`; everything that consumes families looks them up here
+/// ([`Family::by_name`]) and names none.
+pub struct Family {
     /// The family name in `dpaudit eval` rows and in audit specs.
     pub name: &'static str,
     /// Parameter keys of a pair (`eval` rows), in vocabulary order.
@@ -337,36 +468,69 @@ impl Guarantee {
     }
 }
 
-impl fmt::Debug for ModelFamily {
+impl fmt::Debug for Family {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ModelFamily({})", self.name)
+        write!(f, "Family({})", self.name)
     }
 }
 
-impl PartialEq for ModelFamily {
+impl PartialEq for Family {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
     }
 }
 
 /// Every family described by a model. Adding a family is one line here.
-pub static FAMILIES: &[&ModelFamily] = &[
-    &crate::dist::gaussian::FAMILY,
-    &crate::dist::gaussian_dd::FAMILY,
-    &crate::dist::rgm::FAMILY,
-    &crate::dist::rectified::FAMILY,
-    &crate::dist::truncated::FAMILY,
-    &crate::dist::sign::FAMILY,
-    &crate::dist::laplace::FAMILY,
-    &crate::dist::subsampled::FAMILY,
-    &crate::dist::subsampled::FAMILY_ADD,
-    &crate::dist::subsampled::FAMILY_SUBST,
-    &crate::dist::discrete_gaussian::FAMILY,
+pub static FAMILIES: &[&Family] = &[
+    &crate::mechanisms::gaussian::FAMILY,
+    &crate::mechanisms::gaussian_dd::FAMILY,
+    &crate::mechanisms::rgm::FAMILY,
+    &crate::mechanisms::rectified::FAMILY,
+    &crate::mechanisms::truncated::FAMILY,
+    &crate::mechanisms::sign::FAMILY,
+    &crate::mechanisms::laplace::FAMILY,
+    &crate::mechanisms::subsampled::FAMILY,
+    &crate::mechanisms::subsampled::FAMILY_ADD,
+    &crate::mechanisms::subsampled::FAMILY_SUBST,
+    &crate::mechanisms::discrete_gaussian::FAMILY,
 ];
 
 /// The registered family called `name`.
-pub(crate) fn family(name: &str) -> Option<&'static ModelFamily> {
+pub(crate) fn family(name: &str) -> Option<&'static Family> {
     FAMILIES.iter().copied().find(|f| f.name == name)
+}
+
+/// The registry entry's former name, kept so that family files written against it still build
+/// (to be removed once every branch uses [`Family`]).
+#[doc(hidden)]
+pub type ModelFamily = Family;
+
+impl Family {
+    /// The registered family called `name`, or an error naming it.
+    pub fn by_name(name: &str) -> Result<&'static Family> {
+        family(name).ok_or_else(|| Error::Unsupported(format!("unknown family {name:?}")))
+    }
+
+    /// The pair of this family from named values (its vocabulary keys; other names are
+    /// ignored), built and validated by its constructor.
+    pub fn pair_from(&self, values: &[(&str, Scalar)]) -> Result<Pair> {
+        let get = |key: &str| -> Result<Scalar> {
+            let found = values.iter().find(|(k, _)| *k == key);
+            found
+                .map(|(_, v)| v.clone())
+                .ok_or_else(|| Error::MissingParameter {
+                    name: key.into(),
+                    needed_by: self.name.into(),
+                })
+        };
+        Ok(Pair::new((self.pair)(&get)?))
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
 }
 
 /// `keys` paired with `values`, in order: a model's parameters in its vocabulary.
@@ -473,6 +637,23 @@ impl Pair {
             Integrals::Own(_) => None,
         }
     }
+    /// The pair's audit route: the family's own ([`PairModel::audit_draws`]), else that of a
+    /// pair on the line; an [`Error::Unsupported`] for a family with neither.
+    pub fn audit_draws(&self) -> Result<Arc<dyn AuditDraws>> {
+        if let Some(draws) = self.0.audit_draws()? {
+            return Ok(draws);
+        }
+        match self.line() {
+            Some(_) => Ok(Arc::new(LineDraws(self.clone()))),
+            None => Err(Error::Unsupported(format!(
+                "{self}: no audit route (neither its own draws nor densities on the line)"
+            ))),
+        }
+    }
+    /// The family's claimed ε of this pair at `delta` (its registry entry's [`Guarantee`]).
+    pub fn claimed_eps(&self, delta: f64) -> Result<f64> {
+        self.0.family().claim.eps(self, delta)
+    }
 }
 
 impl<T: PairModel> From<T> for Pair {
@@ -502,53 +683,36 @@ impl Location {
         Arc::clone(&self.0)
     }
 
-    /// The law N(μ, σ²) of a Gaussian-family `family` (`gaussian`, `stochastic_sign`,
-    /// `rectified`, `truncated`; the last two need the support `a`, `b`), validated.
+    /// The law of the registered `family` with location `mu` and scale `sigma` (and, for a
+    /// family on an interval, the support `a`, `b`), validated by the family.
     pub fn new(
         family: &str,
         mu: Scalar,
         sigma: Scalar,
         support: Option<(Scalar, Scalar)>,
     ) -> Result<Self> {
-        finite("mu", &mu)?;
-        positive("sigma", &sigma)?;
-        let need_support = |s: Option<(Scalar, Scalar)>| -> Result<(Scalar, Scalar)> {
-            let (a, b) = s.ok_or_else(|| Error::MissingParameter {
-                name: "a, b".into(),
-                needed_by: format!("fisher for {family}"),
+        let build = self::family(family)
+            .and_then(|f| f.location)
+            .ok_or_else(|| {
+                Error::Unsupported(format!("no Fisher information for family {family}"))
             })?;
-            interval(&a, &b)?;
-            Ok((a, b))
-        };
-        use crate::dist::{gaussian, rectified, sign, truncated};
-        let model: Arc<dyn LocationModel> = match family {
-            "gaussian" => Arc::new(gaussian::GaussianLocation(normal::Law { mu, sigma })),
-            "stochastic_sign" => Arc::new(sign::SignLocation(normal::Law { mu, sigma })),
-            "rectified" => {
-                let (a, b) = need_support(support)?;
-                Arc::new(rectified::RectifiedLocation(normal::ClippedLaw {
-                    mu,
-                    sigma,
-                    a,
-                    b,
-                }))
-            }
-            "truncated" => {
-                let (a, b) = need_support(support)?;
-                Arc::new(truncated::TruncatedLocation(normal::ClippedLaw {
-                    mu,
-                    sigma,
-                    a,
-                    b,
-                }))
-            }
-            other => {
-                return Err(Error::Unsupported(format!(
-                    "no Fisher information for family {other}"
-                )))
+        let get = |key: &str| -> Result<Scalar> {
+            match (key, &support) {
+                ("mu", _) => Ok(mu.clone()),
+                ("sigma", _) => Ok(sigma.clone()),
+                ("a", Some((a, _))) => Ok(a.clone()),
+                ("b", Some((_, b))) => Ok(b.clone()),
+                _ => Err(Error::MissingParameter {
+                    name: if support.is_none() {
+                        "a, b".into()
+                    } else {
+                        key.into()
+                    },
+                    needed_by: format!("fisher for {family}"),
+                }),
             }
         };
-        Ok(Location(model))
+        Ok(Location(build(&get)?))
     }
 }
 
@@ -583,81 +747,5 @@ pub(crate) fn interval(a: &Scalar, b: &Scalar) -> Result<()> {
         Ok(())
     } else {
         Err(Error::invalid("a", a, &format!("< b = {b}")))
-    }
-}
-
-/// A mechanism family by name: one of the Gaussian-family laws (whose audit specs carry their
-/// bounds' parameters), or another family of the [`FAMILIES`] registry. Parsing and printing use
-/// the `dpaudit eval` names; [`Family::entry`] is the family's registry entry.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Family {
-    /// `gaussian`: N(μ, σ²).
-    Gaussian,
-    /// `gaussian_dd`: N(m, σ² I_d).
-    GaussianDd,
-    /// `rgm`: the Relative Gaussian Mechanism (HMB Def. 3).
-    Rgm,
-    /// `rectified`: clip(N(μ, σ²), a, b) (HG Def. 3.1).
-    Rectified,
-    /// `truncated`: N(μ, σ²) conditioned on [a, b] (HG Def. 3.2).
-    Truncated,
-    /// `stochastic_sign`: sign(μ + N(0, σ²)).
-    StochasticSign,
-    /// A registered model family (e.g. `laplace`).
-    Model(&'static ModelFamily),
-}
-
-impl Family {
-    /// The Gaussian-family laws, in vocabulary order.
-    pub const BUILTIN: [Family; 6] = [
-        Family::Gaussian,
-        Family::GaussianDd,
-        Family::Rgm,
-        Family::Rectified,
-        Family::Truncated,
-        Family::StochasticSign,
-    ];
-
-    /// The `dpaudit eval` name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Gaussian => "gaussian",
-            Family::GaussianDd => "gaussian_dd",
-            Family::Rgm => "rgm",
-            Family::Rectified => "rectified",
-            Family::Truncated => "truncated",
-            Family::StochasticSign => "stochastic_sign",
-            Family::Model(f) => f.name,
-        }
-    }
-
-    /// Whether `name` is one of the Gaussian-family laws ([`Family::BUILTIN`]).
-    pub fn is_builtin(name: &str) -> bool {
-        Family::BUILTIN.iter().any(|f| f.name() == name)
-    }
-
-    /// The family's registry entry.
-    pub fn entry(self) -> &'static ModelFamily {
-        use crate::dist::{gaussian, gaussian_dd, rectified, rgm, sign, truncated};
-        match self {
-            Family::Gaussian => &gaussian::FAMILY,
-            Family::GaussianDd => &gaussian_dd::FAMILY,
-            Family::Rgm => &rgm::FAMILY,
-            Family::Rectified => &rectified::FAMILY,
-            Family::Truncated => &truncated::FAMILY,
-            Family::StochasticSign => &sign::FAMILY,
-            Family::Model(f) => f,
-        }
-    }
-}
-
-display_by_name!(Family);
-
-impl std::str::FromStr for Family {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        by_name(&Family::BUILTIN, Family::name, s)
-            .or_else(|| family(s).map(Family::Model))
-            .ok_or_else(|| Error::Unsupported(format!("unknown family {s:?}")))
     }
 }

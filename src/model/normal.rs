@@ -1,6 +1,6 @@
 //! Building blocks of the normal distribution shared by the Gaussian-family models
-//! ([`crate::dist::gaussian`], [`crate::dist::gaussian_dd`], [`crate::dist::rgm`],
-//! [`crate::dist::rectified`], [`crate::dist::truncated`], [`crate::dist::sign`]): the log-space
+//! ([`crate::mechanisms::gaussian`], [`crate::mechanisms::gaussian_dd`], [`crate::mechanisms::rgm`],
+//! [`crate::mechanisms::rectified`], [`crate::mechanisms::truncated`], [`crate::mechanisms::sign`]): the log-space
 //! closed-form pieces (Φ masses on the tail side, the S − 1 atom terms, Balle–Wang, the
 //! unequal-variance profile in d = 1, HMB Lemma 2) and the quadrature pieces (the unclipped
 //! log-densities of a clipped pair, the sign probabilities by MPFR `erfc`), and [`NormalPair`],

@@ -385,91 +385,8 @@ pub(crate) fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
     let mut files = Vec::new();
     let mut plot_list = Vec::new();
     let tws: Vec<&ThreeWay> = results.iter().map(|(t, _)| t).collect();
-    let pick = |f: fn(&MechanismSpec) -> bool| -> Vec<&ThreeWay> {
-        tws.iter()
-            .copied()
-            .filter(|t| f(&t.spec.mechanism))
-            .collect()
-    };
-    let gauss = pick(|m| matches!(m, MechanismSpec::Gaussian { .. }));
-    let rgm = pick(|m| matches!(m, MechanismSpec::Rgm { .. }));
-    let bounded = pick(|m| {
-        matches!(
-            m,
-            MechanismSpec::Rectified { .. }
-                | MechanismSpec::Truncated { .. }
-                | MechanismSpec::StochasticSign { .. }
-        )
-    });
-    write_plot(
-        &curves::profile_figure(
-            "Privacy profile ε(δ): Gaussian mechanism",
-            &gauss,
-            opts.per_decade(),
-        ),
-        out,
-        "profile_gaussian",
-        "Privacy profile of the Gaussian mechanism: exact vs bounds vs audit",
-        &mut plot_list,
-        &mut files,
-    )?;
-    write_plot(
-        &curves::profile_figure(
-            "Privacy profile ε(δ): Relative Gaussian Mechanism",
-            &rgm,
-            opts.per_decade(),
-        ),
-        out,
-        "profile_rgm",
-        "Privacy profiles of the RGM pairs: exact vs HMB bounds vs audit",
-        &mut plot_list,
-        &mut files,
-    )?;
-    write_plot(
-        &curves::profile_figure(
-            "Privacy profile ε(δ): bounded-support mechanisms vs the Gaussian bound",
-            &bounded,
-            opts.per_decade(),
-        ),
-        out,
-        "profile_bounded",
-        "Privacy profiles of the rectified, truncated and sign mechanisms against the Gaussian bound",
-        &mut plot_list,
-        &mut files,
-    )?;
-    let specs_ref: Vec<&AuditSpec> = specs.iter().collect();
-    write_plot(
-        &curves::renyi_figure(&specs_ref),
-        out,
-        "renyi_alpha",
-        "D_α against α: exact vs Theorem 1 (RGM), Gaussian, bounded support",
-        &mut plot_list,
-        &mut files,
-    )?;
-    write_plot(
-        &curves::location_figure(&curves::LocationSweep::default()),
-        out,
-        "location",
-        "Fisher information and per-instance RDP against the location (Hu & Guo, Fig. 1)",
-        &mut plot_list,
-        &mut files,
-    )?;
-    let p = out.join("threeway.csv");
-    threeway_table(&tws).write(&p)?;
-    files.push(p);
-    let p = out.join("audits.csv");
-    audit_details_table(&tws).write(&p)?;
-    files.push(p);
-    if let Ok(c) = &controls {
-        let p = out.join("controls.csv");
-        controls_table(c).write(&p)?;
-        files.push(p);
-    }
-    if let Ok(g) = &golden {
-        let p = out.join("golden.csv");
-        g.table().write(&p)?;
-        files.push(p);
-    }
+    write_plots(opts, &tws, &specs, &mut plot_list, &mut files)?;
+    write_tables(out, &tws, &controls, &golden, &mut files)?;
     if opts.progress {
         eprintln!("dpaudit: seed claims");
     }
@@ -506,7 +423,132 @@ pub(crate) fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
     let p = out.join("summary.md");
     write_atomic(&p, md.as_bytes())?;
     files.push(p);
-    Ok(ReportOutcome {
+    Ok(outcome(
+        &results, &tws, not_run, &golden, &controls, out, files,
+    ))
+}
+
+/// The report's plots: the privacy profiles (Gaussian, RGM, bounded support), D_α against α
+/// and HG's location figure, listed in `plot_list` and `files`.
+fn write_plots(
+    opts: &ReportOptions,
+    tws: &[&ThreeWay],
+    specs: &[AuditSpec],
+    plot_list: &mut Vec<(String, String)>,
+    files: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let out = &opts.out;
+    let pick = |f: fn(&MechanismSpec) -> bool| -> Vec<&ThreeWay> {
+        tws.iter()
+            .copied()
+            .filter(|t| f(&t.spec.mechanism))
+            .collect()
+    };
+    let gauss = pick(|m| matches!(m, MechanismSpec::Gaussian { .. }));
+    let rgm = pick(|m| matches!(m, MechanismSpec::Rgm { .. }));
+    let bounded = pick(|m| {
+        matches!(
+            m,
+            MechanismSpec::Rectified { .. }
+                | MechanismSpec::Truncated { .. }
+                | MechanismSpec::StochasticSign { .. }
+        )
+    });
+    write_plot(
+        &curves::profile_figure(
+            "Privacy profile ε(δ): Gaussian mechanism",
+            &gauss,
+            opts.per_decade(),
+        ),
+        out,
+        "profile_gaussian",
+        "Privacy profile of the Gaussian mechanism: exact vs bounds vs audit",
+        plot_list,
+        files,
+    )?;
+    write_plot(
+        &curves::profile_figure(
+            "Privacy profile ε(δ): Relative Gaussian Mechanism",
+            &rgm,
+            opts.per_decade(),
+        ),
+        out,
+        "profile_rgm",
+        "Privacy profiles of the RGM pairs: exact vs HMB bounds vs audit",
+        plot_list,
+        files,
+    )?;
+    write_plot(
+        &curves::profile_figure(
+            "Privacy profile ε(δ): bounded-support mechanisms vs the Gaussian bound",
+            &bounded,
+            opts.per_decade(),
+        ),
+        out,
+        "profile_bounded",
+        "Privacy profiles of the rectified, truncated and sign mechanisms against the Gaussian bound",
+        plot_list,
+        files,
+    )?;
+    let specs_ref: Vec<&AuditSpec> = specs.iter().collect();
+    write_plot(
+        &curves::renyi_figure(&specs_ref),
+        out,
+        "renyi_alpha",
+        "D_α against α: exact vs Theorem 1 (RGM), Gaussian, bounded support",
+        plot_list,
+        files,
+    )?;
+    write_plot(
+        &curves::location_figure(&curves::LocationSweep::default()),
+        out,
+        "location",
+        "Fisher information and per-instance RDP against the location (Hu & Guo, Fig. 1)",
+        plot_list,
+        files,
+    )?;
+    Ok(())
+}
+
+/// The report's CSV tables: three-way rows, audit details, controls and golden checks (those
+/// that ran).
+fn write_tables(
+    out: &Path,
+    tws: &[&ThreeWay],
+    controls: &Result<Vec<sources::ControlOutcome>>,
+    golden: &Result<golden::GoldenSummary>,
+    files: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let p = out.join("threeway.csv");
+    threeway_table(tws).write(&p)?;
+    files.push(p);
+    let p = out.join("audits.csv");
+    audit_details_table(tws).write(&p)?;
+    files.push(p);
+    if let Ok(c) = &controls {
+        let p = out.join("controls.csv");
+        controls_table(c).write(&p)?;
+        files.push(p);
+    }
+    if let Ok(g) = &golden {
+        let p = out.join("golden.csv");
+        g.table().write(&p)?;
+        files.push(p);
+    }
+    Ok(())
+}
+
+/// The outcome of a report run: what was found, what did not run, the files written.
+fn outcome(
+    results: &[(ThreeWay, Duration)],
+    tws: &[&ThreeWay],
+    not_run: Vec<String>,
+    golden: &Result<golden::GoldenSummary>,
+    controls: &Result<Vec<sources::ControlOutcome>>,
+    out: &Path,
+    files: Vec<PathBuf>,
+) -> ReportOutcome {
+    ReportOutcome {
         violations: tws.iter().flat_map(|t| t.violations.clone()).collect(),
         not_run,
         golden_failures: golden
@@ -526,10 +568,10 @@ pub(crate) fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
             )
         }),
         specs: results.len(),
-        slowest: slowest(&results),
+        slowest: slowest(results),
         summary: Some(out.join("summary.md")),
         files,
-    })
+    }
 }
 
 /// `dpaudit audit SPEC.toml`: one spec, written to `opts.out` as `<name>.md`, `<name>.csv`,

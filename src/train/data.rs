@@ -6,8 +6,8 @@
 //! y_j = sign(⟨w, X_j⟩ + ξ_j) with a seeded direction w and ξ_j ~ N(0, noise²). See
 //! `docs/training.md#data`.
 
-use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;

@@ -21,8 +21,8 @@
 
 use super::data::Dataset;
 use super::ridge::{RelSens, Ridge};
-use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
 use crate::scalar::Scalar;
 use nalgebra::DVector;
 use rand::seq::SliceRandom;

@@ -11,20 +11,51 @@ use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::Float;
 
-/// Per-coordinate noise family.
+/// The law of the per-coordinate noise on a box [a, b]: one of HG's two bounded-support
+/// families, each its registry [`Family`](crate::model::Family) ([`BoxLaw::family`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub enum BoxLaw {
     /// clip(N(μ, σ²), a, b) per coordinate (HG Def. 3.1).
     Rectified,
     /// N(μ, σ²) conditioned on [a, b] per coordinate (HG Def. 3.2).
     Truncated,
 }
 
+impl BoxLaw {
+    /// The family's registry entry.
+    pub fn family(self) -> &'static crate::model::Family {
+        match self {
+            BoxLaw::Rectified => &crate::mechanisms::rectified::FAMILY,
+            BoxLaw::Truncated => &crate::mechanisms::truncated::FAMILY,
+        }
+    }
+
+    /// The pair of the family at locations `mu1`, `mu2`, scale `sigma` on [a, b], built and
+    /// validated by its registry entry.
+    pub fn pair(
+        self,
+        mu1: Scalar,
+        mu2: Scalar,
+        sigma: Scalar,
+        a: Scalar,
+        b: Scalar,
+    ) -> Result<Pair> {
+        let values = [
+            ("mu1", mu1),
+            ("mu2", mu2),
+            ("sigma", sigma),
+            ("a", a),
+            ("b", b),
+        ];
+        self.family().pair_from(&values)
+    }
+}
+
 /// A per-coordinate mechanism on a box: σ_i and [a_i, b_i] for each coordinate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoxMechanism {
-    /// Family.
-    pub family: Family,
+    /// The law of the noise on the box (rectified or truncated).
+    pub family: BoxLaw,
     /// Per-coordinate standard deviations.
     pub sigma: Vec<f64>,
     /// Per-coordinate lower ends.
@@ -35,7 +66,7 @@ pub struct BoxMechanism {
 
 impl BoxMechanism {
     /// Checks that all per-coordinate vectors have the same non-zero length.
-    pub fn new(family: Family, sigma: Vec<f64>, a: Vec<f64>, b: Vec<f64>) -> Result<Self> {
+    pub fn new(family: BoxLaw, sigma: Vec<f64>, a: Vec<f64>, b: Vec<f64>) -> Result<Self> {
         if sigma.is_empty() || sigma.len() != a.len() || sigma.len() != b.len() {
             return Err(Error::invalid(
                 "sigma/a/b lengths",
@@ -77,10 +108,7 @@ impl BoxMechanism {
                 Scalar::from(self.a[i]),
                 Scalar::from(self.b[i]),
             );
-            let pair = match self.family {
-                Family::Rectified => Pair::rectified(m1, m2, s, a, b)?,
-                Family::Truncated => Pair::truncated(m1, m2, s, a, b)?,
-            };
+            let pair = self.family.pair(m1, m2, s, a, b)?;
             terms.push(divergence::renyi(&pair, &al, digits + 1, Method::Auto)?);
         }
         sum_certified(terms, digits)
@@ -89,10 +117,7 @@ impl BoxMechanism {
     /// Diagonal of the Fisher information matrix at location `mu` (HG Prop. 5.1).
     pub fn fisher_diag(&self, mu: &[f64], digits: u32) -> Result<Vec<Certified>> {
         self.check_len("mu", mu)?;
-        let fam = match self.family {
-            Family::Rectified => "rectified",
-            Family::Truncated => "truncated",
-        };
+        let fam = self.family.family().name;
         (0..mu.len())
             .map(|i| {
                 let loc = Location::new(
@@ -180,7 +205,7 @@ pub fn mean_estimation_row(
     }
     let mut rdp = 0.0;
     for &mi in m {
-        let one = BoxMechanism::new(Family::Rectified, vec![sigma], vec![lo], vec![hi])?;
+        let one = BoxMechanism::new(BoxLaw::Rectified, vec![sigma], vec![lo], vec![hi])?;
         let up = one.renyi(&[mi], &[(mi + h).min(1.0)], alpha, 10)?.to_f64();
         let dn = one.renyi(&[mi], &[(mi - h).max(-1.0)], alpha, 10)?.to_f64();
         rdp += up.max(dn);
@@ -221,16 +246,15 @@ pub enum Noise {
     /// N(μ, σ²) per coordinate.
     Gaussian,
     /// A bounded family on [a_i, b_i] per coordinate.
-    Bounded(Family),
+    Bounded(BoxLaw),
 }
 
 impl Noise {
     /// Short name used in reports and CSV files.
     pub fn name(&self) -> &'static str {
         match self {
-            Noise::Gaussian => "gaussian",
-            Noise::Bounded(Family::Rectified) => "rectified",
-            Noise::Bounded(Family::Truncated) => "truncated",
+            Noise::Gaussian => crate::mechanisms::gaussian::FAMILY.name,
+            Noise::Bounded(law) => law.family().name,
         }
     }
 }
@@ -298,12 +322,7 @@ pub(crate) fn worst_neighbour_renyi(
         let (s1, s2, s) = (Scalar::from(m1), Scalar::from(m2), Scalar::from(sigma));
         let pair = match noise {
             Noise::Gaussian => Pair::gaussian(s1, s2, s)?,
-            Noise::Bounded(Family::Rectified) => {
-                Pair::rectified(s1, s2, s, Scalar::from(a), Scalar::from(b))?
-            }
-            Noise::Bounded(Family::Truncated) => {
-                Pair::truncated(s1, s2, s, Scalar::from(a), Scalar::from(b))?
-            }
+            Noise::Bounded(law) => law.pair(s1, s2, s, Scalar::from(a), Scalar::from(b))?,
         };
         divergence::renyi(&pair, &al, digits + 1, Method::Auto).map(Some)
     };

@@ -30,10 +30,10 @@
 //! in index order. Runs are bit-identical whatever the thread count.
 
 use super::data::Dataset;
-use super::hg::{sum_certified, worst_neighbour_renyi, Family, Noise};
-use crate::dist::stream::chunk_rng;
-use crate::dist::{Gaussian, Rectified, Truncated};
+use super::hg::{sum_certified, worst_neighbour_renyi, BoxLaw, Noise};
 use crate::error::{check_count, Error, Result};
+use crate::mechanisms::stream::chunk_rng;
+use crate::mechanisms::{Gaussian, Rectified, Truncated};
 use crate::numeric::mp::Certified;
 
 /// log(1 + e^x) without overflow.
@@ -185,17 +185,17 @@ fn release(
     g: &[f64],
     sigma: f64,
     clip: f64,
-    rng: &mut crate::dist::stream::StreamRng,
+    rng: &mut crate::mechanisms::stream::StreamRng,
 ) -> Result<Vec<f64>> {
     let mut out = vec![0.0; g.len()];
     for (o, &m) in out.iter_mut().zip(g) {
         let one = std::slice::from_mut(o);
         match noise {
             Noise::Gaussian => Gaussian::new(m, sigma)?.sample_many(rng, one),
-            Noise::Bounded(Family::Rectified) => {
+            Noise::Bounded(BoxLaw::Rectified) => {
                 Rectified::new(m, sigma, -clip, clip)?.sample_many(rng, one)
             }
-            Noise::Bounded(Family::Truncated) => {
+            Noise::Bounded(BoxLaw::Truncated) => {
                 Truncated::new(m, sigma, -clip, clip)?.sample_many(rng, one)
             }
         }
@@ -243,10 +243,10 @@ pub(crate) fn step_fil(
     let h = 2.0 * c / n as f64;
     let (fam, ab) = match noise {
         Noise::Gaussian => ("gaussian", None),
-        Noise::Bounded(Family::Rectified) => {
+        Noise::Bounded(BoxLaw::Rectified) => {
             ("rectified", Some((Scalar::from(-c), Scalar::from(c))))
         }
-        Noise::Bounded(Family::Truncated) => {
+        Noise::Bounded(BoxLaw::Truncated) => {
             ("truncated", Some((Scalar::from(-c), Scalar::from(c))))
         }
     };

@@ -10,10 +10,10 @@
 //! population mean 0 (HG §6.1 defines it as the distance between the location parameter and the
 //! rectification centre). Seed k draws its data from `chunk_rng(k, 0)`.
 
-use super::hg::{worst_neighbour_renyi, Family, Noise};
-use crate::dist::stream::chunk_rng;
-use crate::dist::Gaussian;
+use super::hg::{worst_neighbour_renyi, BoxLaw, Noise};
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
+use crate::mechanisms::Gaussian;
 use crate::numeric::mp::Certified;
 
 fn check_one(mu: f64, sigma: f64, a: f64, b: f64) -> Result<()> {
@@ -63,8 +63,8 @@ pub(crate) fn coord_mse(noise: Noise, mu: f64, sigma: f64, a: f64, b: f64) -> Re
     check_one(mu, sigma, a, b)?;
     match noise {
         Noise::Gaussian => Ok(sigma * sigma),
-        Noise::Bounded(Family::Rectified) => Ok(super::hg::rectified_mse(mu, sigma, a, b)),
-        Noise::Bounded(Family::Truncated) => truncated_mse(mu, sigma, a, b),
+        Noise::Bounded(BoxLaw::Rectified) => Ok(super::hg::rectified_mse(mu, sigma, a, b)),
+        Noise::Bounded(BoxLaw::Truncated) => truncated_mse(mu, sigma, a, b),
     }
 }
 
@@ -80,8 +80,8 @@ pub fn saturation_mse(noise: Noise, m: &[f64], a: f64, b: f64) -> f64 {
     m.iter()
         .map(|&mi| match noise {
             Noise::Gaussian => f64::INFINITY,
-            Noise::Bounded(Family::Rectified) => 0.5 * ((a - mi).powi(2) + (b - mi).powi(2)),
-            Noise::Bounded(Family::Truncated) => {
+            Noise::Bounded(BoxLaw::Rectified) => 0.5 * ((a - mi).powi(2) + (b - mi).powi(2)),
+            Noise::Bounded(BoxLaw::Truncated) => {
                 (b - a).powi(2) / 12.0 + (0.5 * (a + b) - mi).powi(2)
             }
         })
@@ -208,7 +208,7 @@ pub fn reduction_point(
 ) -> Result<ReductionPoint> {
     let target = mse(Noise::Gaussian, m, sigma_g, ab.0, ab.1)?;
     let rdp_gauss = mean_rdp(Noise::Gaussian, m, n, sigma_g, ab, alpha, digits)?.to_f64();
-    let fams = [Family::Rectified, Family::Truncated];
+    let fams = [BoxLaw::Rectified, BoxLaw::Truncated];
     let mut bounded = [EqualMse::Unreachable; 2];
     let mut ratio = [0.0; 2];
     for (k, fam) in fams.into_iter().enumerate() {

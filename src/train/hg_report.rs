@@ -5,7 +5,7 @@
 
 use super::band_plot::{plot_bands, Band, Frame};
 use super::data::Dataset;
-use super::hg::{Family, Noise};
+use super::hg::{BoxLaw, Noise};
 use super::hg_gd::{self, GdConfig};
 use super::hg_mean::{self, EqualMse};
 use crate::error::{check_positive, Error, Result};
@@ -17,8 +17,8 @@ use std::path::Path;
 
 const NOISES: [Noise; 3] = [
     Noise::Gaussian,
-    Noise::Bounded(Family::Rectified),
-    Noise::Bounded(Family::Truncated),
+    Noise::Bounded(BoxLaw::Rectified),
+    Noise::Bounded(BoxLaw::Truncated),
 ];
 
 fn default_digits() -> u32 {
@@ -271,8 +271,8 @@ pub struct ReductionCell {
     pub shift: f64,
     /// Gaussian σ_G.
     pub sigma_g: f64,
-    /// Family.
-    pub family: Family,
+    /// The law of the noise on the box (rectified or truncated).
+    pub family: BoxLaw,
     /// Per seed: the reduction 1 − RDP_bounded/RDP_Gauss at equal MSE (None: unreachable).
     pub reductions: Vec<Option<f64>>,
     /// Per seed: the target MSE over the family's saturation MSE.
@@ -301,7 +301,7 @@ pub fn reduction_table(spec: &MeanSpec) -> Result<Vec<ReductionCell>> {
                 .iter()
                 .map(|m| hg_mean::reduction_point(m, spec.n, sg, ab, spec.alpha, spec.digits))
                 .collect::<Result<_>>()?;
-            for (k, family) in [Family::Rectified, Family::Truncated]
+            for (k, family) in [BoxLaw::Rectified, BoxLaw::Truncated]
                 .into_iter()
                 .enumerate()
             {
@@ -501,7 +501,7 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
          bounded output is almost independent of the data and the comparison degenerates). \
          'unreachable': the Gaussian's MSE is at or beyond the family's saturation.\n"
     );
-    for family in [Family::Rectified, Family::Truncated] {
+    for family in [BoxLaw::Rectified, BoxLaw::Truncated] {
         let _ = write!(md, "### {}\n\n", Noise::Bounded(family).name());
         let mut header = vec!["c \\ σ_G".to_string()];
         header.extend(spec.compare_sigmas.iter().map(|s| s.to_string()));

@@ -21,14 +21,14 @@
 //! * [`prop3`]: μ_reg = 4‖Σ‖R_c²√(log(2d/ν)/n), ρ = ρ̄/2 (eq. (12), [`crate::bounds::rho`]) and
 //!   η² = 6κ_Σ R_c⁴/(ρ²n²).
 //!
-//! The Laplace draw is the crate's Laplace model ([`crate::dist::laplace::Laplace`]: a fair sign
+//! The Laplace draw is the crate's Laplace model ([`crate::mechanisms::laplace::Laplace`]: a fair sign
 //! bit times an Exp(1) ziggurat draw, exact in the tails), the same law whose divergences and
 //! audits dpaudit certifies. See `docs/training.md#ptr`.
 
 use super::data::Dataset;
 use crate::bounds::rho;
-use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
 use crate::scalar::Scalar;
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rand::{Rng, RngExt};
@@ -132,7 +132,7 @@ pub fn delta_plus(data: &Dataset, mu_reg: f64, rho: f64, c: &DMatrix<f64>) -> Re
 /// One Lap(0, b) draw from the crate's Laplace model; `b` must be finite and > 0.
 pub fn laplace_draw(rng: &mut impl rand::Rng, b: f64) -> Result<f64> {
     let mut x = [0.0];
-    crate::dist::laplace::Laplace::new(0.0, b)?.sample_many(rng, &mut x);
+    crate::mechanisms::laplace::Laplace::new(0.0, b)?.sample_many(rng, &mut x);
     Ok(x[0])
 }
 

@@ -5,7 +5,7 @@
 //! (7) θ_{t+1} = θ_t − τ RGM_{γ,σ}(∇f(θ_t)) reads, for the error e_t = θ_t − θ*,
 //! e_{t+1} = (I − τA)e_t − τξ_t with ξ_t ~ N(0, (γ‖Ae_t‖² + σ²) I_d) (HMB Def. 3: the variance is
 //! added to *each* of the d coordinates). [`simulate`] draws `runs` independent trajectories with
-//! the crate's RGM sampler ([`crate::dist::Rgm`]), run r from `chunk_rng(seed, r)` (bit-identical
+//! the crate's RGM sampler ([`crate::mechanisms::Rgm`]), run r from `chunk_rng(seed, r)` (bit-identical
 //! whatever the thread count), in A's eigenbasis (the noise is isotropic, so the law of the error's
 //! norm is rotation-invariant; O(d) per step), and returns E‖e_T‖² and E[f(ē_T) − f*] (ē_T the average of
 //! e_0 … e_{T−1}, the iterate of eq. (56)) with normal-approximation confidence intervals.
@@ -18,9 +18,9 @@
 //! * corrected: (1 − τμ)^T ‖e_0‖² + τdσ²/μ for τ ≤ ((1 + dγ)L)⁻¹ (E‖ξ‖² = d(γ‖∇f‖² + σ²));
 //! * HMB eq. (56): ‖e_0‖²/(2τT) + τσ²/2, corrected ‖e_0‖²/(2τT) + τdσ²/2 (same step condition).
 
-use crate::dist::stream::chunk_rng;
-use crate::dist::Rgm;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
+use crate::mechanisms::Rgm;
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rayon::prelude::*;
 

@@ -51,7 +51,7 @@ fn renyi_release(
 
 /// D_α of one substitution step (both directions: the pair is symmetric). q = 1 is the Gaussian
 /// mechanism with sensitivity 2, D_α = 2α/σ² exactly; q < 1 the certified generic quadrature of
-/// the model layer ([`crate::dist::subsampled::SubsampledSubstPair`]), to `digits` digits.
+/// the model layer ([`crate::mechanisms::subsampled::SubsampledSubstPair`]), to `digits` digits.
 fn substitution_renyi(
     m: &SubsampledGaussian,
     alpha: &Float,
@@ -62,10 +62,9 @@ fn substitution_renyi(
         let s2 = Float::with_val(prec, m.sigma().mp(prec).square_ref());
         return Ok(Bracket::point(Float::with_val(prec, alpha * 2u32) / s2));
     }
-    let pair = crate::divergence::Pair::from(crate::dist::subsampled::SubsampledSubstPair::new(
-        m.q().clone(),
-        m.sigma().clone(),
-    )?);
+    let pair = crate::divergence::Pair::from(
+        crate::mechanisms::subsampled::SubsampledSubstPair::new(m.q().clone(), m.sigma().clone())?,
+    );
     let c = crate::divergence::renyi(
         &pair,
         &Scalar::from_float(alpha),

@@ -1,71 +1,73 @@
-//! The audit mechanism of any [`crate::model`] family: the model's sampler plus a statistic (its
-//! exact log-likelihood ratio, white-box, or the output itself, black-box). The privacy claim
-//! comes from the family's registry entry, never from the sampler.
+//! The audit mechanism of any [`crate::model`] family: the family's audit route
+//! ([`AuditDraws`]: its sampler and statistics, for outputs of any shape) and the privacy claim
+//! of its registry entry, never of the sampler.
 
-use super::{proper_range, side_index, Mechanism, Side, Statistic, StreamRng};
-use crate::error::{Error, Result};
-use crate::model::{LinePair, Pair, Which};
+use super::{bin_affine_normal, bin_batched, which, Grid};
+use super::{Mechanism, Side, Statistic, StreamRng};
+use crate::error::Result;
+use crate::model::{AuditDraws, Pair};
+use std::sync::Arc;
 
-/// Decay lengths beyond the outermost breakpoints covered by the black-box histogram grid.
-const GRID_SCALES: f64 = 40.0;
-
-/// A pair of laws on the line ([`LinePair`]) audited through its sampler.
-#[derive(Debug, Clone)]
+/// A pair of any family audited through its [`AuditDraws`].
+#[derive(Clone)]
 pub struct ModelMechanism {
     pair: Pair,
+    draws: Arc<dyn AuditDraws>,
+}
+
+impl std::fmt::Debug for ModelMechanism {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ModelMechanism({})", self.pair)
+    }
 }
 
 impl ModelMechanism {
-    /// The mechanism of a model pair on the line (an [`Error::Unsupported`] for a family that
-    /// integrates itself: it has its own audit mechanism).
+    /// The mechanism of a model pair (an [`crate::error::Error::Unsupported`] for a family
+    /// without an audit route).
     pub fn new(pair: Pair) -> Result<Self> {
-        if pair.line().is_none() {
-            return Err(Error::Unsupported(format!(
-                "{pair}: not a law on the line; audited by its own mechanism"
-            )));
-        }
-        Ok(ModelMechanism { pair })
+        let draws = pair.audit_draws()?;
+        Ok(ModelMechanism { pair, draws })
     }
 
-    fn line(&self) -> &dyn LinePair {
-        self.pair.line().expect("checked in ModelMechanism::new")
+    /// The mechanism of `pair` drawn by `draws` (a positive control's specification, drawn from
+    /// its own doubles).
+    pub(crate) fn with_draws(pair: Pair, draws: Arc<dyn AuditDraws>) -> Self {
+        ModelMechanism { pair, draws }
+    }
+
+    /// The exact pair.
+    pub fn pair(&self) -> &Pair {
+        &self.pair
     }
 }
 
 impl Mechanism for ModelMechanism {
     fn name(&self) -> String {
-        self.pair.to_string()
+        self.draws.name()
     }
 
     fn sample_statistic(&self, side: Side, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
-        let which = [Which::P1, Which::P2][side_index(side)];
-        self.line().sample_many(which, rng, out);
-        if stat == Statistic::White {
-            for o in out.iter_mut() {
-                *o = self.line().llr(*o);
+        self.draws.draw_statistics(which(side), stat, rng, out)
+    }
+
+    bin_statistic_fn! {
+        /// The fused loop of the Gaussian-noise hook ([`AuditDraws::affine_normal`]): one
+        /// ziggurat draw, one multiply-add and one increment per output, no buffer; otherwise
+        /// batches of [`AuditDraws::draw_statistics`].
+        |self, side, stat, rng, grid, n, counts| {
+            match self.draws.affine_normal(which(side), stat) {
+                Some((c0, c1)) => bin_affine_normal(c0, c1, rng, grid, n, counts),
+                None => bin_batched(self, side, stat, rng, grid, n, counts),
             }
         }
     }
 
     fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
-        match stat {
-            Statistic::White => {
-                let (lo, hi) = self.line().llr_range();
-                proper_range(lo, hi)
-            }
-            Statistic::Black => {
-                let cuts = self.line().breakpoints(64);
-                let w = GRID_SCALES * self.line().tail_scale();
-                let first = cuts.first().map_or(0.0, |c| c.to_f64());
-                let last = cuts.last().map_or(0.0, |c| c.to_f64());
-                let (s0, s1) = self.line().support();
-                proper_range((first - w).max(s0), (last + w).min(s1))
-            }
-        }
+        self.draws.statistic_range(stat)
     }
 
     fn claimed_eps(&self, delta: f64) -> Result<f64> {
-        self.pair.model().family().claim.eps(&self.pair, delta)
+        self.pair.claimed_eps(delta)
     }
 
     fn claim_source(&self) -> String {

@@ -30,7 +30,7 @@ fn parses_a_gaussian_spec_with_exact_decimals() {
     assert!(s
         .divergence_pair()
         .unwrap()
-        .downcast_ref::<crate::dist::gaussian::GaussianPair>()
+        .downcast_ref::<crate::mechanisms::gaussian::GaussianPair>()
         .is_some());
 }
 
@@ -119,7 +119,9 @@ fn rgm_spec_checks_relative_sensitivity_and_sigma2() {
     let s = parse(RGM).unwrap();
     let pair = s.divergence_pair().unwrap();
     assert_eq!(
-        pair.downcast_ref::<crate::dist::rgm::RgmPair>().unwrap().d,
+        pair.downcast_ref::<crate::mechanisms::rgm::RgmPair>()
+            .unwrap()
+            .d,
         10
     );
     let e = err_of(

@@ -110,8 +110,8 @@ macro_rules! clipped_constructors {
 }
 
 clipped_constructors!(
-    rectified => crate::dist::rectified::RectifiedPair,
-    truncated => crate::dist::truncated::TruncatedPair
+    rectified => crate::mechanisms::rectified::RectifiedPair,
+    truncated => crate::mechanisms::truncated::TruncatedPair
 );
 
 /// A single law N(μ, σ²) (or a law built on it) for the Fisher information about μ.
@@ -183,14 +183,18 @@ impl Clipped {
 }
 
 impl ClippedLaw {
-    /// The law of `family` from the registry's parameter lookup (mu, sigma, a, b).
+    /// The law from the registry's parameter lookup (a, b, mu, sigma), validated (μ finite,
+    /// σ > 0, a < b), as the family's location model `make`.
     pub(crate) fn located(
-        family: &str,
         get: crate::model::ParamLookup<'_>,
+        make: fn(ClippedLaw) -> std::sync::Arc<dyn crate::model::LocationModel>,
     ) -> Result<std::sync::Arc<dyn crate::model::LocationModel>> {
-        let support = Some((get.scalar("a")?, get.scalar("b")?));
+        let (a, b) = (get.scalar("a")?, get.scalar("b")?);
         let (mu, sigma) = (get.scalar("mu")?, get.scalar("sigma")?);
-        Ok(crate::model::Location::new(family, mu, sigma, support)?.shared())
+        crate::model::finite("mu", &mu)?;
+        crate::model::positive("sigma", &sigma)?;
+        crate::model::interval(&a, &b)?;
+        Ok(make(ClippedLaw { mu, sigma, a, b }))
     }
 }
 
@@ -203,13 +207,16 @@ impl Shift {
 }
 
 impl Law {
-    /// The law of `family` from the registry's parameter lookup (mu, sigma).
+    /// The law from the registry's parameter lookup (mu, sigma), validated (μ finite, σ > 0),
+    /// as the family's location model `make`.
     pub(crate) fn located(
-        family: &str,
         get: crate::model::ParamLookup<'_>,
+        make: fn(Law) -> std::sync::Arc<dyn crate::model::LocationModel>,
     ) -> Result<std::sync::Arc<dyn crate::model::LocationModel>> {
         let (mu, sigma) = (get.scalar("mu")?, get.scalar("sigma")?);
-        Ok(crate::model::Location::new(family, mu, sigma, None)?.shared())
+        crate::model::finite("mu", &mu)?;
+        crate::model::positive("sigma", &sigma)?;
+        Ok(make(Law { mu, sigma }))
     }
 }
 
@@ -221,8 +228,8 @@ pub(crate) const fn shift_family(
     location: crate::model::LocationBuilder,
     claim: crate::model::Guarantee,
     claim_source: &'static str,
-) -> crate::model::ModelFamily {
-    crate::model::ModelFamily {
+) -> crate::model::Family {
+    crate::model::Family {
         name,
         pair_keys: &["mu1", "mu2", "sigma"],
         input_keys: &["mu1", "mu2"],
@@ -241,8 +248,8 @@ pub(crate) const fn clipped_family(
     pair: fn(crate::model::ParamLookup<'_>) -> Result<std::sync::Arc<dyn crate::model::PairModel>>,
     location: crate::model::LocationBuilder,
     claim_source: &'static str,
-) -> crate::model::ModelFamily {
-    crate::model::ModelFamily {
+) -> crate::model::Family {
+    crate::model::Family {
         name,
         pair_keys: &["mu1", "mu2", "sigma", "a", "b"],
         input_keys: &["mu1", "mu2"],

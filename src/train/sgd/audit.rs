@@ -53,8 +53,8 @@ use super::optim::{Sampling, SgdConfig, StepView, Trainer};
 use crate::audit::engine::{select_projected, stream_id, Phase, Shard, STRICT_BETA};
 use crate::audit::mechanisms::Side;
 use crate::audit::stats::{self, Direction, RegionAudit, Tail, ThresholdTable};
-use crate::dist::stream::chunk_rng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::chunk_rng;
 use crate::numeric::f64s::log_add_exp;
 use crate::train::data::Dataset;
 

@@ -6,8 +6,8 @@
 //! Labels: ±1 for [`Logistic`], the class index 0, 1, …, k−1 (as an f64) for [`Softmax`] and
 //! [`Mlp`].
 
-use crate::dist::stream::chunk_rng;
 use crate::error::{check_count, Error, Result};
+use crate::mechanisms::stream::chunk_rng;
 use rand::RngExt;
 
 /// The random stream of a seed that initial weights are drawn from.

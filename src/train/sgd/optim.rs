@@ -26,8 +26,8 @@
 //! (audits, grids) runs whole runs in parallel, each on its own stream.
 
 use super::model::Model;
-use crate::dist::stream::{chunk_rng, StreamRng};
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::{chunk_rng, StreamRng};
 use crate::train::data::Dataset;
 use rand::RngExt;
 use rand_distr::{Distribution, StandardNormal};

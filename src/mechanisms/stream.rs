@@ -35,7 +35,7 @@ pub const DEFAULT_CHUNK: usize = 1 << 16;
 ///
 /// # Example
 /// ```
-/// use dpaudit::dist::stream::chunk_rng;
+/// use dpaudit::mechanisms::stream::chunk_rng;
 /// use rand::Rng;
 /// let mut a = chunk_rng(42, 3);
 /// let mut b = chunk_rng(42, 3);
@@ -55,7 +55,7 @@ pub fn chunk_rng(seed: u64, stream: u64) -> StreamRng {
 ///
 /// # Example
 /// ```
-/// use dpaudit::dist::{stream::fill_chunked, Gaussian};
+/// use dpaudit::mechanisms::{stream::fill_chunked, Gaussian};
 /// let g = Gaussian::new(0.0, 1.0).unwrap();
 /// let mut xs = vec![0.0; 1000];
 /// fill_chunked(7, &mut xs, 256, |rng, c| g.sample_many(rng, c)).unwrap();

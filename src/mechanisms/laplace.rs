@@ -23,8 +23,8 @@ use super::stream::StreamRng;
 use super::ScalarDist;
 use crate::error::Result;
 use crate::model::{
-    FisherIntegrals, Integrals, LineLocation, LinePair, LocationModel, ModelFamily, Pair,
-    PairModel, ParamLookup, Which,
+    Family, FisherIntegrals, Integrals, LineLocation, LinePair, LocationModel, Pair, PairModel,
+    ParamLookup, Which,
 };
 use crate::scalar::Scalar;
 use rand::Rng;
@@ -38,7 +38,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{laplace::Laplace, stream::chunk_rng, ScalarDist};
+/// use dpaudit::mechanisms::{laplace::Laplace, stream::chunk_rng, ScalarDist};
 ///
 /// let lap = Laplace::new(0.0, 2.0).unwrap();
 /// assert!((lap.cdf(0.0) - 0.5).abs() < 1e-16);
@@ -191,7 +191,7 @@ impl LaplacePair {
 }
 
 impl PairModel for LaplacePair {
-    fn family(&self) -> &'static ModelFamily {
+    fn family(&self) -> &'static Family {
         &FAMILY
     }
     fn params(&self) -> Vec<(&'static str, Scalar)> {
@@ -308,7 +308,7 @@ pub(crate) struct LaplaceLocation {
 }
 
 impl LocationModel for LaplaceLocation {
-    fn family(&self) -> &'static ModelFamily {
+    fn family(&self) -> &'static Family {
         &FAMILY
     }
     fn params(&self) -> Vec<(&'static str, Scalar)> {
@@ -365,7 +365,7 @@ fn claim(pair: &Pair, delta: f64) -> Result<f64> {
 }
 
 /// The registry entry of the Laplace family.
-pub(crate) static FAMILY: ModelFamily = ModelFamily {
+pub(crate) static FAMILY: Family = Family {
     name: "laplace",
     pair_keys: &["mu1", "mu2", "scale"],
     input_keys: &["mu1", "mu2"],

@@ -1,5 +1,8 @@
-//! Distributions of the Gaussian family, one module each: parameters (validated), log-density or
-//! log-mass in `f64` and in `rug::Float`, cdf, and a seeded sampler.
+//! The mechanism families, one file each: the laws (parameters, validated; log-density or
+//! log-mass in `f64` and in `rug::Float`; cdf; a seeded sampler), the neighbouring pair as a
+//! model of [`crate::model`] (closed forms, its own certified integrals), the audit route
+//! ([`crate::model::AuditDraws`]), and the family's registry entry `FAMILY` with its privacy
+//! claim as data. [`crate::model::FAMILIES`] lists them.
 //!
 //! | module | law | sampler |
 //! |---|---|---|
@@ -9,6 +12,8 @@
 //! | [`rectified`] | clip(N(μ, σ²), a, b), HG Def. 3.1 | clamp; exact part-selection far out |
 //! | [`truncated`] | N(μ, σ²) conditioned on [a, b], HG Def. 3.2 | normal / uniform / Rayleigh rejection |
 //! | [`sign`] | sign(μ + N(0, σ²)) ∈ {−1, +1} | exact Bernoulli(Φ(−|μ|/σ)) |
+//! | [`laplace`] | Lap(μ, b) | sign bit and `rand_distr::Exp1` |
+//! | [`subsampled`] | the Poisson-subsampled Gaussian mixture (remove, add, substitution) | — |
 //! | [`discrete_gaussian`] | N_Z(μ, σ²) on the integers (CKS 2020) | exact: CKS Algorithms 1–3 on rationals |
 //!
 //! Every scalar law implements [`ScalarDist`] (densities, atoms, cdf and survival function in
@@ -20,6 +25,7 @@
 //! chunks are assigned to threads.
 
 use crate::error::{check_finite, check_interval, check_positive, Result};
+use crate::model::Which;
 use rand::Rng;
 use rug::Float;
 
@@ -117,6 +123,80 @@ pub(crate) fn standardised_ends(mu: f64, sigma: f64, a: f64, b: f64) -> Result<(
     check_location_scale(mu, "sigma", sigma)?;
     check_interval(a, b)?;
     Ok(((a - mu) / sigma, (b - mu) / sigma))
+}
+
+/// The parameters of a bounded-support pair in double precision, as its audit route uses them:
+/// locations μ1 (on x), μ2 (on x′), scale σ and support [a, b] (the rectified and truncated
+/// families).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Bounded {
+    /// Location on x.
+    pub(crate) mu1: f64,
+    /// Location on x′.
+    pub(crate) mu2: f64,
+    /// Noise standard deviation.
+    pub(crate) sigma: f64,
+    /// Lower end of the support.
+    pub(crate) a: f64,
+    /// Upper end of the support.
+    pub(crate) b: f64,
+}
+
+impl Bounded {
+    /// Validated: finite locations, σ > 0, a < b finite.
+    pub(crate) fn new(mu1: f64, mu2: f64, sigma: f64, a: f64, b: f64) -> Result<Self> {
+        check_finite("mu1", mu1)?;
+        check_finite("mu2", mu2)?;
+        check_positive("sigma", sigma)?;
+        check_interval(a, b)?;
+        Ok(Bounded {
+            mu1,
+            mu2,
+            sigma,
+            a,
+            b,
+        })
+    }
+
+    /// The doubles of a clipped pair's parameters.
+    pub(crate) fn of(c: &crate::model::normal::Clipped) -> Result<Self> {
+        let s = &c.shift;
+        Bounded::new(
+            s.mu1.f64(),
+            s.mu2.f64(),
+            s.sigma.f64(),
+            c.a.f64(),
+            c.b.f64(),
+        )
+    }
+
+    /// The location on `which`.
+    pub(crate) fn mu(&self, which: Which) -> f64 {
+        [self.mu1, self.mu2][which.index()]
+    }
+
+    /// Interior log-ratio slope k and offset c: log(p_{μ1}/p_{μ2})(y) = c + k·y with
+    /// k = (μ1 − μ2)/σ², c = −k(μ1 + μ2)/2 (docs/formulas.md §7.2).
+    pub(crate) fn interior_llr(&self) -> (f64, f64) {
+        let k = (self.mu1 - self.mu2) / (self.sigma * self.sigma);
+        (-k * (self.mu1 + self.mu2) / 2.0, k)
+    }
+
+    /// The samplers on x and x′, built by `make(μ, σ, a, b)`.
+    pub(crate) fn samplers<T>(&self, make: fn(f64, f64, f64, f64) -> Result<T>) -> Result<[T; 2]> {
+        Ok([
+            make(self.mu1, self.sigma, self.a, self.b)?,
+            make(self.mu2, self.sigma, self.a, self.b)?,
+        ])
+    }
+
+    /// `family(mu1=…, mu2=…, sigma=…, a=…, b=…)` with the doubles.
+    pub(crate) fn name(&self, family: &str) -> String {
+        format!(
+            "{family}(mu1={}, mu2={}, sigma={}, a={}, b={})",
+            self.mu1, self.mu2, self.sigma, self.a, self.b
+        )
+    }
 }
 
 /// A uniform double in [0, 1) with 53 random bits (the top bits of one `u64`).

@@ -294,7 +294,7 @@ impl<N> SubsampledStep<N> {
 impl<N: Clone + std::fmt::Debug + Send + Sync + 'static> crate::model::PairModel
     for SubsampledStep<N>
 {
-    fn family(&self) -> &'static crate::model::ModelFamily {
+    fn family(&self) -> &'static crate::model::Family {
         match (self.p1, self.p2) {
             (Law::Mixture, Law::Base) => &FAMILY,
             (Law::Base, _) => &FAMILY_ADD,
@@ -390,7 +390,7 @@ impl<N: Clone + std::fmt::Debug + Send + Sync + 'static> crate::model::LinePair
 
 /// The registry's constructor of each family: the pair of `family` from the looked-up q and σ.
 fn build(
-    family: &crate::model::ModelFamily,
+    family: &crate::model::Family,
     get: crate::model::ParamLookup<'_>,
 ) -> Result<std::sync::Arc<dyn crate::model::PairModel>> {
     let (q, sigma) = (get.scalar("q")?, get.scalar("sigma")?);
@@ -427,8 +427,8 @@ fn build_subst(
 const fn family(
     name: &'static str,
     pair: fn(crate::model::ParamLookup<'_>) -> Result<std::sync::Arc<dyn crate::model::PairModel>>,
-) -> crate::model::ModelFamily {
-    crate::model::ModelFamily {
+) -> crate::model::Family {
+    crate::model::Family {
         name,
         pair_keys: &["q", "sigma"],
         input_keys: &[],
@@ -444,12 +444,11 @@ const fn family(
 }
 
 /// Registry entry: one DP-SGD step, remove order D(P ‖ Q).
-pub(crate) static FAMILY: crate::model::ModelFamily = family("subsampled_gaussian", build_remove);
+pub(crate) static FAMILY: crate::model::Family = family("subsampled_gaussian", build_remove);
 
 /// Registry entry: one DP-SGD step, add order D(Q ‖ P).
-pub(crate) static FAMILY_ADD: crate::model::ModelFamily =
-    family("subsampled_gaussian_add", build_add);
+pub(crate) static FAMILY_ADD: crate::model::Family = family("subsampled_gaussian_add", build_add);
 
 /// Registry entry: one DP-SGD step under substitution neighbours (symmetric pair).
-pub(crate) static FAMILY_SUBST: crate::model::ModelFamily =
+pub(crate) static FAMILY_SUBST: crate::model::Family =
     family("subsampled_gaussian_subst", build_subst);

@@ -1,17 +1,18 @@
 //! The Relative Gaussian Mechanism RGM_{γ,σ} (Hendrikx, Mangold & Bellet, AISTATS 2024, "HMB"):
 //! a query value r ∈ ℝ^d released with noise whose variance grows with ‖r‖².
 
+use super::gaussian_dd::{audit_dim, norm, IsoGeometry};
+use super::stream::StreamRng;
 use super::{mpf, IsotropicGaussian};
 use crate::error::{check_dim, check_len, check_nonnegative, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
-use crate::model::{looked_up, named, nonnegative, ModelFamily, Pair, PairModel, ParamLookup};
+use crate::model::{looked_up, named, nonnegative, Family, Pair, PairModel, ParamLookup};
+use crate::model::{AuditDraws, Statistic, Which};
 use crate::numeric::f64s;
 use crate::scalar::Scalar;
-use rand::distr::Distribution;
 use rand::Rng;
-use rand_distr::StandardNormal;
 use rug::Float;
 use std::sync::Arc;
 
@@ -26,7 +27,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, Rgm};
+/// use dpaudit::mechanisms::{stream::chunk_rng, Rgm};
 ///
 /// let m = Rgm::new(0.5, 1.0, 2).unwrap(); // γ = 0.5, baseline variance σ² = 1, d = 2
 /// let r = [3.0, 4.0];
@@ -37,8 +38,9 @@ use std::sync::Arc;
 ///
 /// # Notes
 ///
-/// Sampling computes σ_r once per call and draws the d coordinates as r_i + σ_r Z_i with Z_i from
-/// `rand_distr::StandardNormal` (ZIGNOR ziggurat, Doornik 2005).
+/// Sampling computes σ_r once per call and draws N(r, σ_r² I_d) with the isotropic Gaussian's
+/// sampler: the d coordinates r_i + σ_r Z_i with Z_i from `rand_distr::StandardNormal` (ZIGNOR
+/// ziggurat, Doornik 2005).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rgm {
     gamma: f64,
@@ -117,11 +119,7 @@ impl Rgm {
     ) -> Result<()> {
         check_len("r", r.len(), self.d)?;
         check_len("out", out.len(), self.d)?;
-        let sd = self.output_sd(r);
-        for (o, ri) in out.iter_mut().zip(r) {
-            let z: f64 = StandardNormal.sample(rng);
-            *o = ri + sd * z;
-        }
+        super::gaussian_dd::draw_isotropic(r, self.output_sd(r), rng, out);
         Ok(())
     }
 
@@ -262,6 +260,9 @@ impl PairModel for RgmPair {
     fn identical(&self) -> bool {
         self.dist.f64() == 0.0 && same(&self.n1, &self.n2)
     }
+    fn audit_draws(&self) -> Result<Option<Arc<dyn AuditDraws>>> {
+        Ok(Some(Arc::new(RgmDraws::from_pair(self)?)))
+    }
     pair_model_common!(own, normal);
 }
 
@@ -321,6 +322,166 @@ impl Isotropic for RgmPair {
     }
 }
 
+/// The Relative Gaussian Mechanism (HMB eq. 4) on a pair of concrete query outputs r1 = R(x),
+/// r2 = R(x′) ∈ ℝ^d: P = N(r1, s1² I_d), Q = N(r2, s2² I_d) with s_i² = γ‖r_i‖² + σ².
+///
+/// Every output is drawn by the RGM sampler as a d-vector y = r_i + s_i z and reduced at once to
+/// its statistic: white box, the exact LLR d·log(s2/s1) − ‖y − r1‖²/(2s1²) + ‖y − r2‖²/(2s2²)
+/// (docs/formulas.md §7.4); black box, the projection ⟨y − r1, r2 − r1⟩/‖r2 − r1‖.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RgmDraws {
+    pub(crate) geo: IsoGeometry,
+    gamma: f64,
+    sigma2: f64,
+    n1: f64,
+    n2: f64,
+    /// The sampler.
+    sampler: Rgm,
+}
+
+impl RgmDraws {
+    /// From the query outputs r1 = R(x), r2 = R(x′) (same dimension d ≥ 1, finite), the relative
+    /// noise scale γ ≥ 0 and the baseline variance σ² ≥ 0 (HMB eq. 4; σ² = 0 is the pure
+    /// relative-noise RGM, valid when both γ‖r_i‖² + σ² > 0).
+    pub(crate) fn new(r1: Vec<f64>, r2: Vec<f64>, gamma: f64, sigma2: f64) -> Result<Self> {
+        if r1.is_empty() {
+            return Err(Error::invalid(
+                "r1",
+                "empty",
+                "a vector of dimension d >= 1",
+            ));
+        }
+        if r2.len() != r1.len() {
+            return Err(Error::invalid(
+                "r2",
+                format!("dimension {}", r2.len()),
+                &format!("the dimension of r1 ({})", r1.len()),
+            ));
+        }
+        for (name, v) in [("r1", &r1), ("r2", &r2)] {
+            if let Some(x) = v.iter().find(|x| !x.is_finite()) {
+                return Err(Error::invalid(name, x, "finite coordinates"));
+            }
+        }
+        check_nonnegative("gamma", gamma)?;
+        check_nonnegative("sigma2", sigma2)?;
+        let (n1, n2) = (norm(&r1), norm(&r2));
+        let s = [
+            (gamma * n1 * n1 + sigma2).sqrt(),
+            (gamma * n2 * n2 + sigma2).sqrt(),
+        ];
+        // The output standard deviations must be positive and finite: σ² = 0 (pure relative
+        // noise) is fine unless a query value is 0, whose output would be a point mass.
+        for (name, v) in [("r1", s[0]), ("r2", s[1])] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(Error::invalid(
+                    "sigma2",
+                    sigma2,
+                    &format!(
+                        "such that the output variance gamma ||{name}||^2 + sigma2 is finite and > 0 \
+                         (it is {}; zero is a point mass)",
+                        v * v
+                    ),
+                ));
+            }
+        }
+        let sampler = Rgm::new(gamma, sigma2, r1.len())?;
+        Ok(RgmDraws {
+            geo: IsoGeometry::new(r1, r2, s),
+            gamma,
+            sigma2,
+            n1,
+            n2,
+            sampler,
+        })
+    }
+
+    /// The audit route of an RGM pair model ([`Pair::rgm`], validated there): realises the triple
+    /// (n1, n2, dist) = (‖r1‖, ‖r2‖, ‖r1 − r2‖) as concrete vectors in ℝ^d, r1 = n1·e₁ and r2 in
+    /// the plane of e₁, e₂. Errors for a pair of another family, or d = 1 with a non-collinear
+    /// triple.
+    pub(crate) fn from_pair(m: &RgmPair) -> Result<Self> {
+        let d = audit_dim(m.d)?;
+        let (n1, n2, dist) = (m.n1.f64(), m.n2.f64(), m.dist.f64());
+        let (gamma, sigma2) = (m.gamma.f64(), m.sigma2.f64());
+        let mut r1 = vec![0.0; d];
+        let mut r2 = vec![0.0; d];
+        r1[0] = n1;
+        if n1 == 0.0 {
+            r2[0] = n2;
+        } else {
+            // r2 = (x, y): x from the law of cosines.
+            let x = (n1 * n1 + n2 * n2 - dist * dist) / (2.0 * n1);
+            let mut y2 = (n2 * n2 - x * x).max(0.0);
+            // Collinear pairs given in decimals (n1 = 100, n2 = 101.26, dist = 1.26) leave a
+            // rounding residue of a few ulps of n2²: that is y = 0, not a second dimension.
+            if y2 <= 64.0 * f64::EPSILON * n2 * n2 {
+                y2 = 0.0;
+            }
+            r2[0] = x;
+            if y2 > 0.0 {
+                if d < 2 {
+                    return Err(Error::invalid(
+                        "dist",
+                        dist,
+                        &format!("|n1 - n2| or n1 + n2 when d = 1 (n1 = {n1}, n2 = {n2})"),
+                    ));
+                }
+                r2[1] = y2.sqrt();
+            }
+        }
+        Self::new(r1, r2, gamma, sigma2)
+    }
+
+    /// Dimension d.
+    pub(crate) fn dim(&self) -> usize {
+        self.geo.dim()
+    }
+
+    /// The exact pair of these doubles (the claim of a positive control built from vectors).
+    pub(crate) fn pair(&self) -> Result<Pair> {
+        let d = u32::try_from(self.dim()).map_err(|_| Error::invalid("d", self.dim(), "< 2^32"))?;
+        // The norms and distance are rounded doubles; clamp the distance into the triangle
+        // interval that the exact vectors satisfy.
+        let lo = (self.n1 - self.n2).abs();
+        let hi = self.n1 + self.n2;
+        Pair::rgm(
+            d,
+            Scalar::from(self.gamma),
+            Scalar::from(self.sigma2),
+            Scalar::from(self.n1),
+            Scalar::from(self.n2),
+            Scalar::from(self.geo.dist.clamp(lo, hi)),
+        )
+    }
+}
+
+impl AuditDraws for RgmDraws {
+    fn name(&self) -> String {
+        format!(
+            "rgm(d={}, gamma={}, sigma2={}, n1={}, n2={}, dist={})",
+            self.dim(),
+            self.gamma,
+            self.sigma2,
+            self.n1,
+            self.n2,
+            self.geo.dist
+        )
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        let r = self.geo.centre(which);
+        self.geo.sample_with(stat, out, |y| {
+            // Cannot fail: r and y have dimension d.
+            let _ = self.sampler.sample_into(r, rng, y);
+        });
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        self.geo.range(stat)
+    }
+}
+
 fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
     let d = get.dim("d")?;
     let keys = ["gamma", "sigma2", "n1", "n2", "dist"];
@@ -329,7 +490,7 @@ fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
 }
 
 /// The registry entry of the RGM pair family.
-pub(crate) static FAMILY: ModelFamily = ModelFamily {
+pub(crate) static FAMILY: Family = Family {
     name: "rgm",
     pair_keys: &["d", "gamma", "sigma2", "n1", "n2", "dist"],
     input_keys: &["n1", "n2", "dist"],

@@ -1,13 +1,15 @@
 //! The one-dimensional Gaussian N(μ, σ²): the Gaussian mechanism's output law and the reference
 //! sampler every other sampler is benchmarked against.
 
+use super::stream::StreamRng;
 use super::{ln_mp, mpf, ScalarDist};
 use crate::error::{Error, Result};
 use crate::model::logquad::{combine_logs, int_times_llr, integral, log_of, val_of, Ctx, Val};
 use crate::model::normal::Law;
 use crate::model::normal::{self, Gauss, NormalPair, Orders, Shift};
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::model::{AuditDraws, Statistic, Which, GRID_SIGMAS};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel};
 use crate::numeric::quad::{Factor, Quadratic};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
@@ -26,7 +28,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, Gaussian, ScalarDist};
+/// use dpaudit::mechanisms::{stream::chunk_rng, Gaussian, ScalarDist};
 /// use rand::distr::Distribution;
 ///
 /// let g = Gaussian::new(1.0, 2.0).unwrap();
@@ -161,6 +163,122 @@ impl Pair {
 
 impl PairModel for GaussianPair {
     pair_model_common!(wrapper GaussianPair, normal);
+
+    fn audit_draws(&self) -> Result<Option<Arc<dyn AuditDraws>>> {
+        let p = 256;
+        let shift = Float::with_val(p, self.0.mu1.mp(p) - self.0.mu2.mp(p)).abs();
+        let sensitivity = Scalar::from_float(&shift).f64();
+        Ok(Some(Arc::new(GaussianDraws::new(
+            sensitivity,
+            self.0.sigma.f64(),
+        )?)))
+    }
+}
+
+/// The Gaussian mechanism's audit route on a pair at distance Δ = |μ1 − μ2| (rounded once from
+/// the exact difference): P1 = N(0, σ²), P2 = N(Δ, σ²), which the shift and reflection
+/// y ↦ ±(y − μ1) map the pair to without changing its log-likelihood ratio.
+///
+/// White box, the LLR (Δ/σ²)(Δ/2 − y), affine in y; black box, y. Each output is one ziggurat
+/// draw, so the statistic is c0 + c1·Z ([`AuditDraws::affine_normal`]) and the engine fuses
+/// drawing and binning.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GaussianDraws {
+    sensitivity: f64,
+    sigma: f64,
+}
+
+impl GaussianDraws {
+    /// Validated: Δ > 0 and σ > 0, both finite.
+    pub fn new(sensitivity: f64, sigma: f64) -> Result<Self> {
+        crate::error::check_positive("sensitivity", sensitivity)?;
+        crate::error::check_positive("sigma", sigma)?;
+        Ok(GaussianDraws { sensitivity, sigma })
+    }
+
+    /// Δ.
+    pub fn sensitivity(&self) -> f64 {
+        self.sensitivity
+    }
+
+    /// σ.
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// The mean of the output on `which`.
+    pub fn mean(&self, which: Which) -> f64 {
+        match which {
+            Which::P1 => 0.0,
+            Which::P2 => self.sensitivity,
+        }
+    }
+
+    /// The statistic of an output `y` as the affine map `a + b·y`: returns (a, b).
+    pub(crate) fn affine(&self, stat: Statistic) -> (f64, f64) {
+        match stat {
+            Statistic::Black => (0.0, 1.0),
+            Statistic::White => {
+                let k = self.sensitivity / (self.sigma * self.sigma);
+                (k * self.sensitivity / 2.0, -k)
+            }
+        }
+    }
+
+    /// (c0, c1) such that the statistic of y = mean + `noise_sigma`·Z is c0 + c1·Z.
+    pub(crate) fn affine_in_z(
+        &self,
+        which: Which,
+        stat: Statistic,
+        noise_sigma: f64,
+    ) -> (f64, f64) {
+        let (a, b) = self.affine(stat);
+        // stat = a + b (m + s z) = (a + b m) + (b s) z.
+        (a + b * self.mean(which), b * noise_sigma)
+    }
+
+    /// Fills `out` with the statistic of y = mean + `noise_sigma`·Z: one ziggurat draw and one
+    /// fused affine map per output.
+    #[inline]
+    pub(crate) fn fill(
+        &self,
+        which: Which,
+        stat: Statistic,
+        noise_sigma: f64,
+        rng: &mut StreamRng,
+        out: &mut [f64],
+    ) {
+        let (c0, c1) = self.affine_in_z(which, stat, noise_sigma);
+        for o in out.iter_mut() {
+            let z: f64 = StandardNormal.sample(rng);
+            *o = c0 + c1 * z;
+        }
+    }
+}
+
+impl AuditDraws for GaussianDraws {
+    fn name(&self) -> String {
+        format!(
+            "gaussian(sensitivity={}, sigma={})",
+            self.sensitivity, self.sigma
+        )
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        self.fill(which, stat, self.sigma, rng, out)
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        let w = GRID_SIGMAS * self.sigma;
+        let (y0, y1) = (-w, self.sensitivity + w);
+        let (a, b) = self.affine(stat);
+        let (s0, s1) = (a + b * y0, a + b * y1);
+        (s0.min(s1), s0.max(s1))
+    }
+
+    fn affine_normal(&self, which: Which, stat: Statistic) -> Option<(f64, f64)> {
+        Some(self.affine_in_z(which, stat, self.sigma))
+    }
 }
 
 impl NormalPair for GaussianPair {
@@ -233,10 +351,10 @@ fn claim(pair: &Pair, delta: f64) -> Result<f64> {
 }
 
 /// The registry entry of the Gaussian family.
-pub(crate) static FAMILY: ModelFamily = normal::shift_family(
+pub(crate) static FAMILY: Family = normal::shift_family(
     "gaussian",
     |get| Ok(Arc::new(GaussianPair(Shift::looked_up(get)?))),
-    |get| Law::located("gaussian", get),
+    |get| Law::located(get, |law| Arc::new(GaussianLocation(law))),
     crate::model::Guarantee::Published(claim),
     "exact eps(delta) of the Gaussian mechanism (Balle & Wang 2018, Thm 8)",
 );

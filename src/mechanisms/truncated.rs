@@ -2,7 +2,8 @@
 //! docs/formulas.md §2), with an exact sampler that stays fast at any location of μ, including hundreds of
 //! σ outside [a, b].
 
-use super::{ln_mp, mpf, u01, ScalarDist};
+use super::stream::StreamRng;
+use super::{ln_mp, mpf, u01, Bounded, ScalarDist};
 use crate::error::{Error, Result};
 use crate::model::logquad::{
     add, combine_logs, hockey_mass, hockey_region, int_times_llr, integral, llr, log_of, val_of,
@@ -13,7 +14,8 @@ use crate::model::normal::{
     Orders, Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
+use crate::model::{proper_range, AuditDraws, Statistic, Which};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::mp::{log_ndtr_diff, log_norm_pdf};
 use crate::numeric::quad::Factor;
@@ -76,7 +78,7 @@ enum Method {
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, ScalarDist, Truncated};
+/// use dpaudit::mechanisms::{stream::chunk_rng, ScalarDist, Truncated};
 /// use rand::distr::Distribution;
 ///
 /// // μ = 40σ below the support: naive rejection would essentially never accept.
@@ -537,6 +539,10 @@ impl TruncatedPair {
 impl PairModel for TruncatedPair {
     pair_model_common!(wrapper TruncatedPair);
 
+    fn audit_draws(&self) -> Result<Option<Arc<dyn AuditDraws>>> {
+        Ok(Some(Arc::new(TruncatedDraws::new(Bounded::of(&self.0)?)?)))
+    }
+
     fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
         let al = alpha;
         let c = ClipClosed::new(self.0.parts(), p);
@@ -740,11 +746,76 @@ impl OwnFisher for TruncatedLocation {
     }
 }
 
+/// The truncated mechanism's audit route: N(μ_i, σ²) conditioned on [a, b] (HG Def. 3.2;
+/// docs/formulas.md §2), with the parameters in double precision.
+///
+/// White box: the LLR c + k·y + log(Z(μ2)/Z(μ1)) (docs/formulas.md §7.2), affine on [a, b].
+/// Black box: the output. Sampling: the exact sampler [`Truncated`] (fast at any location,
+/// including far outside [a, b]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct TruncatedDraws {
+    pub(crate) p: Bounded,
+    /// Samplers on x and x′.
+    sampler: [Truncated; 2],
+    /// log Z(μ2) − log Z(μ1).
+    ln_z_ratio: f64,
+}
+
+impl TruncatedDraws {
+    /// From validated parameters; errors where the sampler cannot represent Z(μ_i).
+    pub(crate) fn new(p: Bounded) -> Result<Self> {
+        let sampler = p.samplers(Truncated::new)?;
+        let ln_z_ratio = sampler[1].ln_normaliser() - sampler[0].ln_normaliser();
+        if !ln_z_ratio.is_finite() {
+            return Err(Error::invalid(
+                "mu1, mu2",
+                format!("{}, {}", p.mu1, p.mu2),
+                "locations whose normalisers Z(mu) are representable in log space",
+            ));
+        }
+        Ok(TruncatedDraws {
+            p,
+            sampler,
+            ln_z_ratio,
+        })
+    }
+
+    /// The designed statistic of an output y.
+    #[inline]
+    pub(crate) fn stat_of(&self, stat: Statistic, y: f64) -> f64 {
+        match stat {
+            Statistic::Black => y,
+            Statistic::White => {
+                let (c, k) = self.p.interior_llr();
+                c + k * y + self.ln_z_ratio
+            }
+        }
+    }
+}
+
+impl AuditDraws for TruncatedDraws {
+    fn name(&self) -> String {
+        self.p.name("truncated")
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        self.sampler[which.index()].sample_many(rng, out);
+        for o in out.iter_mut() {
+            *o = self.stat_of(stat, *o);
+        }
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        let (u, v) = (self.stat_of(stat, self.p.a), self.stat_of(stat, self.p.b));
+        proper_range(u.min(v), u.max(v))
+    }
+}
+
 /// The registry entry of the truncated family.
-pub(crate) static FAMILY: ModelFamily = normal::clipped_family(
+pub(crate) static FAMILY: Family = normal::clipped_family(
     "truncated",
     |get| Ok(Arc::new(TruncatedPair(Clipped::looked_up(get)?))),
-    |get| ClippedLaw::located("truncated", get),
+    |get| ClippedLaw::located(get, |law| Arc::new(TruncatedLocation(law))),
     "exact eps(delta) of the truncated pair, both orders (docs/formulas.md §7.2)",
 );
 

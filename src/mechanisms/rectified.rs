@@ -1,7 +1,8 @@
 //! The rectified Gaussian R(μ, σ, [a, b]) = clip(N(μ, σ²), a, b) (HG Def. 3.1, docs/formulas.md §1): a
 //! density on (a, b) plus atoms at a and b.
 
-use super::{ln_mp, mpf, ExactBernoulli, ScalarDist, Truncated};
+use super::stream::StreamRng;
+use super::{ln_mp, mpf, Bounded, ExactBernoulli, ScalarDist, Truncated};
 use crate::error::Result;
 use crate::model::logquad::{
     add, atom_hockey, atom_kl, atom_renyi, int_times_llr, integral, log1p_over, log_mass, val_of,
@@ -13,7 +14,8 @@ use crate::model::normal::{
     Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, PairModel};
+use crate::model::{proper_range, AuditDraws, Statistic, Which};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel};
 use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
@@ -57,7 +59,7 @@ enum Regime {
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, Rectified, ScalarDist};
+/// use dpaudit::mechanisms::{stream::chunk_rng, Rectified, ScalarDist};
 /// use rand::distr::Distribution;
 ///
 /// let r = Rectified::new(0.0, 1.0, -1.0, 1.0).unwrap();
@@ -322,6 +324,10 @@ impl RectifiedPair {
 impl PairModel for RectifiedPair {
     pair_model_common!(wrapper RectifiedPair);
 
+    fn audit_draws(&self) -> Result<Option<Arc<dyn AuditDraws>>> {
+        Ok(Some(Arc::new(RectifiedDraws::new(Bounded::of(&self.0)?)?)))
+    }
+
     fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
         let al = alpha;
         let c = ClipClosed::new(self.0.parts(), p);
@@ -475,10 +481,93 @@ impl OwnFisher for RectifiedLocation {
     }
 }
 
+/// The rectified mechanism's audit route clip(μ_i + N(0, σ²), a, b) (HG Def. 3.1;
+/// docs/formulas.md §1), with the parameters in double precision.
+///
+/// White box: the LLR is c + k·y inside (a, b) and log(Φ(A1)/Φ(A2)), log(Φ(−B1)/Φ(−B2)) at the
+/// atoms a and b (computed once, in log space). Black box: the output, with the lower atom
+/// relabelled to a − (b − a) so that it has a bin of its own (the upper atom sits on the grid's
+/// upper end and is alone in the overflow bin).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RectifiedDraws {
+    p: Bounded,
+    /// Samplers on x and x′.
+    sampler: [Rectified; 2],
+    /// LLR at the atoms a and b.
+    pub(crate) atom_llr: [f64; 2],
+}
+
+impl RectifiedDraws {
+    /// From validated parameters (errors where a sampler cannot be built).
+    pub(crate) fn new(p: Bounded) -> Result<Self> {
+        let z = |x: f64, m: f64| (x - m) / p.sigma;
+        let atom_a = f64s::log_ndtr(z(p.a, p.mu1)) - f64s::log_ndtr(z(p.a, p.mu2));
+        let atom_b = f64s::log_ndtr(-z(p.b, p.mu1)) - f64s::log_ndtr(-z(p.b, p.mu2));
+        Ok(RectifiedDraws {
+            p,
+            sampler: p.samplers(Rectified::new)?,
+            atom_llr: [atom_a, atom_b],
+        })
+    }
+
+    /// The designed statistic of an output y ∈ [a, b].
+    #[inline]
+    pub(crate) fn stat_of(&self, stat: Statistic, y: f64) -> f64 {
+        let p = &self.p;
+        match stat {
+            Statistic::Black => {
+                if y <= p.a {
+                    p.a - (p.b - p.a)
+                } else {
+                    y
+                }
+            }
+            Statistic::White => {
+                if y <= p.a {
+                    self.atom_llr[0]
+                } else if y >= p.b {
+                    self.atom_llr[1]
+                } else {
+                    let (c, k) = p.interior_llr();
+                    c + k * y
+                }
+            }
+        }
+    }
+}
+
+impl AuditDraws for RectifiedDraws {
+    fn name(&self) -> String {
+        self.p.name("rectified")
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        self.sampler[which.index()].sample_many(rng, out);
+        for o in out.iter_mut() {
+            *o = self.stat_of(stat, *o);
+        }
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        match stat {
+            // Interior [a, b): the relabelled lower atom falls below, the upper atom at b in
+            // the overflow bin.
+            Statistic::Black => (self.p.a, self.p.b),
+            // Interior LLR range; the atoms' LLRs are more extreme (the Mills-ratio ordering)
+            // and fall in the under/overflow bins.
+            Statistic::White => {
+                let (c, k) = self.p.interior_llr();
+                let (u, v) = (c + k * self.p.a, c + k * self.p.b);
+                proper_range(u.min(v), u.max(v))
+            }
+        }
+    }
+}
+
 /// The registry entry of the rectified family.
-pub(crate) static FAMILY: ModelFamily = normal::clipped_family(
+pub(crate) static FAMILY: Family = normal::clipped_family(
     "rectified",
     |get| Ok(Arc::new(RectifiedPair(Clipped::looked_up(get)?))),
-    |get| ClippedLaw::located("rectified", get),
+    |get| ClippedLaw::located(get, |law| Arc::new(RectifiedLocation(law))),
     "exact eps(delta) of the rectified pair, both orders (docs/formulas.md §7.2)",
 );

@@ -35,16 +35,16 @@
 //! CKS Theorem 7's exact δ(ε) is the closed route itself ([`cks_delta`]), checked against the sums
 //! in the tests.
 //!
-//! **Audits.** The audit engine's generic mechanism takes laws with densities on the line; this
-//! law has none, so `dpaudit audit` does not take it yet (the registry's audit route for laws of
-//! any shape is being built separately).
+//! **Audits.** The pair implements the registry's audit route ([`AuditDraws`]): exact draws,
+//! reduced to the log-likelihood ratio (white box) or the output (black box);
+//! `audits/discrete_gaussian.toml` audits it against CKS's claim.
 
-use crate::dist::stream::StreamRng;
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::StreamRng;
 use crate::model::logquad::{add, log1p_over, positive_part, Ctx, Val, EP};
 use crate::model::{
-    FisherIntegrals, Guarantee, Integrals, LocationModel, ModelFamily, OwnFisher, OwnIntegrals,
-    Pair, PairModel, ParamLookup,
+    proper_range, AuditDraws, Family, FisherIntegrals, Guarantee, Integrals, LocationModel,
+    OwnFisher, OwnIntegrals, Pair, PairModel, ParamLookup, Statistic, Which,
 };
 use crate::scalar::Scalar;
 use rand::Rng;
@@ -211,8 +211,8 @@ fn discrete_laplace(rng: &mut StreamRng, t: &Integer) -> Integer {
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::discrete_gaussian::DiscreteGaussianSampler;
-/// use dpaudit::dist::stream::chunk_rng;
+/// use dpaudit::mechanisms::discrete_gaussian::DiscreteGaussianSampler;
+/// use dpaudit::mechanisms::stream::chunk_rng;
 ///
 /// let s = DiscreteGaussianSampler::new(&"1.5".parse().unwrap()).unwrap();
 /// let mut out = [0i64; 8];
@@ -460,7 +460,7 @@ fn llr_at(ctx: &Ctx, x: i64, m1: i64, m2: i64, two_s2: &Float) -> Float {
 }
 
 impl PairModel for DiscreteGaussianPair {
-    fn family(&self) -> &'static ModelFamily {
+    fn family(&self) -> &'static Family {
         &FAMILY
     }
     fn params(&self) -> Vec<(&'static str, Scalar)> {
@@ -484,6 +484,9 @@ impl PairModel for DiscreteGaussianPair {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn audit_draws(&self) -> Result<Option<Arc<dyn AuditDraws>>> {
+        Ok(Some(Arc::new(self.clone())))
     }
 
     /// D_α = αΔ²/(2σ²) + log(θ(αΔ)/θ(0))/(α − 1) (docs/formulas.md §14.2).
@@ -521,6 +524,50 @@ impl PairModel for DiscreteGaussianPair {
             )));
         }
         Ok(v)
+    }
+}
+
+/// The audit route: exact draws (CKS Algorithm 3), reduced to the log-likelihood ratio
+/// Δ(2x − μ1 − μ2)/(2σ²) (white box) or the output x itself (black box), in f64. The exact
+/// sampler works on `rug` integers, so unlike the trait's other implementations it allocates
+/// per output (exactness over speed).
+impl AuditDraws for DiscreteGaussianPair {
+    fn name(&self) -> String {
+        crate::model::describe(FAMILY.name, &self.params())
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        let mu = [self.m1, self.m2][which.index()];
+        let s2 = self.sigma.f64().powi(2);
+        let (d, sum) = ((self.m1 - self.m2) as f64, (self.m1 + self.m2) as f64);
+        for o in out.iter_mut() {
+            let x = (self.sampler.sample(rng) + mu).to_f64();
+            *o = match stat {
+                Statistic::Black => x,
+                Statistic::White => d * (2.0 * x - sum) / (2.0 * s2),
+            };
+        }
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        // Outputs within 12σ + 1 of the centres (the rest falls in the under/overflow bins).
+        let w = crate::model::GRID_SIGMAS * self.sigma.f64() + 1.0;
+        let (lo, hi) = (
+            self.m1.min(self.m2) as f64 - w,
+            self.m1.max(self.m2) as f64 + w,
+        );
+        match stat {
+            Statistic::Black => proper_range(lo, hi),
+            Statistic::White => {
+                let s2 = self.sigma.f64().powi(2);
+                let (d, sum) = ((self.m1 - self.m2) as f64, (self.m1 + self.m2) as f64);
+                let (u, v) = (
+                    d * (2.0 * lo - sum) / (2.0 * s2),
+                    d * (2.0 * hi - sum) / (2.0 * s2),
+                );
+                proper_range(u.min(v), u.max(v))
+            }
+        }
     }
 }
 
@@ -812,7 +859,7 @@ pub(crate) struct DiscreteGaussianLocation {
 }
 
 impl LocationModel for DiscreteGaussianLocation {
-    fn family(&self) -> &'static ModelFamily {
+    fn family(&self) -> &'static Family {
         &FAMILY
     }
     fn params(&self) -> Vec<(&'static str, Scalar)> {
@@ -995,7 +1042,7 @@ fn claim(pair: &Pair, delta: f64) -> Result<f64> {
 }
 
 /// The registry entry of the discrete Gaussian family.
-pub(crate) static FAMILY: ModelFamily = ModelFamily {
+pub(crate) static FAMILY: Family = Family {
     name: "discrete_gaussian",
     pair_keys: &["mu1", "mu2", "sigma"],
     input_keys: &["mu1", "mu2"],
@@ -1010,8 +1057,8 @@ pub(crate) static FAMILY: ModelFamily = ModelFamily {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dist::stream::chunk_rng;
     use crate::divergence::{self, Method};
+    use crate::mechanisms::stream::chunk_rng;
     use crate::numeric::mp::agreement_digits;
 
     fn sc(s: &str) -> Scalar {

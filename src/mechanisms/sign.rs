@@ -1,6 +1,7 @@
 //! The stochastic sign Y = sign(μ + N(0, σ²)) ∈ {−1, +1} (docs/formulas.md §3; the rectified Gaussian on
 //! [0⁻, 0⁺], HG §4.1).
 
+use super::stream::StreamRng;
 use super::{mpf, ExactBernoulli, ScalarDist};
 use crate::error::Result;
 use crate::model::logquad::{
@@ -13,7 +14,8 @@ use crate::model::normal::{
     sum, Shift,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{LocationModel, ModelFamily, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::model::{proper_range, AuditDraws, Statistic, Which};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel};
 use crate::numeric::mp::{log_ndtr, log_norm_pdf};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
@@ -33,7 +35,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use dpaudit::dist::{stream::chunk_rng, ScalarDist, StochasticSign};
+/// use dpaudit::mechanisms::{stream::chunk_rng, ScalarDist, StochasticSign};
 /// use rand::distr::Distribution;
 ///
 /// let s = StochasticSign::new(0.5, 1.0).unwrap();
@@ -248,6 +250,15 @@ impl SignPair {
 impl PairModel for SignPair {
     pair_model_common!(wrapper SignPair);
 
+    fn audit_draws(&self) -> Result<Option<Arc<dyn AuditDraws>>> {
+        let (mu1, mu2, sigma) = self.parts();
+        Ok(Some(Arc::new(SignDraws::new(
+            mu1.f64(),
+            mu2.f64(),
+            sigma.f64(),
+        )?)))
+    }
+
     fn renyi_at(&self, alpha: &Float, p: u32) -> Result<Float> {
         let am1 = Float::with_val(p, alpha - 1u32);
         let (mu1, mu2, sigma) = self.parts();
@@ -371,11 +382,78 @@ impl OwnFisher for SignLocation {
     }
 }
 
+/// The stochastic sign's audit route: sign(μ_i + N(0, σ²)) ∈ {−1, +1} (docs/formulas.md §3),
+/// with the parameters in double precision.
+///
+/// White box: LLR log(Φ(±μ1/σ)/Φ(±μ2/σ)) at ±1. Black box: the output ±1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SignDraws {
+    mu1: f64,
+    mu2: f64,
+    sigma: f64,
+    /// Samplers on x and x′ (exact Bernoulli draws of ±1).
+    sampler: [StochasticSign; 2],
+    /// LLR at −1 and +1.
+    llr: [f64; 2],
+}
+
+impl SignDraws {
+    /// Validated: finite locations, σ > 0.
+    pub(crate) fn new(mu1: f64, mu2: f64, sigma: f64) -> Result<Self> {
+        crate::error::check_finite("mu1", mu1)?;
+        crate::error::check_finite("mu2", mu2)?;
+        crate::error::check_positive("sigma", sigma)?;
+        let (x1, x2) = (mu1 / sigma, mu2 / sigma);
+        let ln_phi = crate::numeric::f64s::log_ndtr;
+        Ok(SignDraws {
+            mu1,
+            mu2,
+            sigma,
+            sampler: [
+                StochasticSign::new(mu1, sigma)?,
+                StochasticSign::new(mu2, sigma)?,
+            ],
+            llr: [ln_phi(-x1) - ln_phi(-x2), ln_phi(x1) - ln_phi(x2)],
+        })
+    }
+}
+
+impl AuditDraws for SignDraws {
+    fn name(&self) -> String {
+        format!(
+            "stochastic_sign(mu1={}, mu2={}, sigma={})",
+            self.mu1, self.mu2, self.sigma
+        )
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        self.sampler[which.index()].sample_many(rng, out);
+        for o in out.iter_mut() {
+            let plus = *o > 0.0;
+            *o = match (stat, plus) {
+                (Statistic::Black, true) => 1.0,
+                (Statistic::Black, false) => -1.0,
+                (Statistic::White, p) => self.llr[usize::from(p)],
+            };
+        }
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        match stat {
+            Statistic::Black => (-1.0, 1.0),
+            Statistic::White => {
+                let (u, v) = (self.llr[0], self.llr[1]);
+                proper_range(u.min(v), u.max(v))
+            }
+        }
+    }
+}
+
 /// The registry entry of the stochastic-sign family.
-pub(crate) static FAMILY: ModelFamily = normal::shift_family(
+pub(crate) static FAMILY: Family = normal::shift_family(
     "stochastic_sign",
     |get| Ok(Arc::new(SignPair(Shift::looked_up(get)?))),
-    |get| Law::located("stochastic_sign", get),
+    |get| Law::located(get, |law| Arc::new(SignLocation(law))),
     crate::model::Guarantee::Exact,
     "exact eps(delta) of the stochastic-sign pair, both orders (docs/formulas.md §7.2)",
 );
