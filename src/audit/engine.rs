@@ -43,7 +43,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::gdp::{gdp_best_region, gdp_held_out, GdpAudit};
+use super::gdp::{gdp_best_region, gdp_held_out};
 use super::mechanisms::{Mechanism, Side, Statistic, StreamRng};
 use super::stats::{self, Direction, RegionAudit, Tail, ThresholdTable, MAX_COUNT};
 use crate::dist::stream::chunk_rng;
@@ -785,10 +785,10 @@ pub(crate) fn finish_audit<M: Mechanism + ?Sized>(
 }
 
 mod result;
-pub use result::*;
+pub use result::{AuditResult, Timing};
 
 mod progress;
-pub use progress::*;
+pub use progress::{Observer, Progress};
 
 #[cfg(test)]
 mod tests;

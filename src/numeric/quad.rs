@@ -45,12 +45,8 @@
 //! integrating; the bound is added to the error).
 
 use crate::error::{Error, Result};
-use rug::float::Constant;
-use rug::ops::NegAssign;
 use rug::{Assign, Float};
-use std::collections::HashMap;
 use std::f64::consts::LN_2;
-use std::sync::{Arc, Mutex, OnceLock};
 
 /// ln 10.
 const LN_10: f64 = std::f64::consts::LN_10;
@@ -804,10 +800,11 @@ fn horner(acc: &mut Float, c: &[Float], mag: &[f64], x: &Float, xf: f64) -> f64 
 }
 
 mod gaussian;
-pub(crate) use gaussian::*;
+pub(crate) use gaussian::{gaussian, Factor, Quadratic};
 
 mod nodes;
-pub(crate) use nodes::*;
+pub(crate) use nodes::gl_order;
+use nodes::{bucket, gl_level, line_level, ts_level, Level};
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,11 @@
 //! non-deterministic [`Timing`]. Flat tables of a result are the report's business
 //! (`compare::sources` lists its fields for `audits.csv`).
 
-use super::*;
+use super::{Histograms, Selection};
+use crate::audit::gdp::GdpAudit;
+use crate::audit::mechanisms::Statistic;
+use crate::audit::stats::RegionAudit;
+use serde::{Deserialize, Serialize};
 
 /// Wall-clock figures of a run: **not** deterministic, hence kept out of the serialised record.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]

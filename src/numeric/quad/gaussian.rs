@@ -2,7 +2,14 @@
 //! Gaussian-family integrands of the quadrature route, cut on the decay scale (docs/formulas.md
 //! §9.8) and integrated largest piece first.
 
-use super::*;
+use super::{
+    gaussian_tail_ln_bound, horner, integrate, ln_add, sort_breakpoints, split, LogIntegrand,
+    PieceRule, Point, QuadOptions, QuadResult, Rule, LN_10,
+};
+use crate::error::{Error, Result};
+use rug::float::Constant;
+use rug::ops::NegAssign;
+use rug::{Assign, Float};
 
 // ------------------------------------------------------------------------------------------
 // Integrals of exp(quadratic) · factor

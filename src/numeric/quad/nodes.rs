@@ -1,7 +1,11 @@
 //! Node tables of the nested rules (tanh–sinh, truncated trapezoid on ℝ, Gauss–Legendre),
 //! cached per rule, precision bucket and level.
 
-use super::*;
+use rug::float::Constant;
+use rug::{Assign, Float};
+use std::collections::HashMap;
+use std::f64::consts::LN_2;
+use std::sync::{Arc, Mutex, OnceLock};
 
 // ------------------------------------------------------------------------------------------
 // Node tables

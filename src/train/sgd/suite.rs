@@ -23,7 +23,7 @@ pub(crate) const T: u64 = 10;
 #[cfg(feature = "cli")]
 mod report;
 #[cfg(feature = "cli")]
-pub(crate) use report::*;
+pub(crate) use report::{new_report, push_result, write_files, write_report, Report};
 
 /// Which rows to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +109,6 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
 
 /// The rows of the suite without the notes: skips the OSO heterogeneous accountings, which only
 /// the notes show (what a shard needs; the rows are those of [`suite_rows`]).
-#[cfg(feature = "cli")]
 pub(crate) fn suite_rows_only(opts: &SuiteOptions) -> Result<Vec<SuiteRow>> {
     Ok(build_rows(opts, false)?.0)
 }
