@@ -530,6 +530,7 @@ pub(crate) struct CpCache {
 }
 
 impl CpCache {
+    /// An empty cache of upper bounds at level `beta`.
     pub(crate) fn new(beta: f64) -> Self {
         CpCache {
             beta,
@@ -537,6 +538,7 @@ impl CpCache {
         }
     }
 
+    /// The Clopper–Pearson upper bound for k successes in n trials ([`cp_upper`]), memoised.
     pub(crate) fn upper(&mut self, k: u64, n: u64) -> Result<f64> {
         if let Some(&v) = self.map.get(&(k, n)) {
             return Ok(v);

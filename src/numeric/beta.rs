@@ -184,6 +184,7 @@ fn check_shape(name: &str, v: f64) -> Result<f64> {
     }
 }
 
+/// `x` if it lies in [0, 1], else an error naming `name`.
 pub(crate) fn check_unit(name: &str, x: f64) -> Result<f64> {
     if (0.0..=1.0).contains(&x) {
         Ok(x)
@@ -212,6 +213,8 @@ pub fn ln_beta_inc(a: f64, b: f64, x: f64) -> Result<(f64, f64)> {
     ln_beta_inc_xy(a, b, x, 1.0 - x)
 }
 
+/// (k, n) as f64 if 1 ≤ n ≤ [`MAX_COUNT`] (2^53, exact in f64) and k ≤ n, else an error naming
+/// the count.
 pub(crate) fn check_counts(k: u64, n: u64) -> Result<(f64, f64)> {
     if n == 0 || n > MAX_COUNT {
         return Err(Error::invalid("n", n, "in [1, 2^53]"));

@@ -14,7 +14,9 @@ use rug::Float;
 /// The HG test grid: (a, b, σ) supports and location pairs.
 pub(super) const HG_SUPPORTS: [(&str, &str, &str); 3] =
     [("-1", "1", "1"), ("0", "0.25", "0.5"), ("-5", "5", "1")];
+/// The locations of the HG grid (every ordered pair of distinct values).
 pub(super) const HG_MUS: [&str; 5] = ["-3", "-0.5", "0.3", "1.3", "4"];
+/// The Rényi orders of the HG grid.
 pub(super) const HG_ALPHAS: [&str; 2] = ["2", "10"];
 
 /// max over the HG grid of D(family)/D(reference), both certified.
@@ -62,10 +64,12 @@ pub(super) fn hg_max_ratio(
     Ok((worst, count))
 }
 
+/// The Gaussian pair with the same locations and σ (the support is ignored).
 pub(super) fn gauss(m1: Scalar, m2: Scalar, s: Scalar, _a: Scalar, _b: Scalar) -> Result<Pair> {
     Pair::gaussian(m1, m2, s)
 }
 
+/// [`Verdict::Holds`] if the largest ratio D(family)/D(reference) is at most 1.
 pub(super) fn ordering_verdict(worst: &Float) -> Verdict {
     verdict(le(worst, &Float::with_val(P, 1u32)))
 }

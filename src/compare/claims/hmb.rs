@@ -18,8 +18,10 @@ use rug::Float;
 // HMB (seed 003)
 // ---------------------------------------------------------------------------------------------
 
+/// The parameters of the example after HMB Corollary 1, as `dpaudit eval` params.
 pub(super) const HMB_EX: &str = "eta=0.001;gamma=0.0001;d=10;delta=1e-8";
 
+/// The example after HMB Corollary 1: (η, γ, d, δ).
 pub(super) fn hmb_example() -> (Scalar, Scalar, u32, Scalar) {
     (sc("0.001"), sc("0.0001"), 10, sc("1e-8"))
 }

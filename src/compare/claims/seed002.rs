@@ -47,6 +47,7 @@ fn rdp_pair_cmd(rows: &[(&str, &str)], sigma: &str) -> String {
     eval_cmd(&rows)
 }
 
+/// The setting of the seed-002 rows, as the reasons state it.
 pub(super) const S002_SETUP: &str = "L = 1, n = 1000, T = 100, eps = 1, delta = 1e-5";
 
 /// The `dpaudit eval` command of `s002-sigma-calibration` (the notes' sigma as decimal text).

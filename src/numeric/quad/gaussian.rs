@@ -130,10 +130,15 @@ impl Factor {
     }
 }
 
+/// The integrand exp(q(x))·g(x) of [`gaussian`], in log space.
 pub(super) struct QuadFactorIntegrand<'a> {
+    /// The log-quadratic envelope.
     pub(super) q: &'a Quadratic,
+    /// Its coefficients in f64, for the node-skipping estimate.
     pub(super) c: [f64; 3],
+    /// The factor g.
     pub(super) factor: &'a Factor,
+    /// Scratch value for the factor's argument.
     pub(super) tmp: Float,
 }
 
