@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::numeric::f64s::log1mexp;
 
 /// Largest sample size accepted: counts are converted to f64 exactly.
-pub const MAX_COUNT: u64 = 1 << 53;
+pub(crate) const MAX_COUNT: u64 = 1 << 53;
 
 /// Iteration cap of the incomplete-beta continued fraction. Far from the mean it needs tens of
 /// steps; at the mean about √a/9 (11 582 at a = b = 10¹⁰, 0.2 ms); reaching the cap is reported
@@ -237,7 +237,7 @@ pub(crate) fn ln_binom_tails_xy(k: f64, n: f64, x: f64, y: f64) -> Result<(f64, 
 
 /// (ln P(X ≤ k), ln P(X > k)) for X ~ Bin(n, p): both tails in logs, each accurate in relative
 /// terms. Errors: n = 0 or n > 2⁵³, k > n, p not in [0, 1].
-pub fn ln_binom_tails(k: u64, n: u64, p: f64) -> Result<(f64, f64)> {
+pub(crate) fn ln_binom_tails(k: u64, n: u64, p: f64) -> Result<(f64, f64)> {
     let (kf, nf) = check_counts(k, n)?;
     check_unit("p", p)?;
     ln_binom_tails_xy(kf, nf, p, 1.0 - p)

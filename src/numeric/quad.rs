@@ -168,7 +168,7 @@ pub(crate) struct QuadResult {
 
 impl QuadResult {
     /// log10 of the relative error bound (may be +∞ if the value is 0).
-    pub fn log10_rel_err(&self) -> f64 {
+    pub(crate) fn log10_rel_err(&self) -> f64 {
         (self.log_abs_err - self.log_abs.to_f64()) / LN_10
     }
 

@@ -26,7 +26,7 @@ pub(crate) struct Quadratic {
 
 impl Quadratic {
     /// log N(x; μ, σ²) = −ln σ − ln√(2π) − (x − μ)²/(2σ²), as coefficients, at `prec`.
-    pub fn log_normal(mu: &Float, sigma: &Float, prec: u32) -> Self {
+    pub(crate) fn log_normal(mu: &Float, sigma: &Float, prec: u32) -> Self {
         let wp = prec;
         let s2 = Float::with_val(wp, sigma.square_ref());
         let inv = Float::with_val(wp, s2.recip_ref()) / 2u32; // 1/(2σ²)
@@ -59,21 +59,21 @@ impl Quadratic {
     }
 
     /// Peak m = −c1/(2c2) and scale s = 1/√(−2c2) in f64 (c2 must be < 0).
-    pub fn peak_scale(&self) -> (f64, f64) {
+    pub(crate) fn peak_scale(&self) -> (f64, f64) {
         let c1 = self.c[1].to_f64();
         let c2 = self.c[2].to_f64();
         (-c1 / (2.0 * c2), 1.0 / (-2.0 * c2).sqrt())
     }
 
     /// Value at the peak, ln of the envelope maximum, computed at full precision then rounded.
-    pub fn peak_value(&self) -> f64 {
+    pub(crate) fn peak_value(&self) -> f64 {
         let p = self.c[0].prec();
         let t = Float::with_val(p, self.c[1].square_ref()) / Float::with_val(p, &self.c[2] * 4u32);
         Float::with_val(p, &self.c[0] - t).to_f64()
     }
 
     /// f64 evaluation.
-    pub fn eval64(&self, x: f64) -> f64 {
+    pub(crate) fn eval64(&self, x: f64) -> f64 {
         self.c[0].to_f64() + x * (self.c[1].to_f64() + x * self.c[2].to_f64())
     }
 }
@@ -109,7 +109,7 @@ pub(crate) enum Factor {
 
 impl Factor {
     /// A polynomial factor whose coefficients carry only their own rounding.
-    pub fn poly(c: Vec<Float>) -> Self {
+    pub(crate) fn poly(c: Vec<Float>) -> Self {
         let mag = c.iter().map(|x| x.to_f64().abs()).collect();
         Factor::Poly { c, mag }
     }
