@@ -66,7 +66,7 @@ impl Table {
 
     /// Appends a row that fills the named columns and leaves the others empty (a note row
     /// such as a violation in a table of figures).
-    pub fn push_sparse(&mut self, cells: &[(&str, String)]) {
+    pub(crate) fn push_sparse(&mut self, cells: &[(&str, String)]) {
         debug_assert!(cells
             .iter()
             .all(|(k, _)| self.header.iter().any(|h| h == k)));
@@ -85,7 +85,7 @@ impl Table {
     }
 
     /// The CSV text.
-    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+    pub(crate) fn to_bytes(&self) -> Result<Vec<u8>> {
         let mut w = csv::Writer::from_writer(Vec::new());
         w.write_record(&self.header)
             .map_err(|e| Error::Io(e.to_string()))?;
@@ -97,7 +97,7 @@ impl Table {
 
     /// The table as Markdown: the header row, its `|---|` rule, then one line per row. Cells go
     /// in as they are: a cell that may hold `|` or a newline must be escaped by the caller.
-    pub fn markdown(&self) -> String {
+    pub(crate) fn markdown(&self) -> String {
         let line = |cells: &[String]| format!("| {} |\n", cells.join(" | "));
         let mut o = line(&self.header);
         o.push_str(&format!("|{}\n", "---|".repeat(self.header.len())));

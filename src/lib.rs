@@ -97,7 +97,7 @@
 //! `docs/formulas.md`; every closed form cites its paper and equation and the section of that
 //! reference it implements.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod accounting;
 pub mod audit;

@@ -20,7 +20,7 @@ const FALLBACK_MEMORY: u64 = 8 << 30;
 /// `MemAvailable` of `/proc/meminfo` (else 8 GiB), and no more than the address space left
 /// under this process's limit (`ulimit -v`: `Max address space` of `/proc/self/limits` less
 /// `VmSize` of `/proc/self/status`).
-pub fn available_memory() -> u64 {
+pub(crate) fn available_memory() -> u64 {
     if let Some(v) = std::env::var("DPAUDIT_MAX_MEMORY")
         .ok()
         .and_then(|s| s.trim().parse::<u64>().ok())
@@ -56,7 +56,7 @@ pub fn available_memory() -> u64 {
 }
 
 /// Human-readable bytes (GiB/MiB/KiB, one decimal).
-pub fn fmt_bytes(b: u128) -> String {
+pub(crate) fn fmt_bytes(b: u128) -> String {
     let f = b as f64;
     if f >= (1u64 << 30) as f64 {
         format!("{:.1} GiB", f / (1u64 << 30) as f64)
@@ -102,7 +102,7 @@ pub fn product(factors: &[u128]) -> Option<u128> {
 }
 
 /// Refuses `value` of `key` above `max`.
-pub fn check_max(key: &str, value: u128, max: u128) -> Result<()> {
+pub(crate) fn check_max(key: &str, value: u128, max: u128) -> Result<()> {
     if value > max {
         Err(Error::invalid(key, value, &format!("<= {max}")))
     } else {
@@ -214,7 +214,7 @@ impl Estimate {
 }
 
 /// "2.5 h", "12 min", "40 s".
-pub fn fmt_seconds(s: f64) -> String {
+pub(crate) fn fmt_seconds(s: f64) -> String {
     if s >= 86400.0 * 365.0 {
         format!("{:.1e} years", s / (86400.0 * 365.0))
     } else if s >= 86400.0 {

@@ -45,7 +45,7 @@ impl Scalar {
 
     /// Whether 0 < x < 1 exactly (compared at 256 bits, so δ = 10⁻⁴⁰⁰ given as decimal text is
     /// inside). The one owner of the "in (0, 1)" condition on exact parameters such as δ.
-    pub fn in_open_unit(&self) -> bool {
+    pub(crate) fn in_open_unit(&self) -> bool {
         let v = self.mp(256);
         v.is_finite() && v > 0 && v < 1
     }
@@ -55,7 +55,7 @@ impl Scalar {
     /// underflows to 0 (below about 4.9e-324). For the parameters that double-precision code
     /// (samplers, the double-precision routes) uses, so that `sigma = 1e-400` is refused as out of
     /// range rather than as "sigma = 0".
-    pub fn to_double(&self, name: &str) -> Result<f64> {
+    pub(crate) fn to_double(&self, name: &str) -> Result<f64> {
         let x = self.approx;
         // Only a double of 0 or ±∞ can have lost its decimal: the text is parsed only then.
         let lost = (x == 0.0 || x.is_infinite()) && self.decimal.is_some() && {
@@ -75,14 +75,14 @@ impl Scalar {
     /// The double of a parameter that must lie in (0, 1), such as δ on a double-precision route:
     /// "in (0, 1)" is decided exactly ([`Scalar::in_open_unit`]), then the double must keep the
     /// value ([`Scalar::to_double`]).
-    pub fn open_unit_double(&self, name: &str) -> Result<f64> {
+    pub(crate) fn open_unit_double(&self, name: &str) -> Result<f64> {
         self.open_unit(name)?;
         self.to_double(name)
     }
 
     /// [`Scalar::in_open_unit`] as a check: an [`Error::InvalidParameter`] naming `name` outside
     /// (0, 1). For routes that use the value in multiple precision only.
-    pub fn open_unit(&self, name: &str) -> Result<()> {
+    pub(crate) fn open_unit(&self, name: &str) -> Result<()> {
         if self.in_open_unit() {
             Ok(())
         } else {

@@ -43,7 +43,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::gdp::{gdp_best_region, gdp_held_out, GdpAudit};
+use super::gdp::{gdp_best_region, gdp_held_out};
 use super::mechanisms::{Mechanism, Side, Statistic, StreamRng};
 use super::stats::{self, Direction, RegionAudit, Tail, ThresholdTable, MAX_COUNT};
 use crate::error::{Error, Result};
@@ -159,7 +159,7 @@ impl Default for AuditConfig {
 
 impl AuditConfig {
     /// Checks every field.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.samples_per_side == 0 || self.samples_per_side > MAX_COUNT {
             return Err(Error::invalid(
                 "samples_per_side",
@@ -244,13 +244,13 @@ impl Grid {
     /// For a statistic t = c0 + c1·z: the coefficients (s0, s1) with
     /// (t − lo)·scale + 1 = s0 + s1·z, for [`Grid::slot_of_scaled`].
     #[inline]
-    pub fn fold_affine(&self, c0: f64, c1: f64) -> (f64, f64) {
+    pub(crate) fn fold_affine(&self, c0: f64, c1: f64) -> (f64, f64) {
         ((c0 - self.lo) * self.scale + 1.0, c1 * self.scale)
     }
 
     /// The slot of a value already mapped to (t − lo)·scale + 1.
     #[inline(always)]
-    pub fn slot_of_scaled(&self, x: f64) -> usize {
+    pub(crate) fn slot_of_scaled(&self, x: f64) -> usize {
         // `f64::max` returns 0.0 for NaN, so c ∈ [0, bins + 1] is finite and in range of u32
         // (bins ≤ MAX_BINS = 2^22): the unchecked truncation is exact and skips the saturation
         // checks of `as` in the hot loop.
@@ -307,7 +307,7 @@ pub(crate) struct Shard {
 
 impl Shard {
     /// The whole run (one shard).
-    pub const WHOLE: Shard = Shard { index: 0, count: 1 };
+    pub(crate) const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// Validated: 1 ≤ count ≤ 2^20, index < count.
     pub fn new(index: u64, count: u64) -> Result<Self> {
@@ -785,10 +785,10 @@ pub(crate) fn finish_audit<M: Mechanism + ?Sized>(
 }
 
 mod result;
-pub use result::*;
+pub use result::{AuditResult, Timing};
 
 mod progress;
-pub use progress::*;
+pub use progress::{Observer, Progress};
 
 #[cfg(test)]
 mod tests;

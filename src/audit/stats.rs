@@ -41,9 +41,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-pub use crate::numeric::beta::{
-    beta_inc, binom_cdf, binom_sf, ln_beta_inc, ln_binom_tails, MAX_COUNT,
-};
+pub(crate) use crate::numeric::beta::MAX_COUNT;
+pub use crate::numeric::beta::{beta_inc, binom_cdf, binom_sf, ln_beta_inc};
 pub(crate) use crate::numeric::beta::{check_counts, check_unit, ln_binom_tails_xy};
 use crate::numeric::f64s::ndtri_upper;
 
@@ -478,7 +477,7 @@ impl ThresholdTable {
     }
 
     /// Validates the invariants (for tables built by hand or deserialised).
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         let m = self.thresholds.len();
         if m == 0 {
             return Err(Error::invalid("thresholds", "empty", "non-empty"));
@@ -530,6 +529,7 @@ pub(crate) struct CpCache {
 }
 
 impl CpCache {
+    /// An empty cache of upper bounds at level `beta`.
     pub(crate) fn new(beta: f64) -> Self {
         CpCache {
             beta,
@@ -537,6 +537,7 @@ impl CpCache {
         }
     }
 
+    /// The Clopper–Pearson upper bound for k successes in n trials ([`cp_upper`]), memoised.
     pub(crate) fn upper(&mut self, k: u64, n: u64) -> Result<f64> {
         if let Some(&v) = self.map.get(&(k, n)) {
             return Ok(v);

@@ -147,7 +147,7 @@ pub fn mironov_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
 }
 
 /// Double-precision [`canonne_kamath_steinke`].
-pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+pub(crate) fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
     crate::error::check_nonnegative("eps_alpha", eps_alpha)?;
     f64chk::alpha(alpha)?;
     f64chk::delta(delta)?;

@@ -209,7 +209,7 @@ pub fn dp_eps(
 }
 
 /// Double-precision [`dp_eps`] (`f64s::gaussian_eps_for_delta`, bisection to 1e-13).
-pub fn dp_eps_f64(sensitivity: f64, sigma: f64, delta: f64) -> Result<f64> {
+pub(crate) fn dp_eps_f64(sensitivity: f64, sigma: f64, delta: f64) -> Result<f64> {
     mechanism_f64(sensitivity, sigma)?;
     f64chk::delta(delta)?;
     Ok(f64s::gaussian_eps_for_delta(sensitivity / sigma, delta))

@@ -102,7 +102,7 @@ pub fn relative_sensitivity_holds(
 /// HMB Def. 2, eq. (3) as a check: η and R finite and ≥ 0, and
 /// ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R² (decided by [`relative_sensitivity_holds`]); on failure
 /// [`Error::OutsideValidity`] quoting the values.
-pub fn check_relative_sensitivity(
+pub(crate) fn check_relative_sensitivity(
     eta: &Scalar,
     r_rel: &Scalar,
     n1: &Scalar,

@@ -11,19 +11,11 @@
 //! Sources: seed 003 (HMB, the Relative Gaussian Mechanism), 001 (Hu & Guo, bounded-support
 //! Gaussian), 002 (informal DP-SGD notes), 004 (OSO-DPSGD); see `docs/formulas.md` §5, §8, §11–§13.
 
-use crate::bounds::conversion::mironov_mp;
-use crate::bounds::gaussian::{dp_delta, dp_eps, rdp_eps};
-use crate::bounds::rgm::{
-    corollary1_eps, eq6_eps, lemma1_ratio_bounds, optimized_dp_eps, relative_sensitivity_holds,
-    tcdp, theorem1_alpha_sup, theorem1_eps, TcdpForm,
-};
-use crate::bounds::rho::rho_bar;
 use crate::compare::fmt::fmt_sig;
-use crate::divergence::{self, Location, Method, Pair, RgmWorstCase};
+use crate::divergence::{self, Method, Pair};
 use crate::error::Result;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
-use crate::train::hg::{BoxLaw as HgFamily, BoxMechanism};
 use rug::ops::Pow;
 use rug::Float;
 use serde::Serialize;
@@ -83,32 +75,88 @@ pub(crate) struct Claim {
 /// What a row's computation returns: (figure, verdict, reason).
 type Outcome = Result<(String, Verdict, String)>;
 
-/// Builds a row; an error of the computation becomes a "not checkable here" row.
-fn row(
-    id: &'static str,
-    source: &str,
-    statement: &str,
-    command: String,
-    compute: impl FnOnce() -> Outcome,
-) -> Claim {
-    let (figure, verdict, reason) = match compute() {
-        Ok(t) => t,
-        Err(e) => (
-            "not computed (error)".to_string(),
-            Verdict::NotCheckable,
-            format!("the computation failed: {e}"),
-        ),
-    };
-    Claim {
-        id,
-        source: source.to_string(),
-        statement: statement.to_string(),
-        figure,
-        verdict,
-        reason,
-        command,
+/// One row of the table as data: the claim, where it is made, how to reproduce dpaudit's
+/// figure, and the computation that decides it.
+pub(super) struct ClaimRow {
+    /// Stable identifier (the `--only` key).
+    pub id: &'static str,
+    /// Where the claim is stated: seed file, section, equation.
+    pub source: &'static str,
+    /// What the source claims.
+    pub statement: &'static str,
+    /// The shell command that reproduces the figure.
+    pub command: Command,
+    /// The computation that decides the claim.
+    pub decide: Decide,
+}
+
+/// The shell command of a row.
+pub(super) enum Command {
+    /// `dpaudit claims --only ID`: the figure is the table's own computation.
+    Only,
+    /// `printf '…' | dpaudit eval -` of these rows (id, quantity, family, params).
+    Eval(&'static [(&'static str, &'static str, &'static str, &'static str)]),
+    /// A command whose parameters are computed (e.g. a derived σ as decimal text).
+    Built(fn() -> String),
+    /// No command reproduces the figure; the text says why.
+    None(&'static str),
+}
+
+/// The computation that decides a row.
+#[derive(Clone, Copy)]
+pub(super) enum Decide {
+    /// From the crate's bounds, divergences and accounting alone.
+    Direct(fn() -> Outcome),
+    /// From the simulated Theorem 2 cases, computed once for every row that needs them.
+    Thm2(fn(&[Thm2Case]) -> Outcome),
+}
+
+impl ClaimRow {
+    /// The command's text.
+    fn command(&self) -> String {
+        match &self.command {
+            Command::Only => hmb_alg::only_cmd(self.id),
+            Command::Eval(rows) => eval_cmd(rows),
+            Command::Built(f) => f(),
+            Command::None(why) => why.to_string(),
+        }
+    }
+
+    /// Computes the row; an error of the computation (or of the Theorem 2 simulation it rests
+    /// on) becomes a "not checkable here" row.
+    fn compute(&self, thm2: Option<&Result<Vec<Thm2Case>>>) -> Claim {
+        let outcome = match self.decide {
+            Decide::Direct(f) => f(),
+            Decide::Thm2(f) => match thm2 {
+                Some(Ok(cases)) => f(cases),
+                Some(Err(e)) => Err(crate::error::Error::Undefined(format!(
+                    "Theorem 2 simulation failed: {e}"
+                ))),
+                None => Err(crate::error::Error::Undefined("not computed".into())),
+            },
+        };
+        let (figure, verdict, reason) = match outcome {
+            Ok(t) => t,
+            Err(e) => (
+                "not computed (error)".to_string(),
+                Verdict::NotCheckable,
+                format!("the computation failed: {e}"),
+            ),
+        };
+        Claim {
+            id: self.id,
+            source: self.source.to_string(),
+            statement: self.statement.to_string(),
+            figure,
+            verdict,
+            reason,
+            command: self.command(),
+        }
     }
 }
+
+/// The whole table in its stable order: HMB, HMB §5 by simulation, HG, seed 002, OSO.
+const TABLE: [&[ClaimRow]; 5] = [hmb::ROWS, hmb_alg::ROWS, hg::ROWS, seed002::ROWS, oso::ROWS];
 
 /// Parses a decimal literal (all literals here are valid).
 fn sc(s: &str) -> Scalar {
@@ -159,18 +207,13 @@ fn verdict(holds: bool) -> Verdict {
 }
 
 /// `printf '…' | dpaudit eval -` for the given rows (id, quantity, family, params).
-fn eval_cmd(rows: &[(&str, &str, &str, String)]) -> String {
+fn eval_cmd(rows: &[(&str, &str, &str, impl AsRef<str>)]) -> String {
     let mut s = String::from("printf 'id,quantity,family,params\\n");
     for (id, q, fam, params) in rows {
-        s.push_str(&format!("{id},{q},{fam},{params}\\n"));
+        s.push_str(&format!("{id},{q},{fam},{}\\n", params.as_ref()));
     }
     s.push_str("' | dpaudit eval -");
     s
-}
-
-/// The binary's command that recomputes one row (`dpaudit claims --only ID`).
-fn test_cmd(id: &str) -> String {
-    hmb_alg::only_cmd(id)
 }
 
 /// Decimal text of a Float (for commands): 40 significant digits.
@@ -215,46 +258,39 @@ pub(crate) struct Claims {
 /// The rows (all, or only the row `only`); an unknown id is an error naming the known ids.
 /// The simulations of HMB §5 run only for the rows asked for.
 pub(crate) fn claims_only(only: Option<&str>) -> Result<Claims> {
-    let mut out = Vec::new();
-    hmb_rows(&mut out);
-    let thm2 = hmb_alg_rows(&mut out, only);
-    hg_rows(&mut out);
-    s002_rows(&mut out);
-    oso_rows(&mut out);
-    if let Some(id) = only {
-        let mut known: Vec<&str> = out.iter().map(|c| c.id).collect();
-        for i in hmb_alg::IDS {
-            if !known.contains(&i) {
-                known.push(i);
-            }
-        }
-        out.retain(|c| c.id == id);
-        if out.is_empty() {
-            return Err(crate::error::Error::invalid(
-                "--only",
-                id,
-                &format!("one of the claim ids: {}", known.join(", ")),
-            ));
-        }
+    let wanted: Vec<&ClaimRow> = TABLE
+        .iter()
+        .flat_map(|rows| rows.iter())
+        .filter(|r| only.is_none_or(|id| id == r.id))
+        .collect();
+    if let (Some(id), true) = (only, wanted.is_empty()) {
+        let known: Vec<&str> = TABLE
+            .iter()
+            .flat_map(|rows| rows.iter().map(|r| r.id))
+            .collect();
+        return Err(crate::error::Error::invalid(
+            "--only",
+            id,
+            &format!("one of the claim ids: {}", known.join(", ")),
+        ));
     }
-    Ok(Claims { rows: out, thm2 })
+    let needs_thm2 = wanted.iter().any(|r| matches!(r.decide, Decide::Thm2(_)));
+    let thm2 = needs_thm2.then(thm2_cases);
+    let rows = wanted.iter().map(|r| r.compute(thm2.as_ref())).collect();
+    Ok(Claims {
+        rows,
+        thm2: thm2.and_then(|c| c.ok()),
+    })
 }
 
-mod oso;
-use oso::*;
-
-mod seed002;
-use seed002::*;
-
 mod hg;
-use hg::*;
-
 mod hmb;
-use hmb::*;
-
 pub(crate) mod hmb_alg;
+mod oso;
+mod seed002;
+
+use hmb_alg::thm2_cases;
 pub(crate) use hmb_alg::Thm2Case;
-use hmb_alg::*;
 
 #[cfg(test)]
 mod tests;

@@ -331,23 +331,94 @@ struct Piece {
     drop: f64,
 }
 
+/// An interval of the t-axis where h can be > 0 (`None`: unbounded on that side).
+type Region = (Option<Float>, Option<Float>);
+
 /// δ at quadrature precision `qp` with its own error check (10^-(digits+1) relative);
 /// `fast`: the χ² tails of [`tails::Chi2Tails`] instead of the library's.
 fn profile_at(v: &Variances, eps: &Float, digits: u32, qp: u32, fast: bool) -> Result<Float> {
-    let (s1sq, s2sq, diff, dist, d) = (&v.s1, &v.s2, &v.diff, &v.dist, v.d);
-    let k = d - 1;
-    // guard bits for the cancellation in h (≈ log2(1/|κ|)) and the exponents
+    let guard = guard_bits(v, qp);
+    let wp = qp + 24 + guard;
+    let (st, sigma1) = setup(v, eps, wp, fast)?;
+    let rts = roots(&st.a, &st.b, &st.l0, wp);
+    let regions = positive_regions(&st, &rts);
+    if regions.is_empty() {
+        return Ok(Float::new(qp));
+    }
+    let rts64: Vec<f64> = rts.iter().map(|r| r.to_f64()).collect();
+    let graded = graded_breakpoints(&st, &rts, sigma1);
+    // The profile route (`fast`) uses pieces of 2σ1 where h switches on a scale ≥ σ1/2 at
+    // every root (no graded breakpoints): fewer, higher Gauss–Legendre orders, fewer nodes in
+    // all for the smooth Gaussian envelope. Otherwise (and in the single-point route) σ1/2.
+    let wide = fast && graded.is_empty();
+    let coarse_prec = 64;
+    let st_c = Setup {
+        wp: coarse_prec + 24 + guard,
+        ..clone_setup(&st)
+    };
+    let coarse = |t: &Float| -> Result<f64> {
+        let (l, _) = st_c.log_integrand(t, coarse_prec)?;
+        Ok(l.to_f64())
+    };
+    let grid = Grid {
+        st: &st,
+        regions: &regions,
+        rts: &rts,
+        rts64: &rts64,
+        graded: &graded,
+        sigma1,
+        wide,
+    };
+    let tol_ln = -f64::from(digits + 3) * LN_10;
+    let (mut pieces, dhat_ln, tmax) = cover(&grid, &coarse, tol_ln)?;
+    // Tail mass outside [−T, T] (only where regions extend past ±T).
+    let tail_ln = (2f64).ln() + f64s::log_ndtr(-tmax / sigma1);
+    // Main pass: pieces largest first, each relative to the running total.
+    pieces.sort_by(|x, y| {
+        y.est
+            .partial_cmp(&x.est)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let npieces = pieces.len().max(1) as f64;
+    let qdigits = f64::from(digits) + 2.0 + npieces.log10();
+    let ref_ln = dhat_ln - LN_10;
+    let mut parts: Vec<QuadResult> = Vec::new();
+    let mut total_ln = ref_ln;
+    for pc in &pieces {
+        if pc.a >= pc.b {
+            continue;
+        }
+        let q = integrate_piece(&st, pc, &rts64, fast, qp, qdigits, total_ln)?;
+        total_ln = ln_add(total_ln, q.log_abs.to_f64());
+        parts.push(q);
+    }
+    let res = sum_same_sign(&parts, qp);
+    let tail_relevant = regions.iter().any(|(lo, hi)| {
+        lo.as_ref().is_none_or(|l| l.to_f64() < -tmax)
+            || hi.as_ref().is_none_or(|h| h.to_f64() > tmax)
+    });
+    checked_value(&res, tail_ln, tail_relevant, digits)
+}
+
+/// Guard bits for the cancellation in h (≈ log2(1/|κ|)) and the exponents.
+fn guard_bits(v: &Variances, qp: u32) -> u32 {
     let kap64 = {
         let hp = qp + 64;
-        let v = Float::with_val(hp, diff / s2sq) / 2u32;
+        let v = Float::with_val(hp, &v.diff / &v.s2) / 2u32;
         ln_abs_f64(&v) / std::f64::consts::LN_2
     };
-    let guard = if kap64.is_finite() && kap64 < 0.0 {
+    if kap64.is_finite() && kap64 < 0.0 {
         (-kap64).ceil().min(f64::from(8 * qp)) as u32
     } else {
         0
-    };
-    let wp = qp + 24 + guard;
+    }
+}
+
+/// The integrand's constants at working precision `wp`, and σ1 (`fast`: with the χ² tails of
+/// [`Chi2Tails`]).
+fn setup(v: &Variances, eps: &Float, wp: u32, fast: bool) -> Result<(Setup, f64)> {
+    let (s1sq, s2sq, diff, dist, d) = (&v.s1, &v.s2, &v.diff, &v.dist, v.d);
+    let k = d - 1;
     let Loss {
         s1,
         kappa,
@@ -365,11 +436,11 @@ fn profile_at(v: &Variances, eps: &Float, digits: u32, qp: u32, fast: bool) -> R
     let st = Setup {
         wp,
         k,
-        kappa: kappa.clone(),
+        kappa,
         c,
-        a: a.clone(),
-        b: b.clone(),
-        l0: l0.clone(),
+        a,
+        b,
+        l0,
         khalf_ln_c,
         lphi0,
         inv2s1,
@@ -380,141 +451,88 @@ fn profile_at(v: &Variances, eps: &Float, digits: u32, qp: u32, fast: bool) -> R
             None
         },
     };
-    let sigma1 = s1.to_f64().sqrt();
-    let rts = roots(&a, &b, &l0, wp);
-    // Intervals where h can be > 0.
-    let everywhere = chi && kappa > 0;
-    let mut regions: Vec<(Option<Float>, Option<Float>)> = Vec::new();
+    Ok((st, s1.to_f64().sqrt()))
+}
+
+/// The intervals where h can be > 0: everywhere for κ > 0 with the χ² form, else where
+/// ℓ − ε > 0, decided by sampling between the roots `rts`.
+fn positive_regions(st: &Setup, rts: &[Float]) -> Vec<Region> {
+    let wp = st.wp;
+    let everywhere = st.chi && st.kappa > 0;
+    let mut regions: Vec<Region> = Vec::new();
     if everywhere {
         regions.push((None, None));
-    } else {
-        // where ℓ − ε > 0: decide by sampling between roots
-        let mut ends: Vec<Option<Float>> = vec![None];
-        ends.extend(rts.iter().cloned().map(Some));
-        ends.push(None);
-        for w in ends.windows(2) {
-            let mid = match (&w[0], &w[1]) {
-                (None, None) => Float::new(wp),
-                (None, Some(r)) => Float::with_val(wp, r - 1u32),
-                (Some(l), None) => Float::with_val(wp, l + 1u32),
-                (Some(l), Some(r)) => Float::with_val(wp, l + r) / 2u32,
-            };
-            if st.lme(&mid) > 0 {
-                regions.push((w[0].clone(), w[1].clone()));
-            }
+        return regions;
+    }
+    let mut ends: Vec<Option<Float>> = vec![None];
+    ends.extend(rts.iter().cloned().map(Some));
+    ends.push(None);
+    for w in ends.windows(2) {
+        let mid = match (&w[0], &w[1]) {
+            (None, None) => Float::new(wp),
+            (None, Some(r)) => Float::with_val(wp, r - 1u32),
+            (Some(l), None) => Float::with_val(wp, l + 1u32),
+            (Some(l), Some(r)) => Float::with_val(wp, l + r) / 2u32,
+        };
+        if st.lme(&mid) > 0 {
+            regions.push((w[0].clone(), w[1].clone()));
         }
     }
-    if regions.is_empty() {
-        return Ok(Float::new(qp));
-    }
-    let rts64: Vec<f64> = rts.iter().map(|r| r.to_f64()).collect();
-    // Graded breakpoints towards each root (width of the switch of h).
+    regions
+}
+
+/// Graded breakpoints towards each root (width of the switch of h), out to σ1/2.
+fn graded_breakpoints(st: &Setup, rts: &[Float], sigma1: f64) -> Vec<Float> {
     let mut graded: Vec<Float> = Vec::new();
-    for r in &rts {
+    for r in rts {
         let r64 = r.to_f64();
         if !r64.is_finite() {
             continue;
         }
-        let slope = (2.0 * a.to_f64() * r64 + b.to_f64()).abs();
-        let kf = f64::from(k);
-        let w = if chi {
-            kappa.to_f64().abs() * (kf + 10.0 * kf.sqrt() + 20.0) / slope
+        let slope = (2.0 * st.a.to_f64() * r64 + st.b.to_f64()).abs();
+        let kf = f64::from(st.k);
+        let w = if st.chi {
+            st.kappa.to_f64().abs() * (kf + 10.0 * kf.sqrt() + 20.0) / slope
         } else {
             f64::INFINITY
         };
         let mut off = w;
         while off.is_finite() && off < sigma1 / 2.0 {
             for sgn in [-1.0, 1.0] {
-                graded.push(Float::with_val(wp, r) + sgn * off);
+                graded.push(Float::with_val(st.wp, r) + sgn * off);
             }
             off *= 4.0;
         }
     }
-    // The profile route (`fast`) uses pieces of 2σ1 where h switches on a scale ≥ σ1/2 at
-    // every root (no graded breakpoints): fewer, higher Gauss–Legendre orders, fewer nodes in
-    // all for the smooth Gaussian envelope. Otherwise (and in the single-point route) σ1/2.
-    let wide = fast && graded.is_empty();
-    let coarse_prec = 64;
-    let st_c = Setup {
-        wp: coarse_prec + 24 + guard,
-        ..clone_setup(&st)
-    };
-    let coarse = |t: &Float| -> Result<f64> {
-        let (l, _) = st_c.log_integrand(t, coarse_prec)?;
-        Ok(l.to_f64())
-    };
-    let tol_ln = -f64::from(digits + 3) * LN_10;
-    // Build pieces on [−T, T] ∩ regions, estimate, and enlarge T until the tail is negligible.
+    graded
+}
+
+/// Where the t-axis is cut into pieces: the regions, the roots of ℓ = ε (also as f64, to
+/// recognise a piece's root ends), the graded breakpoints, σ1 and the piece width rule.
+struct Grid<'a> {
+    st: &'a Setup,
+    regions: &'a [Region],
+    rts: &'a [Float],
+    rts64: &'a [f64],
+    graded: &'a [Float],
+    sigma1: f64,
+    /// pieces of 2σ1 (else σ1/2)
+    wide: bool,
+}
+
+/// Pieces on [−T, T] ∩ regions with their coarse estimates, T enlarged until the tail is
+/// negligible (`tol_ln` relative to the estimated δ̂): (pieces, ln δ̂, T).
+fn cover(
+    g: &Grid,
+    coarse: &impl Fn(&Float) -> Result<f64>,
+    tol_ln: f64,
+) -> Result<(Vec<Piece>, f64, f64)> {
+    let sigma1 = g.sigma1;
     let mut tmax = 12.0 * sigma1;
-    let mut pieces: Vec<Piece>;
-    let mut dhat_ln;
     let mut iter = 0;
     loop {
-        pieces = Vec::new();
-        for (lo, hi) in &regions {
-            let lo_t = Float::with_val(wp, -tmax);
-            let hi_t = Float::with_val(wp, tmax);
-            let lo = match lo {
-                Some(l) if *l > lo_t => l.clone(),
-                _ => lo_t,
-            };
-            let hi = match hi {
-                Some(h) if *h < hi_t => h.clone(),
-                _ => hi_t,
-            };
-            if lo >= hi {
-                continue;
-            }
-            let (lo64, hi64) = (lo.to_f64(), hi.to_f64());
-            let step = if wide {
-                (2.0 * sigma1).min((hi64 - lo64) / 4.0)
-            } else {
-                (sigma1 / 2.0).min((hi64 - lo64) / 8.0)
-            };
-            let mut pts: Vec<Float> = vec![lo.clone(), hi.clone()];
-            let j0 = (lo64 / step).floor() as i64 + 1;
-            let j1 = (hi64 / step).ceil() as i64 - 1;
-            for j in j0..=j1 {
-                let x = Float::with_val(wp, j as f64 * step);
-                if x > lo && x < hi {
-                    pts.push(x);
-                }
-            }
-            for r in rts.iter().chain(graded.iter()) {
-                if *r > lo && *r < hi {
-                    pts.push(r.clone());
-                }
-            }
-            sort_breakpoints(&mut pts)?;
-            for w in pts.windows(2) {
-                let (pa, pb) = (&w[0], &w[1]);
-                let is_root = |x: &Float| {
-                    let x64 = x.to_f64();
-                    rts64.contains(&x64)
-                };
-                pieces.push(Piece {
-                    a: pa.clone(),
-                    b: pb.clone(),
-                    root_end: chi && (is_root(pa) || is_root(pb)),
-                    est: 0.0,
-                    drop: 0.0,
-                });
-            }
-        }
-        // coarse estimates
-        dhat_ln = f64::NEG_INFINITY;
-        for pc in pieces.iter_mut() {
-            let m = Float::with_val(wp, &pc.a + &pc.b) / 2u32;
-            let vals = [coarse(&pc.a)?, coarse(&m)?, coarse(&pc.b)?];
-            let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
-            let width = Float::with_val(64, &pc.b - &pc.a).to_f64();
-            pc.est = hi + width.ln();
-            pc.drop = if lo.is_finite() { hi - lo } else { 60.0 };
-            // Simpson-like size estimate for the total
-            let s = ln_add(ln_add(vals[0], vals[1] + 4f64.ln()), vals[2]) + (width / 6.0).ln();
-            dhat_ln = ln_add(dhat_ln, s);
-        }
+        let mut pieces = pieces_within(g, tmax)?;
+        let mut dhat_ln = estimate(&mut pieces, coarse, g.st.wp)?;
         if !dhat_ln.is_finite() {
             // every coarse node is 0: rely on the peak estimates
             dhat_ln = pieces
@@ -524,7 +542,7 @@ fn profile_at(v: &Variances, eps: &Float, digits: u32, qp: u32, fast: bool) -> R
         }
         if !dhat_ln.is_finite() {
             if iter >= 3 {
-                break;
+                return Ok((pieces, dhat_ln, tmax));
             }
             tmax *= 2.0;
             iter += 1;
@@ -536,125 +554,207 @@ fn profile_at(v: &Variances, eps: &Float, digits: u32, qp: u32, fast: bool) -> R
         if t_new <= tmax || iter >= 4 {
             if t_new < tmax {
                 tmax = t_new.max(sigma1);
-                let cut_lo = Float::with_val(wp, -tmax);
-                let cut_hi = Float::with_val(wp, tmax);
-                pieces.retain(|p| p.b > cut_lo && p.a < cut_hi);
-                for p in pieces.iter_mut() {
-                    if p.a < cut_lo {
-                        p.a = cut_lo.clone();
-                    }
-                    if p.b > cut_hi {
-                        p.b = cut_hi.clone();
-                    }
-                }
+                clip(&mut pieces, tmax, g.st.wp);
             }
-            break;
+            return Ok((pieces, dhat_ln, tmax));
         }
         tmax = t_new;
         iter += 1;
     }
-    // Tail mass outside [−T, T] (only where regions extend past ±T).
-    let tail_ln = (2f64).ln() + f64s::log_ndtr(-tmax / sigma1);
-    // Main pass: pieces largest first, each relative to the running total.
-    pieces.sort_by(|x, y| {
-        y.est
-            .partial_cmp(&x.est)
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let npieces = pieces.len().max(1) as f64;
-    let qdigits = f64::from(digits) + 2.0 + npieces.log10();
-    let ref_ln = dhat_ln - LN_10;
-    let mut parts: Vec<QuadResult> = Vec::new();
-    let mut total_ln = ref_ln;
-    let mut err_h: Option<Error> = None;
-    for pc in &pieces {
-        if pc.a >= pc.b {
+}
+
+/// The pieces of [−T, T] ∩ regions between the breakpoints (estimates not yet made).
+fn pieces_within(g: &Grid, tmax: f64) -> Result<Vec<Piece>> {
+    let wp = g.st.wp;
+    let sigma1 = g.sigma1;
+    let mut pieces = Vec::new();
+    for (lo, hi) in g.regions {
+        let lo_t = Float::with_val(wp, -tmax);
+        let hi_t = Float::with_val(wp, tmax);
+        let lo = match lo {
+            Some(l) if *l > lo_t => l.clone(),
+            _ => lo_t,
+        };
+        let hi = match hi {
+            Some(h) if *h < hi_t => h.clone(),
+            _ => hi_t,
+        };
+        if lo >= hi {
             continue;
         }
-        let mut o = QuadOptions::new(qp, qdigits);
-        o.log_ref = Some(total_ln);
-        o.max_level = 9;
-        let need = if pc.est.is_finite() && total_ln.is_finite() {
-            (qdigits - (total_ln - pc.est) / LN_10).clamp(2.0, qdigits)
+        let (lo64, hi64) = (lo.to_f64(), hi.to_f64());
+        let step = if g.wide {
+            (2.0 * sigma1).min((hi64 - lo64) / 4.0)
         } else {
-            qdigits
+            (sigma1 / 2.0).min((hi64 - lo64) / 8.0)
         };
-        // Profile route: at a root end with odd k, h has a square-root branch point; with
-        // t = r ± u² the integrand 2u φ h is analytic in u, so Gauss–Legendre applies instead of
-        // tanh–sinh (docs/formulas.md §7.4, "Profiles"). (The far end r ± U², U = √(b − a)
-        // rounded, moves by ≤ 2^-qp (b − a): far below the piece's error target.) Only for
-        // k ≤ 15: for larger k the branch term (t − r)^{k/2} is mild, tanh–sinh in t handles it,
-        // and u^k would pile the integrand at the far end of the u-piece.
-        let is_root = |x: &Float| rts64.contains(&x.to_f64());
-        let sub: Option<(Float, bool)> = if fast && pc.root_end && k % 2 == 1 && k <= 15 {
-            match (is_root(&pc.a), is_root(&pc.b)) {
-                (true, false) => Some((pc.a.clone(), true)),
-                (false, true) => Some((pc.b.clone(), false)),
-                _ => None,
+        let mut pts: Vec<Float> = vec![lo.clone(), hi.clone()];
+        let j0 = (lo64 / step).floor() as i64 + 1;
+        let j1 = (hi64 / step).ceil() as i64 - 1;
+        for j in j0..=j1 {
+            let x = Float::with_val(wp, j as f64 * step);
+            if x > lo && x < hi {
+                pts.push(x);
             }
-        } else {
-            None
-        };
-        let rule = if sub.is_some() {
-            let width = Float::with_val(qp, &pc.b - &pc.a);
-            Rule::GaussLegendre {
-                a: Float::new(qp),
-                b: width.sqrt(),
-                n0: gl_start(need, pc.drop),
-            }
-        } else if pc.root_end && k % 2 == 1 {
-            Rule::TanhSinh {
-                a: Float::with_val(qp, &pc.a),
-                b: Float::with_val(qp, &pc.b),
-            }
-        } else {
-            Rule::GaussLegendre {
-                a: Float::with_val(qp, &pc.a),
-                b: Float::with_val(qp, &pc.b),
-                n0: gl_start(need, pc.drop),
-            }
-        };
-        let mut f = FnIntegrand(|x: &Float, pt: &mut Point| {
-            let r = match &sub {
-                None => st.log_integrand(x, qp),
-                Some((root, up)) => {
-                    let u2 = Float::with_val(st.wp, x.square_ref());
-                    let t = if *up {
-                        Float::with_val(st.wp, root + &u2)
-                    } else {
-                        Float::with_val(st.wp, root - &u2)
-                    };
-                    st.log_integrand(&t, qp).map(|(l, mag)| {
-                        let jac = Float::with_val(qp, Float::with_val(qp, x * 2u32).ln_ref());
-                        (l + jac, mag)
-                    })
-                }
-            };
-            match r {
-                Ok((l, mag)) => {
-                    pt.log_env = l;
-                    pt.mag = mag;
-                }
-                Err(e) => {
-                    err_h = Some(e);
-                    pt.log_env = Float::with_val(qp, f64::NEG_INFINITY);
-                }
-            }
-        });
-        let q = integrate(&mut f, &rule, &o)?;
-        if let Some(e) = err_h.take() {
-            return Err(e);
         }
-        total_ln = ln_add(total_ln, q.log_abs.to_f64());
-        parts.push(q);
+        for r in g.rts.iter().chain(g.graded.iter()) {
+            if *r > lo && *r < hi {
+                pts.push(r.clone());
+            }
+        }
+        sort_breakpoints(&mut pts)?;
+        for w in pts.windows(2) {
+            let (pa, pb) = (&w[0], &w[1]);
+            let is_root = |x: &Float| {
+                let x64 = x.to_f64();
+                g.rts64.contains(&x64)
+            };
+            pieces.push(Piece {
+                a: pa.clone(),
+                b: pb.clone(),
+                root_end: g.st.chi && (is_root(pa) || is_root(pb)),
+                est: 0.0,
+                drop: 0.0,
+            });
+        }
     }
-    let res = sum_same_sign(&parts, qp);
+    Ok(pieces)
+}
+
+/// Sets each piece's coarse log-size estimate and log-drop from the log-integrand at its ends
+/// and midpoint; returns the Simpson-like estimate of ln δ̂ (−∞ if every node is 0).
+fn estimate(pieces: &mut [Piece], coarse: &impl Fn(&Float) -> Result<f64>, wp: u32) -> Result<f64> {
+    let mut dhat_ln = f64::NEG_INFINITY;
+    for pc in pieces.iter_mut() {
+        let m = Float::with_val(wp, &pc.a + &pc.b) / 2u32;
+        let vals = [coarse(&pc.a)?, coarse(&m)?, coarse(&pc.b)?];
+        let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+        let width = Float::with_val(64, &pc.b - &pc.a).to_f64();
+        pc.est = hi + width.ln();
+        pc.drop = if lo.is_finite() { hi - lo } else { 60.0 };
+        // Simpson-like size estimate for the total
+        let s = ln_add(ln_add(vals[0], vals[1] + 4f64.ln()), vals[2]) + (width / 6.0).ln();
+        dhat_ln = ln_add(dhat_ln, s);
+    }
+    Ok(dhat_ln)
+}
+
+/// Cuts the pieces to [−T, T].
+fn clip(pieces: &mut Vec<Piece>, tmax: f64, wp: u32) {
+    let cut_lo = Float::with_val(wp, -tmax);
+    let cut_hi = Float::with_val(wp, tmax);
+    pieces.retain(|p| p.b > cut_lo && p.a < cut_hi);
+    for p in pieces.iter_mut() {
+        if p.a < cut_lo {
+            p.a = cut_lo.clone();
+        }
+        if p.b > cut_hi {
+            p.b = cut_hi.clone();
+        }
+    }
+}
+
+/// The quadrature of one piece at `qp` bits, to `qdigits` relative to the running total
+/// (ln `total_ln`).
+fn integrate_piece(
+    st: &Setup,
+    pc: &Piece,
+    rts64: &[f64],
+    fast: bool,
+    qp: u32,
+    qdigits: f64,
+    total_ln: f64,
+) -> Result<QuadResult> {
+    let k = st.k;
+    let mut o = QuadOptions::new(qp, qdigits);
+    o.log_ref = Some(total_ln);
+    o.max_level = 9;
+    let need = if pc.est.is_finite() && total_ln.is_finite() {
+        (qdigits - (total_ln - pc.est) / LN_10).clamp(2.0, qdigits)
+    } else {
+        qdigits
+    };
+    // Profile route: at a root end with odd k, h has a square-root branch point; with
+    // t = r ± u² the integrand 2u φ h is analytic in u, so Gauss–Legendre applies instead of
+    // tanh–sinh (docs/formulas.md §7.4, "Profiles"). (The far end r ± U², U = √(b − a)
+    // rounded, moves by ≤ 2^-qp (b − a): far below the piece's error target.) Only for
+    // k ≤ 15: for larger k the branch term (t − r)^{k/2} is mild, tanh–sinh in t handles it,
+    // and u^k would pile the integrand at the far end of the u-piece.
+    let is_root = |x: &Float| rts64.contains(&x.to_f64());
+    let sub: Option<(Float, bool)> = if fast && pc.root_end && k % 2 == 1 && k <= 15 {
+        match (is_root(&pc.a), is_root(&pc.b)) {
+            (true, false) => Some((pc.a.clone(), true)),
+            (false, true) => Some((pc.b.clone(), false)),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let rule = if sub.is_some() {
+        let width = Float::with_val(qp, &pc.b - &pc.a);
+        Rule::GaussLegendre {
+            a: Float::new(qp),
+            b: width.sqrt(),
+            n0: gl_start(need, pc.drop),
+        }
+    } else if pc.root_end && k % 2 == 1 {
+        Rule::TanhSinh {
+            a: Float::with_val(qp, &pc.a),
+            b: Float::with_val(qp, &pc.b),
+        }
+    } else {
+        Rule::GaussLegendre {
+            a: Float::with_val(qp, &pc.a),
+            b: Float::with_val(qp, &pc.b),
+            n0: gl_start(need, pc.drop),
+        }
+    };
+    let mut err_h: Option<Error> = None;
+    let mut f = FnIntegrand(|x: &Float, pt: &mut Point| {
+        let r = match &sub {
+            None => st.log_integrand(x, qp),
+            Some((root, up)) => {
+                let u2 = Float::with_val(st.wp, x.square_ref());
+                let t = if *up {
+                    Float::with_val(st.wp, root + &u2)
+                } else {
+                    Float::with_val(st.wp, root - &u2)
+                };
+                st.log_integrand(&t, qp).map(|(l, mag)| {
+                    let jac = Float::with_val(qp, Float::with_val(qp, x * 2u32).ln_ref());
+                    (l + jac, mag)
+                })
+            }
+        };
+        match r {
+            Ok((l, mag)) => {
+                pt.log_env = l;
+                pt.mag = mag;
+            }
+            Err(e) => {
+                err_h = Some(e);
+                pt.log_env = Float::with_val(qp, f64::NEG_INFINITY);
+            }
+        }
+    });
+    let q = integrate(&mut f, &rule, &o)?;
+    if let Some(e) = err_h.take() {
+        return Err(e);
+    }
+    Ok(q)
+}
+
+/// The summed pieces' value, if its error bound (plus the tail bound ln `tail_ln` when
+/// `tail_relevant`: the regions extend past ±T) is below 10^-(digits+1) relative.
+fn checked_value(
+    res: &QuadResult,
+    tail_ln: f64,
+    tail_relevant: bool,
+    digits: u32,
+) -> Result<Float> {
     let val = res.value();
     let val_ln = ln_abs_f64(&val);
-    let tail_relevant = regions.iter().any(|(lo, hi)| {
-        lo.as_ref().is_none_or(|l| l.to_f64() < -tmax)
-            || hi.as_ref().is_none_or(|h| h.to_f64() > tmax)
-    });
     let err_ln = if tail_relevant {
         ln_add(res.log_abs_err, tail_ln)
     } else {

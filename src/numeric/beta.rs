@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::numeric::f64s::log1mexp;
 
 /// Largest sample size accepted: counts are converted to f64 exactly.
-pub const MAX_COUNT: u64 = 1 << 53;
+pub(crate) const MAX_COUNT: u64 = 1 << 53;
 
 /// Iteration cap of the incomplete-beta continued fraction. Far from the mean it needs tens of
 /// steps; at the mean about √a/9 (11 582 at a = b = 10¹⁰, 0.2 ms); reaching the cap is reported
@@ -184,6 +184,7 @@ fn check_shape(name: &str, v: f64) -> Result<f64> {
     }
 }
 
+/// `x` if it lies in [0, 1], else an error naming `name`.
 pub(crate) fn check_unit(name: &str, x: f64) -> Result<f64> {
     if (0.0..=1.0).contains(&x) {
         Ok(x)
@@ -212,6 +213,8 @@ pub fn ln_beta_inc(a: f64, b: f64, x: f64) -> Result<(f64, f64)> {
     ln_beta_inc_xy(a, b, x, 1.0 - x)
 }
 
+/// (k, n) as f64 if 1 ≤ n ≤ [`MAX_COUNT`] (2^53, exact in f64) and k ≤ n, else an error naming
+/// the count.
 pub(crate) fn check_counts(k: u64, n: u64) -> Result<(f64, f64)> {
     if n == 0 || n > MAX_COUNT {
         return Err(Error::invalid("n", n, "in [1, 2^53]"));
@@ -234,7 +237,7 @@ pub(crate) fn ln_binom_tails_xy(k: f64, n: f64, x: f64, y: f64) -> Result<(f64, 
 
 /// (ln P(X ≤ k), ln P(X > k)) for X ~ Bin(n, p): both tails in logs, each accurate in relative
 /// terms. Errors: n = 0 or n > 2⁵³, k > n, p not in [0, 1].
-pub fn ln_binom_tails(k: u64, n: u64, p: f64) -> Result<(f64, f64)> {
+pub(crate) fn ln_binom_tails(k: u64, n: u64, p: f64) -> Result<(f64, f64)> {
     let (kf, nf) = check_counts(k, n)?;
     check_unit("p", p)?;
     ln_binom_tails_xy(kf, nf, p, 1.0 - p)

@@ -45,12 +45,8 @@
 //! integrating; the bound is added to the error).
 
 use crate::error::{Error, Result};
-use rug::float::Constant;
-use rug::ops::NegAssign;
 use rug::{Assign, Float};
-use std::collections::HashMap;
 use std::f64::consts::LN_2;
-use std::sync::{Arc, Mutex, OnceLock};
 
 /// ln 10.
 const LN_10: f64 = std::f64::consts::LN_10;
@@ -172,7 +168,7 @@ pub(crate) struct QuadResult {
 
 impl QuadResult {
     /// log10 of the relative error bound (may be +∞ if the value is 0).
-    pub fn log10_rel_err(&self) -> f64 {
+    pub(crate) fn log10_rel_err(&self) -> f64 {
         (self.log_abs_err - self.log_abs.to_f64()) / LN_10
     }
 
@@ -262,10 +258,36 @@ pub(crate) fn integrate<I: LogIntegrand>(
     rule: &Rule,
     opts: &QuadOptions,
 ) -> Result<QuadResult> {
-    let prec = opts.prec;
-    let p = bucket(prec);
-    let wp = prec + 16;
-    let (c, r) = match rule {
+    let p = bucket(opts.prec);
+    let mut q = Quad::new(rule, opts)?;
+    for level in 0..=opts.max_level {
+        if let Some(limit) = super::deadline::expired() {
+            return Err(q.time_limit(limit));
+        }
+        let lv = match rule {
+            Rule::TanhSinh { .. } => ts_level(p, level),
+            Rule::Line { k, .. } => line_level(p, *k, level),
+            Rule::GaussLegendre { n0, .. } => gl_level(p, gl_order(*n0, level)),
+        };
+        if !q.nested {
+            q.sum.assign(0u32);
+            q.floor_sum = 0.0;
+        }
+        let thr = q.threshold();
+        let n_skip = q.add_level(f, &lv, thr);
+        if n_skip > 0 {
+            q.skipped_ln = ln_add(q.skipped_ln, thr + (n_skip as f64).ln());
+        }
+        if let Some(res) = q.close_level(level) {
+            return Ok(res);
+        }
+    }
+    Err(q.not_reached())
+}
+
+/// Centre c and half-width r of `rule` (nodes are c ± r·u), at `prec` bits.
+fn centre_radius(rule: &Rule, prec: u32) -> Result<(Float, Float)> {
+    match rule {
         Rule::TanhSinh { a, b } | Rule::GaussLegendre { a, b, .. } => {
             if a.partial_cmp(b) != Some(std::cmp::Ordering::Less) {
                 return Err(Error::invalid(
@@ -276,72 +298,130 @@ pub(crate) fn integrate<I: LogIntegrand>(
             }
             let c = Float::with_val(prec, a + b) / 2u32;
             let r = Float::with_val(prec, b - a) / 2u32;
-            (c, r)
+            Ok((c, r))
         }
-        Rule::Line { m, s, .. } => (Float::with_val(prec, m), Float::with_val(prec, s)),
-    };
-    let nested = !matches!(rule, Rule::GaussLegendre { .. });
-    let c64 = c.to_f64();
-    let r64 = r.to_f64();
-    let ln_r = ln_abs_f64(&r);
-    let tol_ln = -opts.digits * LN_10;
-    // Skip margin: a skipped node is < e^thr, with thr = ref + tol_ln − ln(1e9).
-    let skip_margin = 9.0 * LN_10;
-    let ulp_ln = -f64::from(prec) * LN_2;
+        Rule::Line { m, s, .. } => Ok((Float::with_val(prec, m), Float::with_val(prec, s))),
+    }
+}
 
-    let mut pt = Point::new(prec);
-    let mut x = Float::new(prec);
-    let mut ru = Float::new(prec);
-    let mut term = Float::new(prec);
-    let mut sum = Float::new(wp);
-    let mut shift: Option<(Float, f64)> = None;
-    let mut prev_s: Option<Float> = None;
-    let mut prev_diff_ln = f64::INFINITY;
-    let mut floor_sum = 0.0f64; // Σ rel_err(term)·|term| in shifted units (f64).
-    let mut skipped_ln = f64::NEG_INFINITY; // ln Σ bounds of skipped nodes (absolute, unshifted)
-    let mut evaluations = 0usize;
-    let mut exps = 0usize;
-    let mut negative = false;
-    let mut best_ln_err = f64::INFINITY;
-    let mut cur_ln_i = f64::NEG_INFINITY;
+/// One run of [`integrate`]: the rule's centre and half-width with the fixed tolerances, the
+/// scratch values of a node, and the sums and error terms carried from level to level.
+struct Quad<'o> {
+    opts: &'o QuadOptions,
+    prec: u32,
+    /// precision of the running sum
+    wp: u32,
+    c: Float,
+    r: Float,
+    c64: f64,
+    r64: f64,
+    ln_r: f64,
+    /// ln 10^-digits
+    tol_ln: f64,
+    /// a skipped node is < e^thr, with thr = ref + tol_ln − skip_margin
+    skip_margin: f64,
+    /// ln 2^-prec
+    ulp_ln: f64,
+    /// whether levels reuse the previous levels' nodes (all rules but Gauss–Legendre)
+    nested: bool,
+    pt: Point,
+    x: Float,
+    ru: Float,
+    term: Float,
+    /// Σ of the terms, in shifted units
+    sum: Float,
+    /// the shift (log of the first term's size), as Float and f64
+    shift: Option<(Float, f64)>,
+    prev_s: Option<Float>,
+    prev_diff_ln: f64,
+    /// Σ rel_err(term)·|term| in shifted units (f64)
+    floor_sum: f64,
+    /// ln Σ bounds of skipped nodes (absolute, unshifted)
+    skipped_ln: f64,
+    evaluations: usize,
+    exps: usize,
+    negative: bool,
+    best_ln_err: f64,
+    cur_ln_i: f64,
+}
 
-    for level in 0..=opts.max_level {
-        if let Some(limit) = super::deadline::expired() {
-            let reached = if best_ln_err.is_finite() && cur_ln_i.is_finite() {
-                ((cur_ln_i - best_ln_err) / LN_10).max(0.0).floor() as u32
-            } else {
-                0
-            };
-            return Err(Error::Precision {
-                requested: opts.digits.ceil() as u32,
-                certified: reached,
-                what: format!("quadrature (time limit of {limit} s reached)"),
-            });
-        }
-        let lv = match rule {
-            Rule::TanhSinh { .. } => ts_level(p, level),
-            Rule::Line { k, .. } => line_level(p, *k, level),
-            Rule::GaussLegendre { n0, .. } => gl_level(p, gl_order(*n0, level)),
+impl<'o> Quad<'o> {
+    fn new(rule: &Rule, opts: &'o QuadOptions) -> Result<Self> {
+        let prec = opts.prec;
+        let wp = prec + 16;
+        let (c, r) = centre_radius(rule, prec)?;
+        let nested = !matches!(rule, Rule::GaussLegendre { .. });
+        let c64 = c.to_f64();
+        let r64 = r.to_f64();
+        let ln_r = ln_abs_f64(&r);
+        Ok(Quad {
+            opts,
+            prec,
+            wp,
+            c,
+            r,
+            c64,
+            r64,
+            ln_r,
+            tol_ln: -opts.digits * LN_10,
+            skip_margin: 9.0 * LN_10,
+            ulp_ln: -f64::from(prec) * LN_2,
+            nested,
+            pt: Point::new(prec),
+            x: Float::new(prec),
+            ru: Float::new(prec),
+            term: Float::new(prec),
+            sum: Float::new(wp),
+            shift: None,
+            prev_s: None,
+            prev_diff_ln: f64::INFINITY,
+            floor_sum: 0.0,
+            skipped_ln: f64::NEG_INFINITY,
+            evaluations: 0,
+            exps: 0,
+            negative: false,
+            best_ln_err: f64::INFINITY,
+            cur_ln_i: f64::NEG_INFINITY,
+        })
+    }
+
+    /// The error when the time limit of `limit` seconds is reached, with the digits reached.
+    fn time_limit(&self, limit: impl std::fmt::Display) -> Error {
+        let reached = if self.best_ln_err.is_finite() && self.cur_ln_i.is_finite() {
+            ((self.cur_ln_i - self.best_ln_err) / LN_10)
+                .max(0.0)
+                .floor() as u32
+        } else {
+            0
         };
-        if !nested {
-            sum.assign(0u32);
-            floor_sum = 0.0;
+        Error::Precision {
+            requested: self.opts.digits.ceil() as u32,
+            certified: reached,
+            what: format!("quadrature (time limit of {limit} s reached)"),
         }
-        // Reference magnitude for skipping (absolute, log).
-        let ref_ln = match opts.log_ref {
-            Some(l) => l.max(cur_ln_i),
-            None => cur_ln_i,
+    }
+
+    /// The skip threshold of the coming level (absolute, log): the reference magnitude plus the
+    /// tolerance minus the skip margin.
+    fn threshold(&self) -> f64 {
+        let ref_ln = match self.opts.log_ref {
+            Some(l) => l.max(self.cur_ln_i),
+            None => self.cur_ln_i,
         };
-        let thr = if ref_ln.is_finite() {
-            ref_ln + tol_ln - skip_margin
+        if ref_ln.is_finite() {
+            ref_ln + self.tol_ln - self.skip_margin
         } else {
             f64::NEG_INFINITY
-        };
+        }
+    }
+
+    /// Evaluates and sums the nodes of one level; returns the number of nodes skipped.
+    fn add_level<I: LogIntegrand>(&mut self, f: &mut I, lv: &Level, thr: f64) -> usize {
         let mut n_skip = 0usize;
         for (i, (u, u64v)) in lv.u.iter().zip(lv.u64.iter()).enumerate() {
             let lw64 = lv.logw64[i];
-            if let Some(sup) = opts.log_sup {
-                if lw64 + ln_r + sup < thr {
+            if let Some(sup) = self.opts.log_sup {
+                if lw64 + self.ln_r + sup < thr {
                     // Weights only decrease with t: every remaining node is negligible.
                     let rest = lv.u.len() - i;
                     n_skip += if lv.centre && i == 0 {
@@ -352,151 +432,189 @@ pub(crate) fn integrate<I: LogIntegrand>(
                     break;
                 }
             }
-            ru.assign(&r * u);
+            self.ru.assign(&self.r * u);
             let sides: &[bool] = if lv.centre && i == 0 {
                 &[true]
             } else {
                 &[true, false]
             };
             for &plus in sides {
-                if let Some(est) = f.estimate(if plus {
-                    c64 + r64 * u64v
-                } else {
-                    c64 - r64 * u64v
-                }) {
-                    if est + lw64 + ln_r < thr - 10.0 {
-                        n_skip += 1;
-                        continue;
-                    }
-                }
-                if plus {
-                    x.assign(&c + &ru);
-                } else {
-                    x.assign(&c - &ru);
-                }
-                pt.has_factor = false;
-                pt.mag = 0.0;
-                pt.fmag = 0.0;
-                f.eval(&x, &mut pt);
-                evaluations += 1;
-                if pt.log_env.is_infinite() && pt.log_env.is_sign_negative() {
-                    continue;
-                }
-                if pt.has_factor && pt.factor.is_zero() {
-                    continue;
-                }
-                let env64 = pt.log_env.to_f64();
-                let fac_ln = if pt.has_factor {
-                    ln_abs_f64(&pt.factor)
-                } else {
-                    0.0
-                };
-                let te = env64 + lw64 + ln_r + fac_ln;
-                if te < thr {
+                if self.add_node(f, lv, i, *u64v, plus, thr) {
                     n_skip += 1;
-                    continue;
                 }
-                if shift.is_none() {
-                    let s64 = env64 + lw64;
-                    shift = Some((Float::with_val(prec, s64), s64));
-                    if pt.has_factor {
-                        negative = pt.factor.is_sign_negative();
-                    }
-                }
-                let (sh, sh64) = shift.as_ref().unwrap();
-                term.assign(&pt.log_env + &lv.logw[i]);
-                term -= sh;
-                term.exp_mut();
-                exps += 1;
-                if pt.has_factor {
-                    term *= &pt.factor;
-                }
-                sum += &term;
-                let arg = env64.abs() + lw64.abs() + sh64.abs() + pt.mag;
-                let rel = 8.0 + 4.0 * arg + pt.fmag;
-                floor_sum += rel * (te - ln_r - sh64).exp();
             }
         }
-        if n_skip > 0 {
-            skipped_ln = ln_add(skipped_ln, thr + (n_skip as f64).ln());
+        n_skip
+    }
+
+    /// Adds node `i` of `lv` on the side `plus` (c + r·u, else c − r·u); returns whether it was
+    /// skipped as negligible.
+    fn add_node<I: LogIntegrand>(
+        &mut self,
+        f: &mut I,
+        lv: &Level,
+        i: usize,
+        u64v: f64,
+        plus: bool,
+        thr: f64,
+    ) -> bool {
+        let (lw64, ln_r) = (lv.logw64[i], self.ln_r);
+        if let Some(est) = f.estimate(if plus {
+            self.c64 + self.r64 * u64v
+        } else {
+            self.c64 - self.r64 * u64v
+        }) {
+            if est + lw64 + ln_r < thr - 10.0 {
+                return true;
+            }
         }
-        let (sh, sh64) = match &shift {
+        if plus {
+            self.x.assign(&self.c + &self.ru);
+        } else {
+            self.x.assign(&self.c - &self.ru);
+        }
+        let pt = &mut self.pt;
+        pt.has_factor = false;
+        pt.mag = 0.0;
+        pt.fmag = 0.0;
+        f.eval(&self.x, pt);
+        self.evaluations += 1;
+        if pt.log_env.is_infinite() && pt.log_env.is_sign_negative() {
+            return false;
+        }
+        if pt.has_factor && pt.factor.is_zero() {
+            return false;
+        }
+        let env64 = pt.log_env.to_f64();
+        let fac_ln = if pt.has_factor {
+            ln_abs_f64(&pt.factor)
+        } else {
+            0.0
+        };
+        let te = env64 + lw64 + ln_r + fac_ln;
+        if te < thr {
+            return true;
+        }
+        if self.shift.is_none() {
+            let s64 = env64 + lw64;
+            self.shift = Some((Float::with_val(self.prec, s64), s64));
+            if pt.has_factor {
+                self.negative = pt.factor.is_sign_negative();
+            }
+        }
+        let (sh, sh64) = self.shift.as_ref().unwrap();
+        let term = &mut self.term;
+        term.assign(&pt.log_env + &lv.logw[i]);
+        *term -= sh;
+        term.exp_mut();
+        self.exps += 1;
+        if pt.has_factor {
+            *term *= &pt.factor;
+        }
+        self.sum += &*term;
+        let arg = env64.abs() + lw64.abs() + sh64.abs() + pt.mag;
+        let rel = 8.0 + 4.0 * arg + pt.fmag;
+        self.floor_sum += rel * (te - ln_r - sh64).exp();
+        false
+    }
+
+    /// Closes `level`: its estimate S_k and error bound; the result if the target is met.
+    fn close_level(&mut self, level: u32) -> Option<QuadResult> {
+        let (sh, sh64) = match &self.shift {
             Some((s, s64)) => (s.clone(), *s64),
-            None => (Float::new(prec), 0.0),
+            None => (Float::new(self.prec), 0.0),
         };
         // S_k = h_k Σ, in shifted units.
-        let mut s_k = Float::with_val(wp, &sum);
-        let hlev = if nested { level } else { 0 };
+        let mut s_k = Float::with_val(self.wp, &self.sum);
+        let hlev = if self.nested { level } else { 0 };
         s_k >>= hlev;
         let s_ln = ln_abs_f64(&s_k);
-        let scale_ln = ln_r + sh64; // absolute = e^{scale_ln} · shifted
-        cur_ln_i = if s_ln.is_finite() {
+        let scale_ln = self.ln_r + sh64; // absolute = e^{scale_ln} · shifted
+        self.cur_ln_i = if s_ln.is_finite() {
             s_ln + scale_ln
         } else {
             f64::NEG_INFINITY
         };
-        let diff_ln = match &prev_s {
+        let diff_ln = match &self.prev_s {
             Some(ps) => {
-                let d = Float::with_val(wp, &s_k - ps);
+                let d = Float::with_val(self.wp, &s_k - ps);
                 ln_abs_f64(&d) + scale_ln
             }
             None => f64::INFINITY,
         };
+        let err_ln = self.error_ln(&s_k, diff_ln, hlev, scale_ln);
+        self.best_ln_err = self.best_ln_err.min(err_ln);
+        let target_ln = self.tol_ln
+            + match self.opts.log_ref {
+                Some(l) => l.max(self.cur_ln_i),
+                None => self.cur_ln_i,
+            };
+        let decreasing = diff_ln < self.prev_diff_ln || diff_ln == f64::NEG_INFINITY;
+        if level >= self.opts.min_level.max(1) && decreasing && err_ln <= target_ln {
+            return Some(self.result(&s_k, &sh, err_ln, level));
+        }
+        self.prev_diff_ln = diff_ln;
+        self.prev_s = Some(s_k);
+        None
+    }
+
+    /// The error bound of a level (log, absolute): SAFETY × the difference of the last two
+    /// levels, plus the skipped nodes' bound, plus the rounding floor.
+    fn error_ln(&self, s_k: &Float, diff_ln: f64, hlev: u32, scale_ln: f64) -> f64 {
         // Rounding floor: the term bound plus the summation error N·2^-prec·Σ|term|.
-        let n_terms = (exps as f64).max(1.0);
-        let _ = &lv;
-        let floor_ln = ulp_ln + (floor_sum + n_terms * s_k.to_f64().abs()).ln() + scale_ln
-            - (f64::from(hlev) * LN_2);
+        let n_terms = (self.exps as f64).max(1.0);
+        let floor_ln =
+            self.ulp_ln + (self.floor_sum + n_terms * s_k.to_f64().abs()).ln() + scale_ln
+                - (f64::from(hlev) * LN_2);
         let floor_ln = if floor_ln.is_nan() {
             f64::NEG_INFINITY
         } else {
             floor_ln
         };
-        let mut err_ln = ln_add(diff_ln + SAFETY.ln(), skipped_ln);
+        let mut err_ln = ln_add(diff_ln + SAFETY.ln(), self.skipped_ln);
         err_ln = ln_add(err_ln, floor_ln);
-        best_ln_err = best_ln_err.min(err_ln);
-        let target_ln = tol_ln
-            + match opts.log_ref {
-                Some(l) => l.max(cur_ln_i),
-                None => cur_ln_i,
-            };
-        let decreasing = diff_ln < prev_diff_ln || diff_ln == f64::NEG_INFINITY;
-        if level >= opts.min_level.max(1) && decreasing && err_ln <= target_ln {
-            EXPS.fetch_add(exps, std::sync::atomic::Ordering::Relaxed);
-            let log_abs = if s_k.is_zero() {
-                Float::with_val(prec, f64::NEG_INFINITY)
-            } else {
-                let mut l = Float::with_val(prec, s_k.abs_ref());
-                l.ln_mut();
-                l += &sh;
-                l += Float::with_val(prec, r.ln_ref());
-                l
-            };
-            return Ok(QuadResult {
-                log_abs,
-                negative,
-                log_abs_err: err_ln,
-                evaluations,
-                exps,
-                level,
-            });
-        }
-        prev_diff_ln = diff_ln;
-        prev_s = Some(s_k);
+        err_ln
     }
-    let achieved = if cur_ln_i.is_finite() {
-        ((cur_ln_i - best_ln_err) / LN_10).max(0.0)
-    } else {
-        0.0
-    };
-    Err(Error::Precision {
-        requested: opts.digits.ceil() as u32,
-        certified: achieved.floor() as u32,
-        what: format!(
-            "quadrature after {} levels ({evaluations} evaluations)",
-            opts.max_level
-        ),
-    })
+
+    /// The accepted result: log|I| = ln|S_k| + shift + ln r.
+    fn result(&self, s_k: &Float, sh: &Float, err_ln: f64, level: u32) -> QuadResult {
+        EXPS.fetch_add(self.exps, std::sync::atomic::Ordering::Relaxed);
+        let prec = self.prec;
+        let log_abs = if s_k.is_zero() {
+            Float::with_val(prec, f64::NEG_INFINITY)
+        } else {
+            let mut l = Float::with_val(prec, s_k.abs_ref());
+            l.ln_mut();
+            l += sh;
+            l += Float::with_val(prec, self.r.ln_ref());
+            l
+        };
+        QuadResult {
+            log_abs,
+            negative: self.negative,
+            log_abs_err: err_ln,
+            evaluations: self.evaluations,
+            exps: self.exps,
+            level,
+        }
+    }
+
+    /// The error when `max_level` is passed without reaching the target.
+    fn not_reached(&self) -> Error {
+        let achieved = if self.cur_ln_i.is_finite() {
+            ((self.cur_ln_i - self.best_ln_err) / LN_10).max(0.0)
+        } else {
+            0.0
+        };
+        Error::Precision {
+            requested: self.opts.digits.ceil() as u32,
+            certified: achieved.floor() as u32,
+            what: format!(
+                "quadrature after {} levels ({} evaluations)",
+                self.opts.max_level, self.evaluations
+            ),
+        }
+    }
 }
 
 /// Convenience: tanh–sinh of `f` on [a, b].
@@ -682,10 +800,11 @@ fn horner(acc: &mut Float, c: &[Float], mag: &[f64], x: &Float, xf: f64) -> f64 
 }
 
 mod gaussian;
-pub(crate) use gaussian::*;
+pub(crate) use gaussian::{gaussian, Factor, Quadratic};
 
 mod nodes;
-pub(crate) use nodes::*;
+pub(crate) use nodes::gl_order;
+use nodes::{bucket, gl_level, line_level, ts_level, Level};
 
 #[cfg(test)]
 mod tests;

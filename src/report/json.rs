@@ -6,11 +6,11 @@ use crate::accounting::Bracket;
 use std::fmt::Write as _;
 
 /// Version of the document shape (`"schema"` field); bumped on an incompatible change.
-pub const SCHEMA: &str = "dpaudit/1";
+pub(crate) const SCHEMA: &str = "dpaudit/1";
 
 /// A JSON value.
 #[derive(Clone, Debug)]
-pub enum Json {
+pub(crate) enum Json {
     /// true / false
     Bool(bool),
     /// A finite number (non-finite values are written as null).
@@ -27,7 +27,7 @@ pub enum Json {
 
 impl Json {
     /// An object from (key, value) pairs.
-    pub fn obj(pairs: Vec<(&str, Json)>) -> Json {
+    pub(crate) fn obj(pairs: Vec<(&str, Json)>) -> Json {
         Json::Obj(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }
 

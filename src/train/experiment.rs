@@ -349,7 +349,7 @@ pub fn run(spec: &Spec, base: &Path, progress: &Observer) -> Result<Vec<SplitRes
 }
 
 /// [`run`], refusing a run estimated over an hour unless `yes` ([`Spec::estimate`]).
-pub fn run_confirmed(
+pub(crate) fn run_confirmed(
     spec: &Spec,
     base: &Path,
     progress: &Observer,
@@ -628,7 +628,7 @@ fn csv_of(r: &SplitResult) -> Table {
 
 /// "Works well": a final mean within this factor of the reference (non-private run, or the best
 /// clipping threshold).
-pub const WELL: f64 = 2.0;
+pub(crate) const WELL: f64 = 2.0;
 
 /// A verdict on one of the paper's statements about Figure 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1101,7 +1101,7 @@ pub fn run_file(path: &Path, out: &Path, progress: &Observer) -> Result<String> 
 
 /// [`run_file`], refusing an experiment estimated to run over an hour unless `yes` (the
 /// estimated work is in the message). Limits on memory are checked whatever `yes`.
-pub fn run_file_confirmed(
+pub(crate) fn run_file_confirmed(
     path: &Path,
     out: &Path,
     progress: &Observer,

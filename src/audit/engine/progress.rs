@@ -27,18 +27,21 @@ impl Observer {
         Observer(Some(std::sync::Arc::new(p)))
     }
 
+    /// Tells the observer, if any, that `total` units of work start.
     pub(crate) fn start(&self, total: u64) {
         if let Some(p) = &self.0 {
             p.start(total)
         }
     }
 
+    /// Tells the observer, if any, that `n` more units are done.
     pub(crate) fn advance(&self, n: u64) {
         if let Some(p) = &self.0 {
             p.advance(n)
         }
     }
 
+    /// Tells the observer, if any, that the work is finished.
     pub(crate) fn finish(&self) {
         if let Some(p) = &self.0 {
             p.finish()

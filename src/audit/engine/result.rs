@@ -2,7 +2,11 @@
 //! non-deterministic [`Timing`]. Flat tables of a result are the report's business
 //! (`compare::sources` lists its fields for `audits.csv`).
 
-use super::*;
+use super::{Histograms, Selection};
+use crate::audit::gdp::GdpAudit;
+use crate::audit::mechanisms::Statistic;
+use crate::audit::stats::RegionAudit;
+use serde::{Deserialize, Serialize};
 
 /// Wall-clock figures of a run: **not** deterministic, hence kept out of the serialised record.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
@@ -18,11 +22,11 @@ pub struct Timing {
 }
 
 /// The outcome of an audit. Every serialised field is a deterministic function of the
-/// mechanism and the [`AuditConfig`] (thread count excluded); the wall time is in
+/// mechanism and the [`AuditConfig`](super::AuditConfig) (thread count excluded); the wall time is in
 /// [`AuditResult::timing`], which is skipped by serde.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuditResult {
-    /// [`Mechanism::name`].
+    /// [`Mechanism::name`](crate::audit::mechanisms::Mechanism::name).
     pub mechanism: String,
     /// The statistic thresholded.
     pub statistic: Statistic,
@@ -44,7 +48,7 @@ pub struct AuditResult {
     pub grid: (f64, f64),
     /// The lower bound on ε(δ), holding with probability ≥ `confidence`.
     pub eps_lb: f64,
-    /// The lower bound on ε(δ) of the same region and counts at confidence 1 − [`STRICT_BETA`]
+    /// The lower bound on ε(δ) of the same region and counts at confidence 1 − [`STRICT_BETA`](super::STRICT_BETA)
     /// (each Clopper–Pearson bound at `STRICT_BETA / family_size`): what a `VIOLATION` is
     /// decided on, so that a correct mechanism is flagged with probability ≤ 1e-6.
     pub eps_lb_strict: f64,

@@ -2,7 +2,9 @@
 //! (eq. (8)) and eq. (56), Proposition 1 for a general C, Proposition 2's PTR and Proposition 3
 //! at its acceptance boundary. Derivations in `docs/claims.md`.
 
-use super::*;
+use super::{ClaimRow, Command, Decide, Outcome, Verdict};
+use crate::compare::fmt::fmt_sig;
+use crate::error::Result;
 use crate::train::data::{synthetic, SyntheticSpec};
 use crate::train::ptr::{
     delta_plus, prop1_search, prop2_search, prop2_witness, prop3_acceptance, sound_statistic,
@@ -182,17 +184,10 @@ fn by_d(cases: &[Thm2Case], bound: impl Fn(&Thm2Case) -> f64, rules: &[StepRule]
     parts.join(" | ")
 }
 
-/// The ids of this file's rows, in table order.
-pub(crate) const IDS: [&str; 8] = [
-    "hmb-thm2-eq8",
-    "hmb-thm2-step-d1",
-    "hmb-thm2-corrected",
-    "hmb-eq56-convex",
-    "hmb-prop1-general-c",
-    "hmb-prop2-ptr",
-    "dpaudit-sound-ptr",
-    "hmb-prop3-boundary",
-];
+/// How the Theorem 2 cases are simulated, as the reasons state it.
+const SIM_NOTE: &str = "seeded RGM gradient descent (seed 22; 1000 runs per case, 400 at d = 100; T = ceil(3/(tau mu)) <= 2000; \
+                    99.9% normal intervals; gamma = 0.5; quadratic: eigenvalues geometric on [1, 4], ||theta_0 - theta*|| = 1, sigma^2 = 1; \
+                    ridge: eq. (9) on 1000 synthetic AR(1) records, mu_reg = 0.1, theta_0 = 0, sigma^2 = 0.1)";
 
 /// The `dpaudit claims --only ID` command of a row.
 pub(crate) fn only_cmd(id: &str) -> String {
@@ -200,85 +195,116 @@ pub(crate) fn only_cmd(id: &str) -> String {
 }
 
 /// The rows of this file (only `only` when given); returns the Theorem 2 cases when computed.
-pub(super) fn hmb_alg_rows(out: &mut Vec<Claim>, only: Option<&str>) -> Option<Vec<Thm2Case>> {
-    let want = |id: &str| only.is_none_or(|o| o == id);
-    let thm2_ids = ["hmb-thm2-eq8", "hmb-thm2-step-d1", "hmb-thm2-corrected"];
-    let cases = if thm2_ids.iter().any(|i| want(i)) {
-        Some(thm2_cases())
-    } else {
-        None
-    };
-    let cases_ref = || -> Result<&Vec<Thm2Case>> {
-        match cases.as_ref() {
-            Some(Ok(c)) => Ok(c),
-            Some(Err(e)) => Err(crate::error::Error::Undefined(format!(
-                "Theorem 2 simulation failed: {e}"
-            ))),
-            None => Err(crate::error::Error::Undefined("not computed".into())),
-        }
-    };
-    let sim_note = "seeded RGM gradient descent (seed 22; 1000 runs per case, 400 at d = 100; T = ceil(3/(tau mu)) <= 2000; \
-                    99.9% normal intervals; gamma = 0.5; quadratic: eigenvalues geometric on [1, 4], ||theta_0 - theta*|| = 1, sigma^2 = 1; \
-                    ridge: eq. (9) on 1000 synthetic AR(1) records, mu_reg = 0.1, theta_0 = 0, sigma^2 = 0.1)";
+/// The rows of this file, in table order.
+pub(super) const ROWS: &[ClaimRow] = &[
+    ClaimRow {
+        id: "hmb-thm2-eq8",
+        source: "seed 003 (HMB), §5.1, Theorem 2, eq. (8) (proof App. B.1)",
+        statement: "for mu-strongly convex, L-smooth f and tau <= (L+gamma)^-1 (main text; the proof uses ((1+gamma)L)^-1), RGM gradient descent has E||theta_t - theta*||^2 <= (1 - tau mu)^t ||theta_0 - theta*||^2 + tau sigma^2/mu",
+        command: Command::Only,
+        decide: Decide::Thm2(hmb_thm2_eq8),
+    },
+    ClaimRow {
+        id: "hmb-thm2-step-d1",
+        source: "seed 003 (HMB), §5.1, Theorem 2's step-size condition tau <= (L+gamma)^-1 vs App. B.1's tau <= ((1+gamma)L)^-1",
+        statement: "at d = 1 (where the dimension factor is 1) eq. (8) holds under the main text's step-size condition tau <= (L+gamma)^-1",
+        command: Command::Only,
+        decide: Decide::Thm2(hmb_thm2_step_d1),
+    },
+    ClaimRow {
+        id: "hmb-thm2-corrected",
+        source: "dpaudit's correction of seed 003 (HMB) Theorem 2 (docs/claims.md, 'Theorem 2')",
+        statement: "for tau <= ((1 + d gamma)L)^-1: E||theta_t - theta*||^2 <= (1 - tau mu)^t ||theta_0 - theta*||^2 + tau d sigma^2/mu",
+        command: Command::Only,
+        decide: Decide::Thm2(hmb_thm2_corrected),
+    },
+    ClaimRow {
+        id: "hmb-eq56-convex",
+        source: "seed 003 (HMB), App. B.1, eq. (56) (convex case, mu = 0)",
+        statement: "for convex L-smooth f and the same step size, f(theta_bar_t) - f(theta*) <= ||theta_0 - theta*||^2/(2 tau t) + tau sigma^2/2 (in expectation)",
+        command: Command::Only,
+        decide: Decide::Direct(eq56_row),
+    },
+    ClaimRow {
+        id: "hmb-prop1-general-c",
+        source: "seed 003 (HMB), §5.3, Proposition 1 and the step 'A~ >= rho C, hence A~^-2 <= rho^-2 C^-2'",
+        statement: "if A~ = X~X~^T/n + mu_reg I >= rho C (any C), the clipped data have relative sensitivity with eta^2 = 6 R_c^4/(rho^2 n^2)",
+        command: Command::Only,
+        decide: Decide::Direct(hmb_prop1_general_c),
+    },
+    ClaimRow {
+        id: "hmb-prop2-ptr",
+        source: "seed 003 (HMB), §5.3, Proposition 2 (PTR with Delta_+ + Lap(1/eps)) and App. B.4",
+        statement: "testing Delta_+ + Lap(1/eps) > -log(delta)/eps and then running RGM is (eps + eps_RGM, delta + delta_RGM)-DP",
+        command: Command::Only,
+        decide: Decide::Direct(hmb_prop2_ptr),
+    },
+    ClaimRow {
+        id: "dpaudit-sound-ptr",
+        source: "dpaudit's replacement for seed 003 (HMB) Proposition 2's statistic (docs/claims.md, 'The sound PTR')",
+        statement: "S(D) = n(lambda_min(C^-1/2 A~ C^-1/2) - rho)/R_c^2 has global sensitivity <= 1 under replacing one record (Weyl's inequality; every record has X~^T C^-1 X~ <= R_c^2)",
+        command: Command::Only,
+        decide: Decide::Direct(dpaudit_sound_ptr),
+    },
+    ClaimRow {
+        id: "hmb-prop3-boundary",
+        source: "seed 003 (HMB), §5.4, Proposition 3 (and App. B.5, eqs. (75)-(77))",
+        statement: "for Gaussian features, mu_reg = 4||Sigma|| R_c^2 sqrt(log(2d/nu)/n) and n >= max(4 log(2d/nu)/9, -log(delta) R_c^2/(2 eps)), PTR accepts rho = rho_bar/2 with probability >= 1 - nu",
+        command: Command::Only,
+        decide: Decide::Direct(prop3_row),
+    },
+];
 
-    if want("hmb-thm2-eq8") {
-        out.push(row(
-            "hmb-thm2-eq8",
-            "seed 003 (HMB), §5.1, Theorem 2, eq. (8) (proof App. B.1)",
-            "for mu-strongly convex, L-smooth f and tau <= (L+gamma)^-1 (main text; the proof uses ((1+gamma)L)^-1), RGM gradient descent has E||theta_t - theta*||^2 <= (1 - tau mu)^t ||theta_0 - theta*||^2 + tau sigma^2/mu",
-            only_cmd("hmb-thm2-eq8"),
-            || {
-                let cases = cases_ref()?;
-                // Every rule is admissible for eq. (8): tau_corrected <= both readings (L >= 1
-                // here). The witness is taken at the smallest (corrected) step size, where the
-                // iteration is stable, when one exists there.
-                let stable = worst_violation(cases, |c| c.rule == StepRule::Corrected, |c| c.eq8);
-                let w = stable.or_else(|| worst_violation(cases, |_| true, |c| c.eq8));
-                let diverged = cases
-                    .iter()
-                    .filter(|c| c.rule != StepRule::Corrected)
-                    .map(|c| c.exact)
-                    .fold(0.0f64, f64::max);
-                let (figure, v) = match w {
-                    Some((i, r)) => (
-                        format!(
-                            "{} (lower end / bound = {}); at the paper's step sizes the exact error reaches {}",
-                            case_text(&cases[i], cases[i].eq8),
-                            fmt_sig(r, 4),
-                            fmt_sig(diverged, 4)
-                        ),
-                        Verdict::False,
-                    ),
-                    None => ("no case violates eq. (8)".to_string(), Verdict::Holds),
-                };
-                Ok((
+fn hmb_thm2_eq8(cases: &[Thm2Case]) -> Outcome {
+    // Every rule is admissible for eq. (8): tau_corrected <= both readings (L >= 1
+    // here). The witness is taken at the smallest (corrected) step size, where the
+    // iteration is stable, when one exists there.
+    let stable = worst_violation(cases, |c| c.rule == StepRule::Corrected, |c| c.eq8);
+    let w = stable.or_else(|| worst_violation(cases, |_| true, |c| c.eq8));
+    let diverged = cases
+        .iter()
+        .filter(|c| c.rule != StepRule::Corrected)
+        .map(|c| c.exact)
+        .fold(0.0f64, f64::max);
+    let (figure, v) = match w {
+        Some((i, r)) => (
+            format!(
+                "{} (lower end / bound = {}); at the paper's step sizes the exact error reaches {}",
+                case_text(&cases[i], cases[i].eq8),
+                fmt_sig(r, 4),
+                fmt_sig(diverged, 4)
+            ),
+            Verdict::False,
+        ),
+        None => ("no case violates eq. (8)".to_string(), Verdict::Holds),
+    };
+    Ok((
                     figure,
                     v,
                     format!(
-                        "{sim_note}. Eq. (8) by d: {}. The proof's E||xi_t||^2 = gamma||grad f||^2 + sigma^2 drops the factor d of \
+                        "{SIM_NOTE}. Eq. (8) by d: {}. The proof's E||xi_t||^2 = gamma||grad f||^2 + sigma^2 drops the factor d of \
                          Definition 3 (the variance is added to each of the d coordinates): the stationary error grows like d tau sigma^2/mu, and at the paper's step sizes the term d gamma ||grad f||^2 can make the \
                          iteration diverge (d >= 10; the figure's largest exact error). The simulated mean and the exact second moment agree within 5 standard errors in every case (full table in claims.md)",
                         by_d(cases, |c| c.eq8, &StepRule::ALL)
                     ),
                 ))
-            },
-        ));
-    }
+}
 
-    if want("hmb-thm2-step-d1") {
-        out.push(row(
-            "hmb-thm2-step-d1",
-            "seed 003 (HMB), §5.1, Theorem 2's step-size condition tau <= (L+gamma)^-1 vs App. B.1's tau <= ((1+gamma)L)^-1",
-            "at d = 1 (where the dimension factor is 1) eq. (8) holds under the main text's step-size condition tau <= (L+gamma)^-1",
-            only_cmd("hmb-thm2-step-d1"),
-            || {
-                let cases = cases_ref()?;
-                let d1 = |r: StepRule| cases.iter().find(|c| c.d == 1 && c.problem == "quadratic" && c.rule == r);
-                let (Some(m), Some(p)) = (d1(StepRule::MainText), d1(StepRule::Proof)) else {
-                    return Err(crate::error::Error::Undefined("d = 1 cases missing".into()));
-                };
-                let v = if m.sim.mse.lo > m.eq8 { Verdict::False } else { Verdict::Holds };
-                Ok((
+fn hmb_thm2_step_d1(cases: &[Thm2Case]) -> Outcome {
+    let d1 = |r: StepRule| {
+        cases
+            .iter()
+            .find(|c| c.d == 1 && c.problem == "quadratic" && c.rule == r)
+    };
+    let (Some(m), Some(p)) = (d1(StepRule::MainText), d1(StepRule::Proof)) else {
+        return Err(crate::error::Error::Undefined("d = 1 cases missing".into()));
+    };
+    let v = if m.sim.mse.lo > m.eq8 {
+        Verdict::False
+    } else {
+        Verdict::Holds
+    };
+    Ok((
                     format!("main text: {}; proof: {}", case_text(m, m.eq8), case_text(p, p.eq8)),
                     v,
                     format!(
@@ -292,66 +318,47 @@ pub(super) fn hmb_alg_rows(out: &mut Vec<Claim>, only: Option<&str>) -> Option<V
                         fmt_sig(p.exact, 4)
                     ),
                 ))
-            },
-        ));
-    }
+}
 
-    if want("hmb-thm2-corrected") {
-        out.push(row(
-            "hmb-thm2-corrected",
-            "dpaudit's correction of seed 003 (HMB) Theorem 2 (docs/claims.md, 'Theorem 2')",
-            "for tau <= ((1 + d gamma)L)^-1: E||theta_t - theta*||^2 <= (1 - tau mu)^t ||theta_0 - theta*||^2 + tau d sigma^2/mu",
-            only_cmd("hmb-thm2-corrected"),
-            || {
-                let cases = cases_ref()?;
-                let admit = |c: &Thm2Case| c.rule == StepRule::Corrected;
-                let w = worst_violation(cases, admit, |c| c.corrected);
-                let tightest = cases
-                    .iter()
-                    .filter(|c| admit(c))
-                    .map(|c| (c, c.sim.mse.hi / c.corrected))
-                    .max_by(|a, b| a.1.total_cmp(&b.1));
-                let Some((t, r)) = tightest else {
-                    return Err(crate::error::Error::Undefined("no corrected cases".into()));
-                };
-                let v = if w.is_some() { Verdict::False } else { Verdict::Holds };
-                Ok((
+fn hmb_thm2_corrected(cases: &[Thm2Case]) -> Outcome {
+    let admit = |c: &Thm2Case| c.rule == StepRule::Corrected;
+    let w = worst_violation(cases, admit, |c| c.corrected);
+    let tightest = cases
+        .iter()
+        .filter(|c| admit(c))
+        .map(|c| (c, c.sim.mse.hi / c.corrected))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let Some((t, r)) = tightest else {
+        return Err(crate::error::Error::Undefined("no corrected cases".into()));
+    };
+    let v = if w.is_some() {
+        Verdict::False
+    } else {
+        Verdict::Holds
+    };
+    Ok((
                     format!("closest case: {} (upper end / bound = {})", case_text(t, t.corrected), fmt_sig(r, 4)),
                     v,
                     format!(
-                        "{sim_note}. Corrected bound by d: {}. With E||xi||^2 = d(gamma||grad f||^2 + sigma^2) the proof of App. B.1 goes through with \
+                        "{SIM_NOTE}. Corrected bound by d: {}. With E||xi||^2 = d(gamma||grad f||^2 + sigma^2) the proof of App. B.1 goes through with \
                          (1 + d gamma) in place of (1 + gamma) and d sigma^2 in place of sigma^2 (docs/claims.md). Mutation check: the same cases \
                          judge eq. (8) x d (= this bound) holds and this bound / d false (tests)",
                         by_d(cases, |c| c.corrected, &[StepRule::Corrected])
                     ),
                 ))
-            },
-        ));
-    }
+}
 
-    if want("hmb-eq56-convex") {
-        out.push(row(
-            "hmb-eq56-convex",
-            "seed 003 (HMB), App. B.1, eq. (56) (convex case, mu = 0)",
-            "for convex L-smooth f and the same step size, f(theta_bar_t) - f(theta*) <= ||theta_0 - theta*||^2/(2 tau t) + tau sigma^2/2 (in expectation)",
-            only_cmd("hmb-eq56-convex"),
-            eq56_row,
-        ));
-    }
-
-    if want("hmb-prop1-general-c") {
-        out.push(row(
-            "hmb-prop1-general-c",
-            "seed 003 (HMB), §5.3, Proposition 1 and the step 'A~ >= rho C, hence A~^-2 <= rho^-2 C^-2'",
-            "if A~ = X~X~^T/n + mu_reg I >= rho C (any C), the clipped data have relative sensitivity with eta^2 = 6 R_c^4/(rho^2 n^2)",
-            only_cmd("hmb-prop1-general-c"),
-            || {
-                let g = prop1_search(CFamily::General, 600, SEED)?;
-                let id = prop1_search(CFamily::Identity, 300, SEED)?;
-                let cm = prop1_search(CFamily::Commuting, 300, SEED)?;
-                let w = &g.worst;
-                let v = if w.ratio > 1.0 { Verdict::False } else { Verdict::DerivationGap };
-                Ok((
+fn hmb_prop1_general_c() -> Outcome {
+    let g = prop1_search(CFamily::General, 600, SEED)?;
+    let id = prop1_search(CFamily::Identity, 300, SEED)?;
+    let cm = prop1_search(CFamily::Commuting, 300, SEED)?;
+    let w = &g.worst;
+    let v = if w.ratio > 1.0 {
+        Verdict::False
+    } else {
+        Verdict::DerivationGap
+    };
+    Ok((
                     format!(
                         "largest sup_theta ||grad f - grad f'||^2/(eta^2 ||grad f||^2) = {} (trial {}, d = {}, n = {}, eig(C) = [{}], kappa_C = {}, rho = {})",
                         fmt_sig(w.ratio, 6),
@@ -378,39 +385,31 @@ pub(super) fn hmb_alg_rows(out: &mut Vec<Claim>, only: Option<&str>) -> Option<V
                         fmt_sig(g.worst_corrected, 4)
                     ),
                 ))
-            },
-        ));
-    }
+}
 
-    if want("hmb-prop2-ptr") {
-        out.push(row(
-            "hmb-prop2-ptr",
-            "seed 003 (HMB), §5.3, Proposition 2 (PTR with Delta_+ + Lap(1/eps)) and App. B.4",
-            "testing Delta_+ + Lap(1/eps) > -log(delta)/eps and then running RGM is (eps + eps_RGM, delta + delta_RGM)-DP",
-            only_cmd("hmb-prop2-ptr"),
-            || {
-                let s = prop2_search(2000, SEED)?;
-                let w = &s.worst_dplus;
-                let (a, b, mu, rho, c, _) = prop2_witness(50)?;
-                let (da, db) = (delta_plus(&a, mu, rho, &c)?, delta_plus(&b, mu, rho, &c)?);
-                // The accept bit at eps = 1, delta = 1e-5: P(reject) = P(Delta_+ + Lap(1) <= t).
-                let (eps, delta) = (1.0f64, 1e-5f64);
-                let t = -delta.ln() / eps;
-                let p_rej = |dp: f64| {
-                    if dp >= t {
-                        0.5 * (-(dp - t) * eps).exp()
-                    } else {
-                        1.0 - 0.5 * (-(t - dp) * eps).exp()
-                    }
-                };
-                let (ra, rb) = (p_rej(da as f64), p_rej(db as f64));
-                let loss = (rb / ra).ln();
-                let v = if w.dplus_jump() > 1.0 && rb > eps.exp() * ra + delta + 0.5 {
-                    Verdict::False
-                } else {
-                    Verdict::DerivationGap
-                };
-                Ok((
+fn hmb_prop2_ptr() -> Outcome {
+    let s = prop2_search(2000, SEED)?;
+    let w = &s.worst_dplus;
+    let (a, b, mu, rho, c, _) = prop2_witness(50)?;
+    let (da, db) = (delta_plus(&a, mu, rho, &c)?, delta_plus(&b, mu, rho, &c)?);
+    // The accept bit at eps = 1, delta = 1e-5: P(reject) = P(Delta_+ + Lap(1) <= t).
+    let (eps, delta) = (1.0f64, 1e-5f64);
+    let t = -delta.ln() / eps;
+    let p_rej = |dp: f64| {
+        if dp >= t {
+            0.5 * (-(dp - t) * eps).exp()
+        } else {
+            1.0 - 0.5 * (-(t - dp) * eps).exp()
+        }
+    };
+    let (ra, rb) = (p_rej(da as f64), p_rej(db as f64));
+    let loss = (rb / ra).ln();
+    let v = if w.dplus_jump() > 1.0 && rb > eps.exp() * ra + delta + 0.5 {
+        Verdict::False
+    } else {
+        Verdict::DerivationGap
+    };
+    Ok((
                     format!(
                         "largest |Delta_+(D) - Delta_+(D')| = {} (search trial {}: d = {}, n = {}, Delta_+ {} -> {}); recorded witness n = 50: Delta_+ {} -> {}, P(reject) {} vs {}",
                         w.dplus_jump(),
@@ -438,29 +437,25 @@ pub(super) fn hmb_alg_rows(out: &mut Vec<Claim>, only: Option<&str>) -> Option<V
                         fmt_sig(loss, 4)
                     ),
                 ))
-            },
-        ));
-    }
+}
 
-    if want("dpaudit-sound-ptr") {
-        out.push(row(
-            "dpaudit-sound-ptr",
-            "dpaudit's replacement for seed 003 (HMB) Proposition 2's statistic (docs/claims.md, 'The sound PTR')",
-            "S(D) = n(lambda_min(C^-1/2 A~ C^-1/2) - rho)/R_c^2 has global sensitivity <= 1 under replacing one record (Weyl's inequality; every record has X~^T C^-1 X~ <= R_c^2)",
-            only_cmd("dpaudit-sound-ptr"),
-            || {
-                let s = prop2_search(2000, SEED)?;
-                let w = &s.worst_stat;
-                let mut wit = 0.0f64;
-                for n in [10, 50, 200] {
-                    let (a, b, mu, rho, c, rc) = prop2_witness(n)?;
-                    wit = wit.max(
-                        (sound_statistic(&a, mu, rho, &c, rc)? - sound_statistic(&b, mu, rho, &c, rc)?).abs(),
-                    );
-                }
-                let worst = w.stat_jump().max(wit);
-                let v = if worst <= 1.0 + 1e-9 { Verdict::Holds } else { Verdict::False };
-                Ok((
+fn dpaudit_sound_ptr() -> Outcome {
+    let s = prop2_search(2000, SEED)?;
+    let w = &s.worst_stat;
+    let mut wit = 0.0f64;
+    for n in [10, 50, 200] {
+        let (a, b, mu, rho, c, rc) = prop2_witness(n)?;
+        wit = wit.max(
+            (sound_statistic(&a, mu, rho, &c, rc)? - sound_statistic(&b, mu, rho, &c, rc)?).abs(),
+        );
+    }
+    let worst = w.stat_jump().max(wit);
+    let v = if worst <= 1.0 + 1e-9 {
+        Verdict::Holds
+    } else {
+        Verdict::False
+    };
+    Ok((
                     format!(
                         "largest |S(D) - S(D')| = {} over {} pairs (trial {}: d = {}, n = {}); on the recorded Delta_+ witnesses {}",
                         fmt_sig(w.stat_jump(), 10),
@@ -478,20 +473,6 @@ pub(super) fn hmb_alg_rows(out: &mut Vec<Claim>, only: Option<&str>) -> Option<V
                         s.trials
                     ),
                 ))
-            },
-        ));
-    }
-
-    if want("hmb-prop3-boundary") {
-        out.push(row(
-            "hmb-prop3-boundary",
-            "seed 003 (HMB), §5.4, Proposition 3 (and App. B.5, eqs. (75)-(77))",
-            "for Gaussian features, mu_reg = 4||Sigma|| R_c^2 sqrt(log(2d/nu)/n) and n >= max(4 log(2d/nu)/9, -log(delta) R_c^2/(2 eps)), PTR accepts rho = rho_bar/2 with probability >= 1 - nu",
-            only_cmd("hmb-prop3-boundary"),
-            prop3_row,
-        ));
-    }
-    cases.and_then(|c| c.ok())
 }
 
 fn eq56_row() -> Outcome {

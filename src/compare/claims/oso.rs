@@ -1,61 +1,110 @@
 //! Claims of OSO-DPSGD (seed 004): the rule of thumb and Algorithm 1's line 13.
 
-use super::*;
+use super::{
+    dec, eval_cmd, n, n6, rounds_to, sc, verdict, ClaimRow, Command, Decide, Outcome, Verdict,
+    DIGITS, P,
+};
+use crate::bounds::gaussian::{dp_eps, rdp_eps};
+use crate::scalar::Scalar;
+use rug::Float;
 
 // ---------------------------------------------------------------------------------------------
 // OSO-DPSGD (seed 004)
 // ---------------------------------------------------------------------------------------------
 
-pub(super) fn oso_rows(out: &mut Vec<Claim>) {
+/// The `dpaudit eval` command of `oso-alg1-line13`: the per-step mu as accounted (1) and as
+/// printed (sqrt(2)/1.01, as decimal text).
+fn alg1_line13_cmd() -> String {
     let mu_lit_txt = dec(&Float::with_val(
         P,
         Float::with_val(P, 2u32).sqrt() / sc("1.01").mp(P),
     ));
-    out.push(row(
-        "oso-prop1",
-        "seed 004 (OSO-DPSGD), §'Online sensitivity optimization', Proposition 1",
-        "the two Gaussian releases (gradient sum with multiplier nu_g, clipped-direction sum with nu_q) are, for accounting, one Gaussian mechanism with multiplier nu if nu_g = (nu^-2 - nu_q^-2)^-1/2",
-        test_cmd("oso-prop1"),
-        || {
-            let nu = sc("1");
-            let nu_g = sc("1.01");
-            let nu_q = Float::with_val(P, Float::with_val(P, 1u32) - Float::with_val(P, nu_g.mp(P).square()).recip()).sqrt().recip();
-            let al = sc("3");
-            let rg = rdp_eps(&sc("1"), &nu_g, &al, DIGITS)?;
-            let rq = rdp_eps(&sc("1"), &Scalar::from_float(&nu_q), &al, DIGITS)?;
-            let rn = rdp_eps(&sc("1"), &nu, &al, DIGITS)?;
-            let sum = Float::with_val(P, &rg.value + &rq.value);
-            let agree = Float::with_val(P, &sum - &rn.value).abs() <= Float::with_val(P, &rn.value * 1e-13f64);
-            Ok((
+    eval_cmd(&[
+        (
+            "budget",
+            "eps_for_delta",
+            "gaussian",
+            "mu1=0;mu2=1;sigma=1;delta=1e-5".into(),
+        ),
+        (
+            "literal",
+            "eps_for_delta",
+            "gaussian",
+            format!("mu1=0;mu2={mu_lit_txt};sigma=1;delta=1e-5"),
+        ),
+    ])
+}
+
+/// The rows of this file, in table order.
+pub(super) const ROWS: &[ClaimRow] = &[
+    ClaimRow {
+        id: "oso-prop1",
+        source: "seed 004 (OSO-DPSGD), §'Online sensitivity optimization', Proposition 1",
+        statement: "the two Gaussian releases (gradient sum with multiplier nu_g, clipped-direction sum with nu_q) are, for accounting, one Gaussian mechanism with multiplier nu if nu_g = (nu^-2 - nu_q^-2)^-1/2",
+        command: Command::Only,
+        decide: Decide::Direct(oso_prop1),
+    },
+    ClaimRow {
+        id: "oso-rule-of-thumb",
+        source: "seed 004 (OSO-DPSGD), paragraph after Proposition 1",
+        statement: "if we allow a 1% increase in nu_g over nu, Proposition 1 gives nu_q ≈ 7.124 nu",
+        command: Command::Only,
+        decide: Decide::Direct(oso_rule_of_thumb),
+    },
+    ClaimRow {
+        id: "oso-alg1-line13",
+        source: "seed 004 (OSO-DPSGD), Algorithm 1, line 13",
+        statement: "q~_t <- (sum q_t(z_i) + N(0, I nu_g^2))/|B| (noise multiplier nu_g on the unit-sensitivity clipped-direction sum)",
+        command: Command::Built(alg1_line13_cmd),
+        decide: Decide::Direct(oso_alg1_line13),
+    },
+];
+
+fn oso_prop1() -> Outcome {
+    let nu = sc("1");
+    let nu_g = sc("1.01");
+    let nu_q = Float::with_val(
+        P,
+        Float::with_val(P, 1u32) - Float::with_val(P, nu_g.mp(P).square()).recip(),
+    )
+    .sqrt()
+    .recip();
+    let al = sc("3");
+    let rg = rdp_eps(&sc("1"), &nu_g, &al, DIGITS)?;
+    let rq = rdp_eps(&sc("1"), &Scalar::from_float(&nu_q), &al, DIGITS)?;
+    let rn = rdp_eps(&sc("1"), &nu, &al, DIGITS)?;
+    let sum = Float::with_val(P, &rg.value + &rq.value);
+    let agree =
+        Float::with_val(P, &sum - &rn.value).abs() <= Float::with_val(P, &rn.value * 1e-13f64);
+    Ok((
                 format!("RDP(3): {} + {} = {}; single mechanism nu = 1: {}", n(&rg.value), n(&rq.value), n(&sum), n(&rn.value)),
                 verdict(agree),
                 "nu = 1, nu_g = 1.01, nu_q from Prop. 1: the two releases' Gaussian RDP curves add up to the single mechanism's \
                  (1/nu_g^2 + 1/nu_q^2 = 1/nu^2; mu-GDP composition is exact, so (eps, delta) agrees too); add/remove adjacency"
                     .to_string(),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "oso-rule-of-thumb",
-        "seed 004 (OSO-DPSGD), paragraph after Proposition 1",
-        "if we allow a 1% increase in nu_g over nu, Proposition 1 gives nu_q ≈ 7.124 nu",
-        test_cmd("oso-rule-of-thumb"),
-        || {
-            // nu_q/nu = (1 - (nu/nu_g)^2)^-1/2 = sqrt(1.0201/0.0201).
-            let g2 = Float::with_val(P, sc("1.01").mp(P).square());
-            let f = Float::with_val(P, Float::with_val(P, 1u32) - Float::with_val(P, g2.recip_ref())).sqrt().recip();
-            // Cross-check through the RDP of the two releases: 1/nu_g^2 + 1/nu_q^2 = 1 at nu = 1.
-            let al = sc("2");
-            let rg = rdp_eps(&sc("1"), &sc("1.01"), &al, DIGITS)?;
-            let rq = rdp_eps(&sc("1"), &Scalar::from_float(&f), &al, DIGITS)?;
-            let total = Float::with_val(P, &rg.value + &rq.value);
-            let single = rdp_eps(&sc("1"), &sc("1"), &al, DIGITS)?;
-            let consistent = Float::with_val(P, &total - &single.value).abs()
-                <= Float::with_val(P, &single.value * 1e-13f64);
-            let holds = consistent && rounds_to(&f, "7.124", 3);
-            let math_md = rounds_to(&f, "7.1243", 4);
-            Ok((
+fn oso_rule_of_thumb() -> Outcome {
+    // nu_q/nu = (1 - (nu/nu_g)^2)^-1/2 = sqrt(1.0201/0.0201).
+    let g2 = Float::with_val(P, sc("1.01").mp(P).square());
+    let f = Float::with_val(
+        P,
+        Float::with_val(P, 1u32) - Float::with_val(P, g2.recip_ref()),
+    )
+    .sqrt()
+    .recip();
+    // Cross-check through the RDP of the two releases: 1/nu_g^2 + 1/nu_q^2 = 1 at nu = 1.
+    let al = sc("2");
+    let rg = rdp_eps(&sc("1"), &sc("1.01"), &al, DIGITS)?;
+    let rq = rdp_eps(&sc("1"), &Scalar::from_float(&f), &al, DIGITS)?;
+    let total = Float::with_val(P, &rg.value + &rq.value);
+    let single = rdp_eps(&sc("1"), &sc("1"), &al, DIGITS)?;
+    let consistent = Float::with_val(P, &total - &single.value).abs()
+        <= Float::with_val(P, &single.value * 1e-13f64);
+    let holds = consistent && rounds_to(&f, "7.124", 3);
+    let math_md = rounds_to(&f, "7.1243", 4);
+    Ok((
                 format!("nu_q/nu = sqrt(1.0201/0.0201) = {}", n(&f)),
                 verdict(holds),
                 format!(
@@ -66,26 +115,21 @@ pub(super) fn oso_rows(out: &mut Vec<Claim>) {
                     if math_md { "also consistent" } else { "wrong: the value is 7.12399…" }
                 ),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "oso-alg1-line13",
-        "seed 004 (OSO-DPSGD), Algorithm 1, line 13",
-        "q~_t <- (sum q_t(z_i) + N(0, I nu_g^2))/|B| (noise multiplier nu_g on the unit-sensitivity clipped-direction sum)",
-        eval_cmd(&[
-            ("budget", "eps_for_delta", "gaussian", "mu1=0;mu2=1;sigma=1;delta=1e-5".into()),
-            ("literal", "eps_for_delta", "gaussian", format!("mu1=0;mu2={mu_lit_txt};sigma=1;delta=1e-5")),
-        ]),
-        || {
-            // Budget nu = 1, nu_g = 1.01. Prop. 1 wants nu_q = 7.124; line 13 uses nu_g.
-            let nu_g = sc("1.01").mp(P);
-            let mu_lit = Float::with_val(P, Float::with_val(P, 2u32).sqrt() / &nu_g);
-            let delta = sc("1e-5");
-            let e_budget = dp_eps(&sc("1"), &sc("1"), &delta, DIGITS)?;
-            let e_lit = dp_eps(&Scalar::from_float(&mu_lit), &sc("1"), &delta, DIGITS)?;
-            let v = if e_lit.value > e_budget.value { Verdict::Misprint } else { Verdict::Holds };
-            Ok((
+fn oso_alg1_line13() -> Outcome {
+    // Budget nu = 1, nu_g = 1.01. Prop. 1 wants nu_q = 7.124; line 13 uses nu_g.
+    let nu_g = sc("1.01").mp(P);
+    let mu_lit = Float::with_val(P, Float::with_val(P, 2u32).sqrt() / &nu_g);
+    let delta = sc("1e-5");
+    let e_budget = dp_eps(&sc("1"), &sc("1"), &delta, DIGITS)?;
+    let e_lit = dp_eps(&Scalar::from_float(&mu_lit), &sc("1"), &delta, DIGITS)?;
+    let v = if e_lit.value > e_budget.value {
+        Verdict::Misprint
+    } else {
+        Verdict::Holds
+    };
+    Ok((
                 format!("per-step eps at delta = 1e-5: {} as accounted (nu = 1) vs {} as printed", n(&e_budget.value), n(&e_lit.value)),
                 v,
                 format!(
@@ -97,6 +141,4 @@ pub(super) fn oso_rows(out: &mut Vec<Claim>) {
                     n6(&e_budget.value)
                 ),
             ))
-        },
-    ));
 }

@@ -1,6 +1,16 @@
 //! Claims of the informal DP-SGD notes (seed 002), each against its exact figure.
 
-use super::*;
+use super::{
+    cert, dec, eval_cmd, le, n, n6, rounds_to, sc, verdict, ClaimRow, Command, Decide, Outcome,
+    Verdict, DIGITS, P,
+};
+use crate::bounds::conversion::mironov_mp;
+use crate::bounds::gaussian::{dp_delta, dp_eps, rdp_eps};
+use crate::error::Result;
+use crate::numeric::mp::Certified;
+use crate::scalar::Scalar;
+use rug::ops::Pow;
+use rug::Float;
 
 // ---------------------------------------------------------------------------------------------
 // Seed 002 (informal DP-SGD notes)
@@ -37,19 +47,93 @@ fn rdp_pair_cmd(rows: &[(&str, &str)], sigma: &str) -> String {
     eval_cmd(&rows)
 }
 
+/// The setting of the seed-002 rows, as the reasons state it.
 pub(super) const S002_SETUP: &str = "L = 1, n = 1000, T = 100, eps = 1, delta = 1e-5";
 
-pub(super) fn s002_rows(out: &mut Vec<Claim>) {
-    out.push(row(
-        "s002-sensitivity",
-        "seed 002 (DP-SGD notes), 'How much noise to add', Delta_2^2 = L^2/n^2",
-        "with adjacency 'differ in one point' and L-Lipschitz losses, the sensitivity of the average gradient is L/n",
-        rdp_pair_cmd(&[("notes", "0.001"), ("true", "0.002")], "0.01"),
-        || {
-            // Replacing one point moves one gradient from g to g' with ||g||, ||g'|| <= L: ||g - g'|| <= 2L
-            // (attained by g' = -g), so the average moves by up to 2L/n.
-            let (truth, notes, ratio) = rdp_pair("0.002", "0.001", "0.01")?;
-            Ok((
+/// The `dpaudit eval` command of `s002-sigma-calibration` (the notes' sigma as decimal text).
+fn sigma_calibration_cmd() -> String {
+    let sig_txt = dec(&notes_sigma());
+    eval_cmd(&[
+        (
+            "notes_sens",
+            "eps_for_delta",
+            "gaussian",
+            format!("mu1=0;mu2=0.01;sigma={sig_txt};delta=1e-5"),
+        ),
+        (
+            "true_sens",
+            "eps_for_delta",
+            "gaussian",
+            format!("mu1=0;mu2=0.02;sigma={sig_txt};delta=1e-5"),
+        ),
+    ])
+}
+
+/// The rows of this file, in table order.
+pub(super) const ROWS: &[ClaimRow] = &[
+    ClaimRow {
+        id: "s002-sensitivity",
+        source: "seed 002 (DP-SGD notes), 'How much noise to add', Delta_2^2 = L^2/n^2",
+        statement: "with adjacency 'differ in one point' and L-Lipschitz losses, the sensitivity of the average gradient is L/n",
+        command: Command::Built(|| rdp_pair_cmd(&[("notes", "0.001"), ("true", "0.002")], "0.01")),
+        decide: Decide::Direct(s002_sensitivity),
+    },
+    ClaimRow {
+        id: "s002-rdp-conversion",
+        source: "seed 002, 'Gaussian Mechanism' display: (T alpha L^2/(2 n^2 sigma^2) + ln(1/delta)/(alpha-1), delta)-DP",
+        statement: "T-fold composition of (alpha, alpha L^2/(2 n^2 sigma^2))-RDP converts to (T alpha L^2/(2n^2 sigma^2) + ln(1/delta)/(alpha-1), delta)-DP for all delta, alpha",
+        command: Command::Only,
+        decide: Decide::Direct(s002_rdp_conversion),
+    },
+    ClaimRow {
+        id: "s002-sigma-calibration",
+        source: "seed 002, 'How much noise to add': sigma = L sqrt(T ln(1/delta))/(n eps)",
+        statement: "adding N(0, sigma^2 I) with sigma = L sqrt(T ln(1/delta))/(n eps) to each of the T averaged gradients gives (eps, delta)-DP",
+        command: Command::Built(sigma_calibration_cmd),
+        decide: Decide::Direct(s002_sigma_calibration),
+    },
+    ClaimRow {
+        id: "s002-alpha-choice",
+        source: "seed 002, 'How much noise to add': alpha = (2/eps) ln(1/delta)",
+        statement: "with alpha = (2/eps) ln(1/delta), setting the RDP term equal to eps gives (eps, delta)-DP",
+        command: Command::Only,
+        decide: Decide::Direct(s002_alpha_choice),
+    },
+    ClaimRow {
+        id: "s002-sgd-sensitivity",
+        source: "seed 002, 'DP-SGD': 'Sensitivity of gradient much larger now, since not averaging out'",
+        statement: "with one sampled point the gradient's sensitivity is proportional to 1 instead of 1/n",
+        command: Command::Built(|| rdp_pair_cmd(&[("sgd", "2"), ("gd", "0.002")], "1")),
+        decide: Decide::Direct(s002_sgd_sensitivity),
+    },
+    ClaimRow {
+        id: "s002-subsampling",
+        source: "seed 002, 'Privacy Amplification by subsampling', informal statement",
+        statement: "running an (eps, delta)-DP mechanism on a subsample (one point of n) gives approximately (eps/n, delta/n)-DP if eps <= 1",
+        command: Command::Only,
+        decide: Decide::Direct(s002_subsampling),
+    },
+    ClaimRow {
+        id: "s002-advanced-composition",
+        source: "seed 002, 'Apply to DP-SGD': '(eps/sqrt(T), delta)-DP ⇒ by advanced composition, (eps, delta T)-DP'",
+        statement: "T-fold composition of (eps/sqrt(T), delta)-DP mechanisms is (eps, delta T)-DP",
+        command: Command::Only,
+        decide: Decide::Direct(s002_advanced_composition),
+    },
+    ClaimRow {
+        id: "s002-dpsgd-sigma",
+        source: "seed 002, 'Apply to DP-SGD': sigma = sqrt(G^2 L^2 delta)/(n eps), '(eps G/sqrt(T), delta T)-DP'",
+        statement: "adding N(0, sigma^2) with sigma = sqrt(G^2 L^2 delta)/(n eps) gives (eps G/sqrt(T), delta T)-DP, and amplification 'exactly cancels' the larger sensitivity",
+        command: Command::None("none (the statement has no well-defined parameters to evaluate)"),
+        decide: Decide::Direct(s002_dpsgd_sigma),
+    },
+];
+
+fn s002_sensitivity() -> Outcome {
+    // Replacing one point moves one gradient from g to g' with ||g||, ||g'|| <= L: ||g - g'|| <= 2L
+    // (attained by g' = -g), so the average moves by up to 2L/n.
+    let (truth, notes, ratio) = rdp_pair("0.002", "0.001", "0.01")?;
+    Ok((
                 format!("sensitivity 2L/n; RDP eps(2) = {} instead of {} (x{})", n(&truth.value), n(&notes.value), n6(&ratio)),
                 if ratio > 1 { Verdict::False } else { Verdict::Holds },
                 format!(
@@ -58,25 +142,20 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
                     n6(&ratio)
                 ),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "s002-rdp-conversion",
-        "seed 002, 'Gaussian Mechanism' display: (T alpha L^2/(2 n^2 sigma^2) + ln(1/delta)/(alpha-1), delta)-DP",
-        "T-fold composition of (alpha, alpha L^2/(2 n^2 sigma^2))-RDP converts to (T alpha L^2/(2n^2 sigma^2) + ln(1/delta)/(alpha-1), delta)-DP for all delta, alpha",
-        test_cmd("s002-rdp-conversion"),
-        || {
-            // Notes' sensitivity L/n = 1e-3, T = 100 → composed Gaussian with sensitivity √T·L/n = 0.01.
-            let (sig, al, delta) = (sc("0.03"), sc("8"), sc("1e-5"));
-            let one = rdp_eps(&sc("0.001"), &sig, &al, DIGITS)?;
-            let comp = rdp_eps(&sc("0.01"), &sig, &al, DIGITS)?;
-            let t_one = Float::with_val(P, &one.value * 100u32);
-            let eps = mironov_mp(&t_one, &al.mp(P), &delta.mp(P))?;
-            let hs = dp_delta(&sc("0.01"), &sig, &Scalar::from_float(&eps), DIGITS)?;
-            let same = Float::with_val(P, &t_one - &comp.value).abs() <= Float::with_val(P, &comp.value * 1e-13f64);
-            let holds = same && le(&hs.value, &delta.mp(P));
-            Ok((
+fn s002_rdp_conversion() -> Outcome {
+    // Notes' sensitivity L/n = 1e-3, T = 100 → composed Gaussian with sensitivity √T·L/n = 0.01.
+    let (sig, al, delta) = (sc("0.03"), sc("8"), sc("1e-5"));
+    let one = rdp_eps(&sc("0.001"), &sig, &al, DIGITS)?;
+    let comp = rdp_eps(&sc("0.01"), &sig, &al, DIGITS)?;
+    let t_one = Float::with_val(P, &one.value * 100u32);
+    let eps = mironov_mp(&t_one, &al.mp(P), &delta.mp(P))?;
+    let hs = dp_delta(&sc("0.01"), &sig, &Scalar::from_float(&eps), DIGITS)?;
+    let same = Float::with_val(P, &t_one - &comp.value).abs()
+        <= Float::with_val(P, &comp.value * 1e-13f64);
+    let holds = same && le(&hs.value, &delta.mp(P));
+    Ok((
                 format!("eps = {} at alpha = 8; exact delta(eps) = {}", n(&eps), n(&hs.value)),
                 verdict(holds),
                 format!(
@@ -86,27 +165,17 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
                     n6(&hs.value)
                 ),
             ))
-        },
-    ));
+}
 
+fn s002_sigma_calibration() -> Outcome {
     let sigma_notes = notes_sigma();
-    let sig_txt = dec(&sigma_notes);
-    out.push(row(
-        "s002-sigma-calibration",
-        "seed 002, 'How much noise to add': sigma = L sqrt(T ln(1/delta))/(n eps)",
-        "adding N(0, sigma^2 I) with sigma = L sqrt(T ln(1/delta))/(n eps) to each of the T averaged gradients gives (eps, delta)-DP",
-        eval_cmd(&[
-            ("notes_sens", "eps_for_delta", "gaussian", format!("mu1=0;mu2=0.01;sigma={sig_txt};delta=1e-5")),
-            ("true_sens", "eps_for_delta", "gaussian", format!("mu1=0;mu2=0.02;sigma={sig_txt};delta=1e-5")),
-        ]),
-        move || {
-            let sig = Scalar::from_float(&sigma_notes);
-            let delta = sc("1e-5");
-            // T Gaussian steps with sensitivity Δ compose exactly to one with sensitivity √T·Δ.
-            let e1 = dp_eps(&sc("0.01"), &sig, &delta, DIGITS)?;
-            let e2 = dp_eps(&sc("0.02"), &sig, &delta, DIGITS)?;
-            let fails = e1.value > 1;
-            Ok((
+    let sig = Scalar::from_float(&sigma_notes);
+    let delta = sc("1e-5");
+    // T Gaussian steps with sensitivity Δ compose exactly to one with sensitivity √T·Δ.
+    let e1 = dp_eps(&sc("0.01"), &sig, &delta, DIGITS)?;
+    let e2 = dp_eps(&sc("0.02"), &sig, &delta, DIGITS)?;
+    let fails = e1.value > 1;
+    Ok((
                 format!("exact eps = {} (notes' sensitivity L/n), {} (true sensitivity 2L/n)", n(&e1.value), n(&e2.value)),
                 if fails { Verdict::False } else { Verdict::Holds },
                 format!(
@@ -117,26 +186,20 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
                     n6(&e2.value)
                 ),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "s002-alpha-choice",
-        "seed 002, 'How much noise to add': alpha = (2/eps) ln(1/delta)",
-        "with alpha = (2/eps) ln(1/delta), setting the RDP term equal to eps gives (eps, delta)-DP",
-        test_cmd("s002-alpha-choice"),
-        || {
-            let sig = Scalar::from_float(&notes_sigma());
-            let delta = sc("1e-5");
-            let l = Float::with_val(P, delta.mp(P).recip().ln());
-            let alpha = Float::with_val(P, &l * 2u32);
-            let a = Scalar::from_float(&alpha);
-            let r = rdp_eps(&sc("0.01"), &sig, &a, DIGITS)?;
-            let eps = mironov_mp(&r.value, &alpha, &delta.mp(P))?;
-            // Independent check: the exact (Balle-Wang) eps of the composed Gaussian at delta.
-            let exact = dp_eps(&sc("0.01"), &sig, &delta, DIGITS)?;
-            let fails = !rounds_to(&eps, "1", 2) && exact.value > 1u32;
-            Ok((
+fn s002_alpha_choice() -> Outcome {
+    let sig = Scalar::from_float(&notes_sigma());
+    let delta = sc("1e-5");
+    let l = Float::with_val(P, delta.mp(P).recip().ln());
+    let alpha = Float::with_val(P, &l * 2u32);
+    let a = Scalar::from_float(&alpha);
+    let r = rdp_eps(&sc("0.01"), &sig, &a, DIGITS)?;
+    let eps = mironov_mp(&r.value, &alpha, &delta.mp(P))?;
+    // Independent check: the exact (Balle-Wang) eps of the composed Gaussian at delta.
+    let exact = dp_eps(&sc("0.01"), &sig, &delta, DIGITS)?;
+    let fails = !rounds_to(&eps, "1", 2) && exact.value > 1u32;
+    Ok((
                 format!("RDP term = {}; total eps = {}; exact eps = {}", n(&r.value), n(&eps), cert(&exact)),
                 if fails { Verdict::False } else { Verdict::Holds },
                 format!(
@@ -150,44 +213,32 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
                     n6(&exact.value)
                 ),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "s002-sgd-sensitivity",
-        "seed 002, 'DP-SGD': 'Sensitivity of gradient much larger now, since not averaging out'",
-        "with one sampled point the gradient's sensitivity is proportional to 1 instead of 1/n",
-        rdp_pair_cmd(&[("sgd", "2"), ("gd", "0.002")], "1"),
-        || {
-            let (_, _, ratio) = rdp_pair("2", "0.002", "1")?;
-            let holds = rounds_to(&ratio, "1000000", 0);
-            Ok((
+fn s002_sgd_sensitivity() -> Outcome {
+    let (_, _, ratio) = rdp_pair("2", "0.002", "1")?;
+    let holds = rounds_to(&ratio, "1000000", 0);
+    Ok((
                 format!("RDP ratio single-gradient / averaged = {}", n(&ratio)),
                 verdict(holds),
                 "n = 1000, L = 1, same noise: the single-gradient step has sensitivity 2L against 2L/n, an RDP n^2 = 10^6 times larger \
                  (before any amplification by sampling)".to_string(),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "s002-subsampling",
-        "seed 002, 'Privacy Amplification by subsampling', informal statement",
-        "running an (eps, delta)-DP mechanism on a subsample (one point of n) gives approximately (eps/n, delta/n)-DP if eps <= 1",
-        test_cmd("s002-subsampling"),
-        || {
-            // Tight amplification for sampling probability q (Balle, Barthe & Gaboardi 2018, Thm 9;
-            // attained by randomized response): eps' = log(1 + q(e^eps - 1)), delta' = q delta.
-            let q = Float::with_val(P, 1u32) / 1000u32;
-            let mut ratios = Vec::new();
-            for e in ["1", "0.1"] {
-                let eps = sc(e).mp(P);
-                let amp = Float::with_val(P, Float::with_val(P, eps.exp_m1_ref()) * &q).ln_1p();
-                ratios.push((e, Float::with_val(P, amp / Float::with_val(P, &eps * &q))));
-            }
-            let r1 = &ratios[0].1;
-            let fails = Float::with_val(P, r1 - 1u32).abs() > 0.25f64;
-            Ok((
+fn s002_subsampling() -> Outcome {
+    // Tight amplification for sampling probability q (Balle, Barthe & Gaboardi 2018, Thm 9;
+    // attained by randomized response): eps' = log(1 + q(e^eps - 1)), delta' = q delta.
+    let q = Float::with_val(P, 1u32) / 1000u32;
+    let mut ratios = Vec::new();
+    for e in ["1", "0.1"] {
+        let eps = sc(e).mp(P);
+        let amp = Float::with_val(P, Float::with_val(P, eps.exp_m1_ref()) * &q).ln_1p();
+        ratios.push((e, Float::with_val(P, amp / Float::with_val(P, &eps * &q))));
+    }
+    let r1 = &ratios[0].1;
+    let fails = Float::with_val(P, r1 - 1u32).abs() > 0.25f64;
+    Ok((
                 format!("eps = 1, n = 1000: amplified eps = {} x eps/n", n(r1)),
                 if fails { Verdict::False } else { Verdict::Holds },
                 format!(
@@ -198,42 +249,36 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
                     n6(&ratios[1].1)
                 ),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "s002-advanced-composition",
-        "seed 002, 'Apply to DP-SGD': '(eps/sqrt(T), delta)-DP ⇒ by advanced composition, (eps, delta T)-DP'",
-        "T-fold composition of (eps/sqrt(T), delta)-DP mechanisms is (eps, delta T)-DP",
-        test_cmd("s002-advanced-composition"),
-        || {
-            // Counterexample: T-fold eps0-randomized response (pure eps0-DP, so (eps0, delta)-DP for every delta).
-            // Its privacy loss is eps0 (2K - T), K ~ Bin(T, p) under P, p = e^eps0/(1+e^eps0).
-            let t = 100u32;
-            let eps0 = Float::with_val(P, 1u32) / Float::with_val(P, t).sqrt();
-            let e0 = Float::with_val(P, eps0.exp_ref());
-            let p = Float::with_val(P, &e0 / Float::with_val(P, &e0 + 1u32));
-            let qq = Float::with_val(P, 1u32 - &p);
-            let e1 = Float::with_val(P, 1u32).exp();
-            let mut delta = Float::with_val(P, 0u32);
-            let mut binom = Float::with_val(P, 1u32);
-            for k in 0..=t {
-                if k > 0 {
-                    binom *= t - k + 1;
-                    binom /= k;
-                }
-                let pk = Float::with_val(P, &binom * Float::with_val(P, (&p).pow(k)))
-                    * Float::with_val(P, (&qq).pow(t - k));
-                let qk = Float::with_val(P, &binom * Float::with_val(P, (&qq).pow(k)))
-                    * Float::with_val(P, (&p).pow(t - k));
-                let term = Float::with_val(P, &pk - Float::with_val(P, &qk * &e1));
-                if term > 0 {
-                    delta += term;
-                }
-            }
-            let claimed = Float::with_val(P, sc("1e-5").mp(P) * t);
-            let fails = delta > claimed;
-            Ok((
+fn s002_advanced_composition() -> Outcome {
+    // Counterexample: T-fold eps0-randomized response (pure eps0-DP, so (eps0, delta)-DP for every delta).
+    // Its privacy loss is eps0 (2K - T), K ~ Bin(T, p) under P, p = e^eps0/(1+e^eps0).
+    let t = 100u32;
+    let eps0 = Float::with_val(P, 1u32) / Float::with_val(P, t).sqrt();
+    let e0 = Float::with_val(P, eps0.exp_ref());
+    let p = Float::with_val(P, &e0 / Float::with_val(P, &e0 + 1u32));
+    let qq = Float::with_val(P, 1u32 - &p);
+    let e1 = Float::with_val(P, 1u32).exp();
+    let mut delta = Float::with_val(P, 0u32);
+    let mut binom = Float::with_val(P, 1u32);
+    for k in 0..=t {
+        if k > 0 {
+            binom *= t - k + 1;
+            binom /= k;
+        }
+        let pk = Float::with_val(P, &binom * Float::with_val(P, (&p).pow(k)))
+            * Float::with_val(P, (&qq).pow(t - k));
+        let qk = Float::with_val(P, &binom * Float::with_val(P, (&qq).pow(k)))
+            * Float::with_val(P, (&p).pow(t - k));
+        let term = Float::with_val(P, &pk - Float::with_val(P, &qk * &e1));
+        if term > 0 {
+            delta += term;
+        }
+    }
+    let claimed = Float::with_val(P, sc("1e-5").mp(P) * t);
+    let fails = delta > claimed;
+    Ok((
                 format!("delta(eps = 1) of 100-fold 0.1-randomized response = {}", n(&delta)),
                 if fails { Verdict::False } else { Verdict::Holds },
                 format!(
@@ -243,16 +288,10 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
                     n6(&delta)
                 ),
             ))
-        },
-    ));
+}
 
-    out.push(row(
-        "s002-dpsgd-sigma",
-        "seed 002, 'Apply to DP-SGD': sigma = sqrt(G^2 L^2 delta)/(n eps), '(eps G/sqrt(T), delta T)-DP'",
-        "adding N(0, sigma^2) with sigma = sqrt(G^2 L^2 delta)/(n eps) gives (eps G/sqrt(T), delta T)-DP, and amplification 'exactly cancels' the larger sensitivity",
-        "none (the statement has no well-defined parameters to evaluate)".to_string(),
-        || {
-            Ok((
+fn s002_dpsgd_sigma() -> Outcome {
+    Ok((
                 "none".to_string(),
                 Verdict::NotCheckable,
                 "the formula is garbled: delta appears where ln(1/delta) belongs, T is missing, G and L are both sensitivities, and \
@@ -260,6 +299,4 @@ pub(super) fn s002_rows(out: &mut Vec<Claim>) {
                  evaluate; its ingredients are checked separately (s002-sensitivity, s002-subsampling, s002-advanced-composition)"
                     .to_string(),
             ))
-        },
-    ));
 }

@@ -2,7 +2,14 @@
 //! Gaussian-family integrands of the quadrature route, cut on the decay scale (docs/formulas.md
 //! §9.8) and integrated largest piece first.
 
-use super::*;
+use super::{
+    gaussian_tail_ln_bound, horner, integrate, ln_add, sort_breakpoints, split, LogIntegrand,
+    PieceRule, Point, QuadOptions, QuadResult, Rule, LN_10,
+};
+use crate::error::{Error, Result};
+use rug::float::Constant;
+use rug::ops::NegAssign;
+use rug::{Assign, Float};
 
 // ------------------------------------------------------------------------------------------
 // Integrals of exp(quadratic) · factor
@@ -19,7 +26,7 @@ pub(crate) struct Quadratic {
 
 impl Quadratic {
     /// log N(x; μ, σ²) = −ln σ − ln√(2π) − (x − μ)²/(2σ²), as coefficients, at `prec`.
-    pub fn log_normal(mu: &Float, sigma: &Float, prec: u32) -> Self {
+    pub(crate) fn log_normal(mu: &Float, sigma: &Float, prec: u32) -> Self {
         let wp = prec;
         let s2 = Float::with_val(wp, sigma.square_ref());
         let inv = Float::with_val(wp, s2.recip_ref()) / 2u32; // 1/(2σ²)
@@ -52,21 +59,21 @@ impl Quadratic {
     }
 
     /// Peak m = −c1/(2c2) and scale s = 1/√(−2c2) in f64 (c2 must be < 0).
-    pub fn peak_scale(&self) -> (f64, f64) {
+    pub(crate) fn peak_scale(&self) -> (f64, f64) {
         let c1 = self.c[1].to_f64();
         let c2 = self.c[2].to_f64();
         (-c1 / (2.0 * c2), 1.0 / (-2.0 * c2).sqrt())
     }
 
     /// Value at the peak, ln of the envelope maximum, computed at full precision then rounded.
-    pub fn peak_value(&self) -> f64 {
+    pub(crate) fn peak_value(&self) -> f64 {
         let p = self.c[0].prec();
         let t = Float::with_val(p, self.c[1].square_ref()) / Float::with_val(p, &self.c[2] * 4u32);
         Float::with_val(p, &self.c[0] - t).to_f64()
     }
 
     /// f64 evaluation.
-    pub fn eval64(&self, x: f64) -> f64 {
+    pub(crate) fn eval64(&self, x: f64) -> f64 {
         self.c[0].to_f64() + x * (self.c[1].to_f64() + x * self.c[2].to_f64())
     }
 }
@@ -102,7 +109,7 @@ pub(crate) enum Factor {
 
 impl Factor {
     /// A polynomial factor whose coefficients carry only their own rounding.
-    pub fn poly(c: Vec<Float>) -> Self {
+    pub(crate) fn poly(c: Vec<Float>) -> Self {
         let mag = c.iter().map(|x| x.to_f64().abs()).collect();
         Factor::Poly { c, mag }
     }
@@ -123,10 +130,15 @@ impl Factor {
     }
 }
 
+/// The integrand exp(q(x))·g(x) of [`gaussian`], in log space.
 pub(super) struct QuadFactorIntegrand<'a> {
+    /// The log-quadratic envelope.
     pub(super) q: &'a Quadratic,
+    /// Its coefficients in f64, for the node-skipping estimate.
     pub(super) c: [f64; 3],
+    /// The factor g.
     pub(super) factor: &'a Factor,
+    /// Scratch value for the factor's argument.
     pub(super) tmp: Float,
 }
 
@@ -212,9 +224,7 @@ pub(crate) fn gaussian(
             return Ok(QuadResult::zero(prec));
         }
     }
-    let (m, s) = q.peak_scale();
-    let peak = q.peak_value();
-    let kb = factor.bound();
+    let env = Envelope::new(q, factor, u, v);
     let c64 = [q.c[0].to_f64(), q.c[1].to_f64(), q.c[2].to_f64()];
     let mut integrand = QuadFactorIntegrand {
         q,
@@ -222,113 +232,22 @@ pub(crate) fn gaussian(
         factor,
         tmp: Float::new(prec),
     };
-    let u64v = u.map(|x| x.to_f64());
-    let v64v = v.map(|x| x.to_f64());
-    // Envelope maximum over the range and where it is attained.
-    let xmax = m.clamp(
-        u64v.unwrap_or(f64::NEG_INFINITY),
-        v64v.unwrap_or(f64::INFINITY),
-    );
-    let envmax = if xmax == m { peak } else { q.eval64(xmax) };
-    let fac_at = |x: f64| {
-        (kb[0] + x.abs() * (kb[1] + x.abs() * kb[2]))
-            .max(1e-300)
-            .ln()
-    };
-    // Distance from the peak where the envelope has dropped by `d` nats below its value at the
-    // peak-side reference point x0 (moving away from the peak): solve (y+g)² − g² = 2s²d,
-    // g = |x0 − m|.
-    let reach = |g: f64, d: f64| -> f64 { (g * g + 2.0 * s * s * d).sqrt() - g };
+    let (m, s) = (env.m, env.s);
     let mut drop_max = (opts.digits + 6.0) * LN_10 + 2.0 * (1.0 + m.abs() / s).ln() + 10.0;
     let mut attempt = 0;
     loop {
         attempt += 1;
-        // Effective range [lo, hi] (f64): where the envelope is within drop_max of its maximum
-        // on the range; the Gaussian tail bound covers what lies beyond.
-        let mut tail_ln = f64::NEG_INFINITY;
-        let lo_cut = if xmax <= m {
-            xmax - reach(m - xmax, drop_max)
-        } else {
-            f64::NEG_INFINITY
-        };
-        let hi_cut = if xmax >= m {
-            xmax + reach(xmax - m, drop_max)
-        } else {
-            f64::INFINITY
-        };
-        let (lo, clipped_lo) = match u64v {
-            Some(uu) if uu >= lo_cut => (uu, false),
-            _ => (lo_cut, true),
-        };
-        let (hi, clipped_hi) = match v64v {
-            Some(vv) if vv <= hi_cut => (vv, false),
-            _ => (hi_cut, true),
-        };
-        if clipped_hi {
-            tail_ln = ln_add(
-                tail_ln,
-                gaussian_tail_ln_bound(peak, hi - m, s, hi.abs(), kb),
-            );
-        }
-        if clipped_lo {
-            tail_ln = ln_add(
-                tail_ln,
-                gaussian_tail_ln_bound(peak, m - lo, s, lo.abs(), kb),
-            );
-        }
+        let cut = env.cut(drop_max);
         let total = if u.is_none() && v.is_none() {
-            // Whole line: trapezoid centred at m, scale s.
-            let k = ((hi - m).max(m - lo) / s).ceil().max(4.0) as u32;
-            let rule = Rule::Line {
-                m: Float::with_val(prec, m),
-                s: Float::with_val(prec, s),
-                k,
-            };
-            let mut o = opts.clone();
-            o.digits += 0.5;
-            o.min_level = o.min_level.max(1);
-            if o.log_sup.is_none() {
-                o.log_sup = Some(envmax + fac_at(m.abs() + k as f64 * s) + 1.0);
-            }
-            integrate(&mut integrand, &rule, &o)?
+            whole_line(&mut integrand, &env, &cut, opts)?
         } else {
-            // Breakpoints: ends, peak, drop levels, extras (all within [lo, hi]).
-            let lo_f = match u {
-                Some(uu) if !clipped_lo => uu.clone(),
-                _ => Float::with_val(prec, lo),
-            };
-            let hi_f = match v {
-                Some(vv) if !clipped_hi => vv.clone(),
-                _ => Float::with_val(prec, hi),
-            };
-            let mut pts: Vec<Float> = vec![lo_f.clone(), hi_f.clone()];
-            let mut push = |x: f64| {
-                if x > lo && x < hi {
-                    pts.push(Float::with_val(prec, x));
-                }
-            };
-            for &d in DROPS.iter() {
-                if d > drop_max {
-                    break;
-                }
-                if xmax >= m {
-                    push(xmax + reach(xmax - m, d));
-                }
-                if xmax <= m {
-                    push(xmax - reach(m - xmax, d));
-                }
-            }
-            for e in extra {
-                if *e > lo_f && *e < hi_f {
-                    pts.push(e.clone());
-                }
-            }
-            sort_breakpoints(&mut pts)?;
+            let pts = env.breakpoints(&cut, u, v, extra, drop_max, prec)?;
             let mut o = opts.clone();
-            o.log_sup = Some(envmax + fac_at(lo.abs().max(hi.abs())) + 1.0);
+            o.log_sup = Some(env.envmax + env.fac_at(cut.lo.abs().max(cut.hi.abs())) + 1.0);
             split(&mut integrand, &pts, &o, PieceRule::GaussLegendre)?
         };
         // The truncation must be negligible relative to the result.
+        let tail_ln = cut.tail_ln;
         let res_ln = total
             .log_abs
             .to_f64()
@@ -340,4 +259,182 @@ pub(crate) fn gaussian(
         }
         drop_max += (tail_ln - (res_ln - (opts.digits + 3.0) * LN_10)).max(10.0) + 10.0;
     }
+}
+
+/// The envelope of a [`gaussian`] integral in f64: its peak m, scale s and peak value, the
+/// factor's bound, the range (u, v) and where on it the envelope is largest.
+struct Envelope {
+    m: f64,
+    s: f64,
+    peak: f64,
+    kb: [f64; 3],
+    u64v: Option<f64>,
+    v64v: Option<f64>,
+    /// where the envelope is largest on the range, and its value there
+    xmax: f64,
+    envmax: f64,
+}
+
+/// The effective range [lo, hi] of one attempt, whether each end was cut short of the range,
+/// and the Gaussian tail bound (log) of what was cut off.
+struct Cut {
+    lo: f64,
+    hi: f64,
+    clipped_lo: bool,
+    clipped_hi: bool,
+    tail_ln: f64,
+}
+
+impl Envelope {
+    fn new(q: &Quadratic, factor: &Factor, u: Option<&Float>, v: Option<&Float>) -> Envelope {
+        let (m, s) = q.peak_scale();
+        let peak = q.peak_value();
+        let kb = factor.bound();
+        let u64v = u.map(|x| x.to_f64());
+        let v64v = v.map(|x| x.to_f64());
+        // Envelope maximum over the range and where it is attained.
+        let xmax = m.clamp(
+            u64v.unwrap_or(f64::NEG_INFINITY),
+            v64v.unwrap_or(f64::INFINITY),
+        );
+        let envmax = if xmax == m { peak } else { q.eval64(xmax) };
+        Envelope {
+            m,
+            s,
+            peak,
+            kb,
+            u64v,
+            v64v,
+            xmax,
+            envmax,
+        }
+    }
+
+    /// ln of the factor's bound at x.
+    fn fac_at(&self, x: f64) -> f64 {
+        let kb = self.kb;
+        (kb[0] + x.abs() * (kb[1] + x.abs() * kb[2]))
+            .max(1e-300)
+            .ln()
+    }
+
+    /// Distance from the peak where the envelope has dropped by `d` nats below its value at the
+    /// peak-side reference point x0 (moving away from the peak): solve (y+g)² − g² = 2s²d,
+    /// g = |x0 − m|.
+    fn reach(&self, g: f64, d: f64) -> f64 {
+        let s = self.s;
+        (g * g + 2.0 * s * s * d).sqrt() - g
+    }
+
+    /// Effective range [lo, hi] (f64): where the envelope is within `drop_max` of its maximum on
+    /// the range; the Gaussian tail bound covers what lies beyond.
+    fn cut(&self, drop_max: f64) -> Cut {
+        let (m, s, xmax) = (self.m, self.s, self.xmax);
+        let mut tail_ln = f64::NEG_INFINITY;
+        let lo_cut = if xmax <= m {
+            xmax - self.reach(m - xmax, drop_max)
+        } else {
+            f64::NEG_INFINITY
+        };
+        let hi_cut = if xmax >= m {
+            xmax + self.reach(xmax - m, drop_max)
+        } else {
+            f64::INFINITY
+        };
+        let (lo, clipped_lo) = match self.u64v {
+            Some(uu) if uu >= lo_cut => (uu, false),
+            _ => (lo_cut, true),
+        };
+        let (hi, clipped_hi) = match self.v64v {
+            Some(vv) if vv <= hi_cut => (vv, false),
+            _ => (hi_cut, true),
+        };
+        if clipped_hi {
+            tail_ln = ln_add(
+                tail_ln,
+                gaussian_tail_ln_bound(self.peak, hi - m, s, hi.abs(), self.kb),
+            );
+        }
+        if clipped_lo {
+            tail_ln = ln_add(
+                tail_ln,
+                gaussian_tail_ln_bound(self.peak, m - lo, s, lo.abs(), self.kb),
+            );
+        }
+        Cut {
+            lo,
+            hi,
+            clipped_lo,
+            clipped_hi,
+            tail_ln,
+        }
+    }
+
+    /// Breakpoints: ends, peak, drop levels, extras (all within [lo, hi]), sorted.
+    fn breakpoints(
+        &self,
+        cut: &Cut,
+        u: Option<&Float>,
+        v: Option<&Float>,
+        extra: &[Float],
+        drop_max: f64,
+        prec: u32,
+    ) -> Result<Vec<Float>> {
+        let (m, xmax, lo, hi) = (self.m, self.xmax, cut.lo, cut.hi);
+        let lo_f = match u {
+            Some(uu) if !cut.clipped_lo => uu.clone(),
+            _ => Float::with_val(prec, lo),
+        };
+        let hi_f = match v {
+            Some(vv) if !cut.clipped_hi => vv.clone(),
+            _ => Float::with_val(prec, hi),
+        };
+        let mut pts: Vec<Float> = vec![lo_f.clone(), hi_f.clone()];
+        let mut push = |x: f64| {
+            if x > lo && x < hi {
+                pts.push(Float::with_val(prec, x));
+            }
+        };
+        for &d in DROPS.iter() {
+            if d > drop_max {
+                break;
+            }
+            if xmax >= m {
+                push(xmax + self.reach(xmax - m, d));
+            }
+            if xmax <= m {
+                push(xmax - self.reach(m - xmax, d));
+            }
+        }
+        for e in extra {
+            if *e > lo_f && *e < hi_f {
+                pts.push(e.clone());
+            }
+        }
+        sort_breakpoints(&mut pts)?;
+        Ok(pts)
+    }
+}
+
+/// The whole line: the trapezoid centred at m with scale s, out to the cut.
+fn whole_line(
+    integrand: &mut QuadFactorIntegrand,
+    env: &Envelope,
+    cut: &Cut,
+    opts: &QuadOptions,
+) -> Result<QuadResult> {
+    let (m, s, prec) = (env.m, env.s, opts.prec);
+    let k = ((cut.hi - m).max(m - cut.lo) / s).ceil().max(4.0) as u32;
+    let rule = Rule::Line {
+        m: Float::with_val(prec, m),
+        s: Float::with_val(prec, s),
+        k,
+    };
+    let mut o = opts.clone();
+    o.digits += 0.5;
+    o.min_level = o.min_level.max(1);
+    if o.log_sup.is_none() {
+        o.log_sup = Some(env.envmax + env.fac_at(m.abs() + k as f64 * s) + 1.0);
+    }
+    integrate(integrand, &rule, &o)
 }

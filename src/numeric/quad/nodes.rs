@@ -1,7 +1,11 @@
 //! Node tables of the nested rules (tanh–sinh, truncated trapezoid on ℝ, Gauss–Legendre),
 //! cached per rule, precision bucket and level.
 
-use super::*;
+use rug::float::Constant;
+use rug::{Assign, Float};
+use std::collections::HashMap;
+use std::f64::consts::LN_2;
+use std::sync::{Arc, Mutex, OnceLock};
 
 // ------------------------------------------------------------------------------------------
 // Node tables
@@ -14,6 +18,7 @@ pub(super) struct Level {
     pub(super) u64: Vec<f64>,
     /// log weights (without the step h), as Float and f64.
     pub(super) logw: Vec<Float>,
+    /// f64 copies of `logw`.
     pub(super) logw64: Vec<f64>,
     /// Whether the level includes the centre node t = 0 (level 0), stored first in the vectors
     /// but not mirrored.
@@ -33,8 +38,11 @@ impl Level {
     }
 }
 
+/// The node tables, keyed by (rule: 0 tanh–sinh, 1 line, 2 Gauss–Legendre; precision bucket;
+/// level or order; line half-width).
 pub(super) type Cache = Mutex<HashMap<(u8, u32, u32, u32), Arc<Level>>>;
 
+/// The process-wide node cache.
 pub(super) fn cache() -> &'static Cache {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
@@ -63,6 +71,8 @@ pub(super) fn ts_tmax(p: u32) -> f64 {
     t
 }
 
+/// The tanh–sinh nodes new at `level` (step 2^-level; level 0 includes the centre), at bucket
+/// precision `p`, cached.
 pub(super) fn ts_level(p: u32, level: u32) -> Arc<Level> {
     let key = (0u8, p, level, 0u32);
     if let Some(l) = cache().lock().unwrap().get(&key) {
@@ -110,6 +120,8 @@ pub(super) fn ts_level(p: u32, level: u32) -> Arc<Level> {
     arc
 }
 
+/// The truncated-trapezoid nodes new at `level` on |t| ≤ `kmax` (step 2^-level; level 0
+/// includes the centre), at bucket precision `p`, cached.
 pub(super) fn line_level(p: u32, kmax: u32, level: u32) -> Arc<Level> {
     let key = (1u8, p, level, kmax);
     if let Some(l) = cache().lock().unwrap().get(&key) {

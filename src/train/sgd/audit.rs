@@ -424,7 +424,7 @@ pub(crate) struct MainCounts {
 impl MainCounts {
     /// The counts of the union of two disjoint sets of chunks; `None` on overflow.
     #[cfg(feature = "cli")]
-    pub fn checked_add(&self, o: &MainCounts) -> Option<MainCounts> {
+    pub(crate) fn checked_add(&self, o: &MainCounts) -> Option<MainCounts> {
         Some(MainCounts {
             runs_per_side: self.runs_per_side.checked_add(o.runs_per_side)?,
             p_above: self.p_above.checked_add(o.p_above)?,

@@ -190,7 +190,7 @@ impl SgdConfig {
     }
 
     /// Checks every field against a dataset of `n_records` records.
-    pub fn validate(&self, n_records: usize) -> Result<()> {
+    pub(crate) fn validate(&self, n_records: usize) -> Result<()> {
         self.sampling.validate(n_records)?;
         crate::error::check_positive("clip", self.clip)?;
         crate::error::check_positive("noise_multiplier", self.noise_multiplier)?;
@@ -372,7 +372,7 @@ impl<'a> Trainer<'a> {
     }
 
     /// Number of records N (the canary included).
-    pub fn n_records(&self) -> usize {
+    pub(crate) fn n_records(&self) -> usize {
         self.data.n + usize::from(self.canary.is_some())
     }
 

@@ -23,7 +23,7 @@ pub(crate) const T: u64 = 10;
 #[cfg(feature = "cli")]
 mod report;
 #[cfg(feature = "cli")]
-pub(crate) use report::*;
+pub(crate) use report::{new_report, push_result, write_files, write_report, Report};
 
 /// Which rows to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,7 +109,6 @@ pub fn suite_rows(opts: &SuiteOptions) -> Result<(Vec<SuiteRow>, Vec<String>)> {
 
 /// The rows of the suite without the notes: skips the OSO heterogeneous accountings, which only
 /// the notes show (what a shard needs; the rows are those of [`suite_rows`]).
-#[cfg(feature = "cli")]
 pub(crate) fn suite_rows_only(opts: &SuiteOptions) -> Result<Vec<SuiteRow>> {
     Ok(build_rows(opts, false)?.0)
 }
@@ -117,31 +116,82 @@ pub(crate) fn suite_rows_only(opts: &SuiteOptions) -> Result<Vec<SuiteRow>> {
 fn build_rows(opts: &SuiteOptions, with_notes: bool) -> Result<(Vec<SuiteRow>, Vec<String>)> {
     crate::error::check_positive("sigma_q", opts.sigma_q)?;
     let mut notes = Vec::new();
-    let sigma = full_batch_sigma_for(2.0, T, DELTA)?;
-    let sigma = (sigma * 1e4).round() / 1e4;
-    let full = certified_eps(1.0, sigma, T, DELTA)?;
-    notes.push(format!(
-        "full batch: sigma = {sigma}, exact eps(1e-5) = {:.6}",
-        full.1
-    ));
-    let sigma_q = opts.sigma_q;
-    let sgd = certified_eps(0.1, sigma_q, T, DELTA)?;
-    notes.push(format!(
-        "q = 0.1: sigma = {sigma_q}, certified eps bracket [{:.6}, {:.6}]",
-        sgd.0, sgd.1
-    ));
-    let oso_full = SgdConfig {
-        oso: Some(OsoParams::paper(sigma)?),
-        ..SgdConfig::dpsgd(1.0, 1.0, sigma, T, 0.5)
-    };
-    let oso_q = SgdConfig {
-        oso: Some(OsoParams::paper(sigma_q)?),
-        ..SgdConfig::dpsgd(0.1, 1.0, sigma_q, T, 0.5)
-    };
-    // Prop. 1: OSO's two releases are one Gaussian mechanism with multiplier ν, so its claim is
-    // `certified_eps(q, ν, …)`, already computed above (`oso::account`'s `single_query`).
-    let (oso_full_eps, oso_q_eps) = (full, sgd);
+    let acc = Accounting::new(opts.sigma_q, &mut notes)?;
     if with_notes {
+        notes.push(acc.oso_note()?);
+    }
+    let cf = Configs::new(&acc)?;
+    let mut rows: Vec<SuiteRow> = Vec::new();
+    if opts.rows != RowSelection::Rest {
+        rows.push(row(
+            "DP-GD, q = 1, white box",
+            &cf.pb4,
+            cf.dpgd.clone(),
+            View::WhiteBox,
+            exact(acc.full),
+            opts.big_runs,
+            false,
+        ));
+    }
+    if opts.rows == RowSelection::All {
+        rows.push(row(
+            "DP-SGD, q = 0.1, white box",
+            &cf.pb9,
+            cf.dpsgd.clone(),
+            View::WhiteBox,
+            rdp(acc.sgd),
+            opts.big_runs,
+            false,
+        ));
+    }
+    if opts.rows != RowSelection::First {
+        rows.extend(comparison_rows(&acc, &cf, opts.control_runs));
+        rows.extend(control_rows(&acc, &cf, opts.control_runs)?);
+    }
+    Ok((rows, notes))
+}
+
+/// The σ's of the suite and their certified ε brackets at δ = [`DELTA`] after [`T`] steps.
+struct Accounting {
+    /// σ of the full-batch rows (calibrated to ε = 2, rounded to 4 decimals).
+    sigma: f64,
+    /// σ of the q = 0.1 rows.
+    sigma_q: f64,
+    /// The full-batch bracket (exact).
+    full: (f64, f64),
+    /// The q = 0.1 bracket.
+    sgd: (f64, f64),
+}
+
+impl Accounting {
+    /// Computes the brackets, noting each in `notes`.
+    fn new(sigma_q: f64, notes: &mut Vec<String>) -> Result<Accounting> {
+        let sigma = full_batch_sigma_for(2.0, T, DELTA)?;
+        let sigma = (sigma * 1e4).round() / 1e4;
+        let full = certified_eps(1.0, sigma, T, DELTA)?;
+        notes.push(format!(
+            "full batch: sigma = {sigma}, exact eps(1e-5) = {:.6}",
+            full.1
+        ));
+        let sgd = certified_eps(0.1, sigma_q, T, DELTA)?;
+        notes.push(format!(
+            "q = 0.1: sigma = {sigma_q}, certified eps bracket [{:.6}, {:.6}]",
+            sgd.0, sgd.1
+        ));
+        Ok(Accounting {
+            sigma,
+            sigma_q,
+            full,
+            sgd,
+        })
+    }
+
+    /// The note on OSO's two accountings; checks that Prop. 1's equals the DP-SGD bracket.
+    fn oso_note(&self) -> Result<String> {
+        let (sigma, sigma_q) = (self.sigma, self.sigma_q);
+        // Prop. 1: OSO's two releases are one Gaussian mechanism with multiplier ν, so its claim
+        // is `certified_eps(q, ν, …)`, already computed (`oso::account`'s `single_query`).
+        let (oso_full_eps, oso_q_eps) = (self.full, self.sgd);
         let acc_full = oso::account(1.0, sigma, OsoParams::paper(sigma)?.nu_q, T, DELTA)?;
         let acc_q = oso::account(0.1, sigma_q, OsoParams::paper(sigma_q)?.nu_q, T, DELTA)?;
         if acc_full.single_query != oso_full_eps || acc_q.single_query != oso_q_eps {
@@ -150,159 +200,198 @@ fn build_rows(opts: &SuiteOptions, with_notes: bool) -> Result<(Vec<SuiteRow>, V
                 acc_full.single_query, acc_q.single_query
             )));
         }
-        notes.push(format!(
+        Ok(format!(
             "OSO q = 1: Prop. 1 {:?}, heterogeneous {:?}; q = 0.1: Prop. 1 {:?}, heterogeneous {:?}",
             acc_full.single_query, acc_full.heterogeneous, acc_q.single_query, acc_q.heterogeneous
-        ));
+        ))
     }
-    let exact = |e: (f64, f64)| (e.1, "exact (q = 1)".to_string(), e);
-    let rdp = |e: (f64, f64)| (e.1, "certified bracket (q < 1)".to_string(), e);
-    // Every audited configuration uses a fixed, public normaliser B̄ (see the last row for why).
-    let pb4 = CanaryProblem::orthogonal(4)?;
-    let pb9 = CanaryProblem::orthogonal(9)?;
-    let fixed = |mut c: SgdConfig, b: f64| {
-        c.batch_norm = Some(b);
-        c
-    };
-    let dpgd = fixed(SgdConfig::dpsgd(1.0, 1.0, sigma, T, 0.5), 4.0);
-    let dpsgd = fixed(SgdConfig::dpsgd(0.1, 1.0, sigma_q, T, 0.5), 1.0);
-    let oso_full = fixed(oso_full, 4.0);
-    let oso_q = fixed(oso_q, 1.0);
-    let with = |c: &SgdConfig, d: Defect| SgdConfig {
+}
+
+/// The problems and the four audited configurations, each with a fixed, public normaliser B̄
+/// (see the last row for why).
+struct Configs {
+    pb4: CanaryProblem,
+    pb9: CanaryProblem,
+    dpgd: SgdConfig,
+    dpsgd: SgdConfig,
+    oso_full: SgdConfig,
+    oso_q: SgdConfig,
+}
+
+impl Configs {
+    fn new(acc: &Accounting) -> Result<Configs> {
+        let (sigma, sigma_q) = (acc.sigma, acc.sigma_q);
+        let oso_full = SgdConfig {
+            oso: Some(OsoParams::paper(sigma)?),
+            ..SgdConfig::dpsgd(1.0, 1.0, sigma, T, 0.5)
+        };
+        let oso_q = SgdConfig {
+            oso: Some(OsoParams::paper(sigma_q)?),
+            ..SgdConfig::dpsgd(0.1, 1.0, sigma_q, T, 0.5)
+        };
+        let pb4 = CanaryProblem::orthogonal(4)?;
+        let pb9 = CanaryProblem::orthogonal(9)?;
+        Ok(Configs {
+            pb4,
+            pb9,
+            dpgd: fixed(SgdConfig::dpsgd(1.0, 1.0, sigma, T, 0.5), 4.0),
+            dpsgd: fixed(SgdConfig::dpsgd(0.1, 1.0, sigma_q, T, 0.5), 1.0),
+            oso_full: fixed(oso_full, 4.0),
+            oso_q: fixed(oso_q, 1.0),
+        })
+    }
+}
+
+/// `c` with the fixed normaliser B̄ = `b`.
+fn fixed(mut c: SgdConfig, b: f64) -> SgdConfig {
+    c.batch_norm = Some(b);
+    c
+}
+
+/// `c` with the defect `d`.
+fn with(c: &SgdConfig, d: Defect) -> SgdConfig {
+    SgdConfig {
         defect: d,
         ..c.clone()
-    };
-    let row =
-        |name: &'static str, problem: &CanaryProblem, cfg: SgdConfig, view, claim, runs, flag| {
-            SuiteRow {
-                name,
-                problem: problem.clone(),
-                cfg,
-                view,
-                claim,
-                runs,
-                should_flag: flag,
-            }
-        };
-    let mut rows: Vec<SuiteRow> = Vec::new();
-    if opts.rows != RowSelection::Rest {
-        rows.push(row(
-            "DP-GD, q = 1, white box",
-            &pb4,
-            dpgd.clone(),
+    }
+}
+
+/// The claim of a full-batch row: the exact ε.
+fn exact(e: (f64, f64)) -> (f64, String, (f64, f64)) {
+    (e.1, "exact (q = 1)".to_string(), e)
+}
+
+/// The claim of a subsampled row: the upper end of the certified bracket.
+fn rdp(e: (f64, f64)) -> (f64, String, (f64, f64)) {
+    (e.1, "certified bracket (q < 1)".to_string(), e)
+}
+
+/// One row.
+fn row(
+    name: &'static str,
+    problem: &CanaryProblem,
+    cfg: SgdConfig,
+    view: View,
+    claim: (f64, String, (f64, f64)),
+    runs: u64,
+    should_flag: bool,
+) -> SuiteRow {
+    SuiteRow {
+        name,
+        problem: problem.clone(),
+        cfg,
+        view,
+        claim,
+        runs,
+        should_flag,
+    }
+}
+
+/// The black-box views and OSO-DPSGD under Prop. 1's accounting (none should be flagged).
+fn comparison_rows(acc: &Accounting, cf: &Configs, runs: u64) -> [SuiteRow; 4] {
+    let (full, sgd) = (acc.full, acc.sgd);
+    let (oso_full_eps, oso_q_eps) = (full, sgd);
+    [
+        row(
+            "DP-GD, q = 1, black box (final model)",
+            &cf.pb4,
+            cf.dpgd.clone(),
+            View::BlackBox,
+            exact(full),
+            runs,
+            false,
+        ),
+        row(
+            "DP-SGD, q = 0.1, black box (final model)",
+            &cf.pb9,
+            cf.dpsgd.clone(),
+            View::BlackBox,
+            rdp(sgd),
+            runs,
+            false,
+        ),
+        row(
+            "OSO-DPSGD, q = 1 (Prop. 1)",
+            &cf.pb4,
+            cf.oso_full.clone(),
+            View::WhiteBox,
+            exact(oso_full_eps),
+            runs,
+            false,
+        ),
+        row(
+            "OSO-DPSGD, q = 0.1 (Prop. 1)",
+            &cf.pb9,
+            cf.oso_q.clone(),
+            View::WhiteBox,
+            rdp(oso_q_eps),
+            runs,
+            false,
+        ),
+    ]
+}
+
+/// The four positive controls and the normaliser finding (each must be flagged).
+fn control_rows(acc: &Accounting, cf: &Configs, runs: u64) -> Result<[SuiteRow; 5]> {
+    let (full, sgd) = (acc.full, acc.sgd);
+    let oso_full_eps = full;
+    Ok([
+        row(
+            "control: noise not multiplied by C (C = 4)",
+            &cf.pb4,
+            SgdConfig {
+                clip: 4.0,
+                ..with(&cf.dpgd, Defect::NoiseNotScaledByC)
+            },
             View::WhiteBox,
             exact(full),
-            opts.big_runs,
-            false,
-        ));
-    }
-    if opts.rows == RowSelection::All {
-        rows.push(row(
-            "DP-SGD, q = 0.1, white box",
-            &pb9,
-            dpsgd.clone(),
+            runs,
+            true,
+        ),
+        row(
+            "control: fixed-size batch (b = 1 of 10) accounted as Poisson q = 0.1",
+            &CanaryProblem::opposed(9)?,
+            SgdConfig {
+                sampling: Sampling::FixedSize { batch: 1 },
+                ..cf.dpsgd.clone()
+            },
             View::WhiteBox,
             rdp(sgd),
-            opts.big_runs,
-            false,
-        ));
-    }
-    if opts.rows != RowSelection::First {
-        rows.extend([
-            row(
-                "DP-GD, q = 1, black box (final model)",
-                &pb4,
-                dpgd.clone(),
-                View::BlackBox,
-                exact(full),
-                opts.control_runs,
-                false,
-            ),
-            row(
-                "DP-SGD, q = 0.1, black box (final model)",
-                &pb9,
-                dpsgd.clone(),
-                View::BlackBox,
-                rdp(sgd),
-                opts.control_runs,
-                false,
-            ),
-            row(
-                "OSO-DPSGD, q = 1 (Prop. 1)",
-                &pb4,
-                oso_full.clone(),
-                View::WhiteBox,
-                exact(oso_full_eps),
-                opts.control_runs,
-                false,
-            ),
-            row(
-                "OSO-DPSGD, q = 0.1 (Prop. 1)",
-                &pb9,
-                oso_q.clone(),
-                View::WhiteBox,
-                rdp(oso_q_eps),
-                opts.control_runs,
-                false,
-            ),
-            row(
-                "control: noise not multiplied by C (C = 4)",
-                &pb4,
-                SgdConfig {
-                    clip: 4.0,
-                    ..with(&dpgd, Defect::NoiseNotScaledByC)
-                },
-                View::WhiteBox,
-                exact(full),
-                opts.control_runs,
-                true,
-            ),
-            row(
-                "control: fixed-size batch (b = 1 of 10) accounted as Poisson q = 0.1",
-                &CanaryProblem::opposed(9)?,
-                SgdConfig {
-                    sampling: Sampling::FixedSize { batch: 1 },
-                    ..dpsgd.clone()
-                },
-                View::WhiteBox,
-                rdp(sgd),
-                opts.control_runs,
-                true,
-            ),
-            row(
-                "control: OSO literal line 13 (Q noised with nu_g)",
-                &pb4,
-                with(&oso_full, Defect::LiteralLine13),
-                View::WhiteBox,
-                exact(oso_full_eps),
-                // its leak is a factor ≈ 1.4 in μ (true ε ≈ 3): 3× the runs for the strict bound
-                3 * opts.control_runs,
-                true,
-            ),
-            row(
-                "control: OSO C_t from the un-noised hypergradient",
-                &pb4,
-                with(&oso_full, Defect::UnnoisedHypergradient),
-                View::WhiteBox,
-                exact(oso_full_eps),
-                opts.control_runs,
-                true,
-            ),
-            row(
-                "finding: DP-GD with the default normaliser B̄ = qN (N private), black box",
-                &pb4,
-                SgdConfig {
-                    batch_norm: None,
-                    ..dpgd.clone()
-                },
-                View::BlackBox,
-                exact(full),
-                opts.control_runs,
-                true,
-            ),
-        ]);
-    }
-    Ok((rows, notes))
+            runs,
+            true,
+        ),
+        row(
+            "control: OSO literal line 13 (Q noised with nu_g)",
+            &cf.pb4,
+            with(&cf.oso_full, Defect::LiteralLine13),
+            View::WhiteBox,
+            exact(oso_full_eps),
+            // its leak is a factor ≈ 1.4 in μ (true ε ≈ 3): 3× the runs for the strict bound
+            3 * runs,
+            true,
+        ),
+        row(
+            "control: OSO C_t from the un-noised hypergradient",
+            &cf.pb4,
+            with(&cf.oso_full, Defect::UnnoisedHypergradient),
+            View::WhiteBox,
+            exact(oso_full_eps),
+            runs,
+            true,
+        ),
+        row(
+            "finding: DP-GD with the default normaliser B̄ = qN (N private), black box",
+            &cf.pb4,
+            SgdConfig {
+                batch_norm: None,
+                ..cf.dpgd.clone()
+            },
+            View::BlackBox,
+            exact(full),
+            runs,
+            true,
+        ),
+    ])
 }
 
 impl SuiteOptions {

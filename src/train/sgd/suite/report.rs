@@ -1,7 +1,11 @@
 //! The suite's report: `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without), built
 //! row by row as results arrive (`dpaudit train-audit`, and the merge of its shards).
 
-use super::*;
+use super::{
+    fields, markdown_line, run_row, suite_rows, SuiteOptions, SuiteResult, DELTA, MARKDOWN_HEADER,
+    T,
+};
+use crate::error::{Error, Result};
 use crate::fsio::write_atomic;
 use std::path::{Path, PathBuf};
 
