@@ -240,6 +240,10 @@ enum Command {
         /// NAME.shard-K-of-N.toml into --out; combine the N files with `dpaudit merge`.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
+        /// Time limit in seconds (sampling, exact values and plots): past it the audit stops
+        /// with an error (exit 2) and writes nothing, so earlier outputs stay as they were.
+        #[arg(long)]
+        max_seconds: Option<f64>,
     },
     /// Check the quantitative claims of the five source documents: writes claims.md and
     /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out,
@@ -680,15 +684,20 @@ where
             quick,
             samples,
             shard,
+            max_seconds,
         } => {
-            let opts = match run_options(&out, quick, samples) {
+            let opts = match run_options(&out, quick, samples)
+                .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
+            {
                 Ok(o) => o,
                 Err(e) => return fail(e),
             };
-            if let Some(k) = shard {
-                return run_shard(&spec, &k, &out, quick, samples);
-            }
-            finish(report::run_single(&spec, &opts), &out)
+            with_limits(max_seconds, || {
+                if let Some(k) = shard {
+                    return run_shard(&spec, &k, &out, quick, samples);
+                }
+                finish(report::run_single(&spec, &opts), &out)
+            })
         }
         Command::Account {
             schedule,

@@ -105,6 +105,9 @@ where
     certified_guard(digits, 0.0, what, f)
 }
 
+/// Results below this size are cross-checked at a higher precision by [`certified_guard`].
+const SMALL: f64 = 1e-6;
+
 /// [`certified`] with `guard` extra digits in the first attempt (known cancellation).
 pub(crate) fn certified_guard<F>(digits: u32, guard: f64, what: &str, mut f: F) -> Result<Certified>
 where
@@ -141,7 +144,27 @@ where
             break;
         }
         let rel = Float::with_val(EP, &r.e / r.v.clone().abs());
-        let got = -rel.log10().to_f64();
+        let mut got = -rel.log10().to_f64();
+        if got >= f64::from(digits) && r.v.clone().abs() < SMALL {
+            // The integrals' error estimates are relative to the integrals (≈ 1 when the
+            // divergence is small), and they can miss an absolute floor (σ = 1e8: the Rényi
+            // integral's 7e-29 made 9.99999999999298e-17 of 1e-16, "certified" to 15 digits):
+            // harmless for a result near 1, fatal for one far below it. Such a result must also
+            // be reproduced, within the two bounds, by integrals asked for 20 more digits (other
+            // nodes, more bits).
+            let hi = Ctx::new(ctx.digits + 20.0);
+            let r2 = f(&hi)?;
+            let gap = Float::with_val(EP, &r.v - &r2.v).abs();
+            if gap > Float::with_val(EP, &r.e + &r2.e) {
+                got = if r2.v.is_zero() {
+                    0.0
+                } else {
+                    -Float::with_val(EP, &gap / r2.v.clone().abs())
+                        .log10()
+                        .to_f64()
+                };
+            }
+        }
         if got >= f64::from(digits) {
             return Ok(Certified { value: r.v, digits });
         }
