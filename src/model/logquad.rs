@@ -117,7 +117,12 @@ where
     let mut best = 0.0f64;
     for _ in 0..4 {
         let ctx = Ctx::new(target);
-        let r = match f(&ctx) {
+        // MPFR's underflow flag (numeric::mp::check_range): a 0 that underflowed is refused.
+        let (r, under, over) = crate::numeric::mp::with_range_flags(|| f(&ctx));
+        if let Ok(r) = &r {
+            crate::numeric::mp::check_range(&r.v, ctx.prec, under, over, what)?;
+        }
+        let r = match r {
             Ok(r) => r,
             Err(Error::Precision { .. }) => {
                 if let Some(limit) = crate::numeric::deadline::expired() {
@@ -136,6 +141,15 @@ where
             }
             Err(e) => return Err(e),
         };
+        if r.v.is_zero() && r.e.is_zero() {
+            // An exact 0 must be 0 again with 20 more digits (a value absorbed by the
+            // arithmetic at one precision, e.g. the Gaussian δ ≈ 3.5e-101 at σ = 1e100, is not).
+            let r2 = f(&Ctx::new(ctx.digits + 20.0))?;
+            if !r2.v.is_zero() {
+                target += 20.0;
+                continue;
+            }
+        }
         if r.v.is_infinite() || r.e.is_zero() {
             return Ok(Certified { value: r.v, digits });
         }

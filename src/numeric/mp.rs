@@ -78,7 +78,7 @@ pub fn agreement_digits(a: &Float, b: &Float) -> f64 {
 /// Whether MPFR raised its underflow (or overflow) flag while `f` ran, with `f`'s result. The
 /// flags are per thread (MPFR is built thread-safe) and sticky: they are cleared before `f` and
 /// set again afterwards if they were set before, so a caller's own check is not disturbed.
-fn with_range_flags<T>(f: impl FnOnce() -> T) -> (T, bool, bool) {
+pub(crate) fn with_range_flags<T>(f: impl FnOnce() -> T) -> (T, bool, bool) {
     use gmp_mpfr_sys::mpfr;
     // SAFETY: these MPFR calls only read or write the calling thread's exception flags.
     let (u0, o0) = unsafe { (mpfr::underflow_p() != 0, mpfr::overflow_p() != 0) };
@@ -105,7 +105,13 @@ fn with_range_flags<T>(f: impl FnOnce() -> T) -> (T, bool, bool) {
 /// precisions that both underflow agree exactly (0 = 0), so the ladder alone cannot see it; a
 /// true value below 2^emin (≈ 10^-323228497) cannot be printed, so it is refused, never shown
 /// as a certified 0.
-fn check_range(v: &Float, prec: u32, underflow: bool, overflow: bool, what: &str) -> Result<()> {
+pub(crate) fn check_range(
+    v: &Float,
+    prec: u32,
+    underflow: bool,
+    overflow: bool,
+    what: &str,
+) -> Result<()> {
     if !(underflow || overflow) || !v.is_finite() {
         return Ok(());
     }
