@@ -12,6 +12,10 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Where commands write when `--out` is not given: a directory of its own in the current
+/// directory (ignored by the repository's .gitignore), never the committed `reports/`.
+const DEFAULT_OUT: &str = "dpaudit-out";
+
 #[derive(Parser)]
 #[command(
     name = "dpaudit",
@@ -156,8 +160,9 @@ enum Command {
     /// directory, …) or when a check did not run (an audit that failed, an exact value that
     /// could not be computed, golden verification or controls that could not run: "NOT RUN").
     Report {
-        /// Output directory.
-        #[arg(long, default_value = "reports")]
+        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+        /// `--out reports`).
+        #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Directory of the audit specs.
         #[arg(long, default_value = "audits")]
@@ -178,8 +183,9 @@ enum Command {
     Train {
         /// The experiment spec (TOML), e.g. experiments/figure1_synthetic.toml.
         spec: PathBuf,
-        /// Output directory.
-        #[arg(long, default_value = "reports")]
+        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+        /// `--out reports`).
+        #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Time limit in seconds: training stops with an error once it has passed.
         #[arg(long)]
@@ -192,8 +198,9 @@ enum Command {
     /// black-box view, positive controls): writes dpsgd_audit.md and dpsgd_audit.csv into --out.
     /// Exit status 0 when every verdict is the expected one, 1 otherwise, 2 on an error.
     TrainAudit {
-        /// Output directory.
-        #[arg(long, default_value = "reports")]
+        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+        /// `--out reports`).
+        #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Runs per side of the two tightness rows.
         #[arg(long, default_value_t = 10_000_000)]
@@ -227,8 +234,9 @@ enum Command {
     Audit {
         /// The spec (TOML).
         spec: PathBuf,
-        /// Output directory.
-        #[arg(long, default_value = "reports")]
+        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+        /// `--out reports`).
+        #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Quick run: 1/20 of the spec's samples.
         #[arg(long)]
@@ -240,14 +248,19 @@ enum Command {
         /// NAME.shard-K-of-N.toml into --out; combine the N files with `dpaudit merge`.
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
+        /// Time limit in seconds (sampling, exact values and plots): past it the audit stops
+        /// with an error (exit 2) and writes nothing, so earlier outputs stay as they were.
+        #[arg(long)]
+        max_seconds: Option<f64>,
     },
     /// Check the quantitative claims of the five source documents: writes claims.md and
     /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out,
     /// and prints each row computed. Exit status 0, or 2 on an error (an unknown --only id).
     /// `report` writes the same files.
     Claims {
-        /// Output directory.
-        #[arg(long, default_value = "reports")]
+        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+        /// `--out reports`).
+        #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Compute and write only the row with this id (e.g. hmb-thm2-eq8).
         #[arg(long, value_name = "ID")]
@@ -322,8 +335,9 @@ enum Command {
         /// Directories (or files) holding the shard files.
         #[arg(required = true)]
         dirs: Vec<PathBuf>,
-        /// Output directory.
-        #[arg(long, default_value = "reports")]
+        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+        /// `--out reports`).
+        #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Only check the shards (seals, every field against the other shards, counts) and
         /// exit 0 if they would merge; nothing is computed or written.
@@ -392,12 +406,25 @@ fn run_shard(
     }
 }
 
+/// A count given by `flag`: refused outside [lo, hi], the message naming the flag.
+fn check_flag_range(flag: &str, v: u64, lo: u64, hi: u64) -> crate::Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(crate::Error::invalid(
+            flag,
+            v,
+            &format!("an integer in [{lo}, {hi}]"),
+        ))
+    }
+}
+
 /// `--samples`: the same range as a spec's `audit.samples_per_side`.
 fn check_samples(samples: Option<u64>) -> crate::Result<()> {
     let max = crate::compare::spec::MAX_SAMPLES;
     match samples {
         Some(n) if !(2..=max).contains(&n) => Err(crate::Error::invalid(
-            "samples",
+            "--samples",
             n,
             &format!("an integer in [2, {max}]"),
         )),
@@ -542,6 +569,13 @@ where
             yes,
         } => {
             use crate::train::sgd::suite::{estimate, SuiteOptions};
+            // The flags first, by their names, before any work (the suite's own checks name
+            // its fields, e.g. runs_per_side).
+            for (flag, v) in [("--runs", runs), ("--control-runs", control_runs)] {
+                if let Err(e) = check_flag_range(flag, v, 1, 1 << 53) {
+                    return fail(e);
+                }
+            }
             let opts = rows.parse().map(|rows| SuiteOptions {
                 big_runs: runs,
                 control_runs,
@@ -680,15 +714,20 @@ where
             quick,
             samples,
             shard,
+            max_seconds,
         } => {
-            let opts = match run_options(&out, quick, samples) {
+            let opts = match run_options(&out, quick, samples)
+                .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
+            {
                 Ok(o) => o,
                 Err(e) => return fail(e),
             };
-            if let Some(k) = shard {
-                return run_shard(&spec, &k, &out, quick, samples);
-            }
-            finish(report::run_single(&spec, &opts), &out)
+            with_limits(max_seconds, || {
+                if let Some(k) = shard {
+                    return run_shard(&spec, &k, &out, quick, samples);
+                }
+                finish(report::run_single(&spec, &opts), &out)
+            })
         }
         Command::Account {
             schedule,
@@ -795,6 +834,7 @@ where
                         m.files.len(),
                         m.opts.command_line()
                     );
+                    eprintln!("{}", crate::train::sgd::suite::MARKDOWN_HEADER);
                     for r in &m.results {
                         eprintln!("{}", crate::train::sgd::suite::markdown_line(r));
                     }

@@ -702,3 +702,89 @@ fn claims_only_writes_one_row_and_rejects_unknown_ids() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn audit_past_max_seconds_exits_2_and_leaves_earlier_outputs_as_they_were() {
+    // Issue 23: `audit` had no --max-seconds (a fuzzed spec ran 177 s).
+    let dir = tmp_dir("audit-limit");
+    let spec = gaussian_spec(&dir, "lim", None);
+    let out = dir.join("out");
+    let o = run(bin()
+        .arg("audit")
+        .arg(&spec)
+        .args(["--samples", "20000", "--out"])
+        .arg(&out));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let before: Vec<(PathBuf, Vec<u8>)> = ["lim.csv", "lim_audit.csv", "lim.md"]
+        .iter()
+        .map(|f| (out.join(f), std::fs::read(out.join(f)).unwrap()))
+        .collect();
+    // 2^34 samples per side would take minutes: stopped at the limit, nothing written.
+    let t0 = std::time::Instant::now();
+    let o = run(bin()
+        .arg("audit")
+        .arg(&spec)
+        .args(["--samples", "17179869184", "--max-seconds", "1", "--out"])
+        .arg(&out));
+    let secs = t0.elapsed().as_secs_f64();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("time limit --max-seconds 1 reached"), "{err}");
+    assert!(secs < 30.0, "{secs} s");
+    for (p, b) in before {
+        assert_eq!(std::fs::read(&p).unwrap(), b, "{} changed", p.display());
+    }
+    let o = run(bin()
+        .arg("audit")
+        .arg(&spec)
+        .args(["--max-seconds", "0", "--out"])
+        .arg(&out));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("max-seconds = 0"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn flags_are_checked_by_name_before_any_work() {
+    // Issue 26 item 5: `--runs 0` reported "runs_per_side" after estimating the work, and
+    // `--control-runs 0` started the suite.
+    let dir = tmp_dir("flags");
+    let out = dir.join("out");
+    for (flag, want) in [
+        ("--runs", "invalid parameter --runs = 0"),
+        ("--control-runs", "invalid parameter --control-runs = 0"),
+    ] {
+        let t0 = std::time::Instant::now();
+        let o = run(bin().args(["train-audit", flag, "0", "--out"]).arg(&out));
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(want), "{err}");
+        assert!(!err.contains("estimated work"), "{err}");
+        assert!(t0.elapsed().as_secs_f64() < 5.0);
+    }
+    let o = run(bin()
+        .args(["audit", "audits/gaussian.toml", "--samples", "1", "--out"])
+        .arg(&out));
+    assert!(
+        text(&o.stderr).contains("--samples = 1"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(!out.exists(), "nothing written");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn without_out_commands_write_to_dpaudit_out_not_reports() {
+    let dir = tmp_dir("default-out");
+    let spec = gaussian_spec(&dir, "d", None);
+    let o = run(bin()
+        .current_dir(&dir)
+        .arg("audit")
+        .arg(&spec)
+        .args(["--samples", "20000"]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(dir.join("dpaudit-out").join("d.csv").exists());
+    assert!(!dir.join("reports").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

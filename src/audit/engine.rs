@@ -398,12 +398,14 @@ pub fn histograms<M: Mechanism + ?Sized>(
         seed,
         shard: Shard::WHOLE,
         bar,
+        deadline: crate::limits::current(),
     };
     draws.histograms(phase, n)
 }
 
 /// What the draws of one audit shard are made from: the mechanism, the statistic binned on
-/// `grid`, the seed, the shard's chunks and the progress observer.
+/// `grid`, the seed, the shard's chunks, the progress observer and the caller's `--max-seconds`
+/// deadline (checked before each chunk; rayon's threads do not see the caller's thread-local one).
 struct Draws<'a, M: ?Sized> {
     mech: &'a M,
     stat: Statistic,
@@ -411,14 +413,17 @@ struct Draws<'a, M: ?Sized> {
     seed: u64,
     shard: Shard,
     bar: &'a Observer,
+    deadline: Option<crate::limits::Deadline>,
 }
 
 impl<M: Mechanism + ?Sized> Draws<'_, M> {
-    /// [`histograms`] restricted to the chunks of the shard.
+    /// [`histograms`] restricted to the chunks of the shard. Past the deadline the remaining
+    /// chunks are skipped (the caller turns that into [`Error::TimeLimit`], see `draw_in_pool`).
     fn histograms(&self, phase: Phase, n: u64) -> Histograms {
         let (mech, stat, grid, seed, shard, bar) = (
             self.mech, self.stat, self.grid, self.seed, self.shard, self.bar,
         );
+        let expired = || self.deadline.is_some_and(|d| d.check("").is_err());
         let n_chunks = n.div_ceil(CHUNK);
         let slots = grid.slots();
         let tasks: Vec<u64> = (0..2 * n_chunks)
@@ -429,6 +434,9 @@ impl<M: Mechanism + ?Sized> Draws<'_, M> {
             .fold(
                 || (vec![0u64; slots], vec![0u64; slots], vec![0u32; slots]),
                 |(mut hp, mut hq, mut local), task| {
+                    if expired() {
+                        return (hp, hq, local);
+                    }
                     let (side, chunk) = if task < n_chunks {
                         (Side::P, task)
                     } else {
@@ -549,14 +557,16 @@ pub(crate) fn draw_audit<M: Mechanism + ?Sized>(
     shard: Shard,
 ) -> Result<AuditDraws> {
     cfg.validate()?;
+    // The caller's deadline, taken here: `pool.install` runs on another thread.
+    let deadline = crate::limits::current();
     match cfg.threads {
-        None => draw_in_pool(mech, cfg, shard),
+        None => draw_in_pool(mech, cfg, shard, deadline),
         Some(t) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(t)
                 .build()
                 .map_err(|e| Error::Io(format!("cannot build a rayon pool of {t} threads: {e}")))?;
-            pool.install(|| draw_in_pool(mech, cfg, shard))
+            pool.install(|| draw_in_pool(mech, cfg, shard, deadline))
         }
     }
 }
@@ -572,6 +582,7 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
     mech: &M,
     cfg: &AuditConfig,
     shard: Shard,
+    deadline: Option<crate::limits::Deadline>,
 ) -> Result<AuditDraws> {
     let (lo, hi) = mech.statistic_range(cfg.statistic);
     let grid = Grid::new(lo, hi, cfg.bins)?;
@@ -588,10 +599,17 @@ fn draw_in_pool<M: Mechanism + ?Sized>(
         seed: cfg.seed,
         shard,
         bar,
+        deadline,
+    };
+    let stop = |d: &Draws<'_, M>| match d.deadline {
+        Some(dl) => dl.check("the audit's sampling"),
+        None => Ok(()),
     };
     let pilot = (pilot_n > 0).then(|| draws.histograms(Phase::Pilot, pilot_n));
+    stop(&draws)?;
     let main = draws.histograms(Phase::Main, n);
     bar.finish();
+    stop(&draws)?;
     Ok(AuditDraws {
         shard,
         pilot,

@@ -105,6 +105,9 @@ where
     certified_guard(digits, 0.0, what, f)
 }
 
+/// Results below this size are cross-checked at a higher precision by [`certified_guard`].
+const SMALL: f64 = 1e-6;
+
 /// [`certified`] with `guard` extra digits in the first attempt (known cancellation).
 pub(crate) fn certified_guard<F>(digits: u32, guard: f64, what: &str, mut f: F) -> Result<Certified>
 where
@@ -114,7 +117,12 @@ where
     let mut best = 0.0f64;
     for _ in 0..4 {
         let ctx = Ctx::new(target);
-        let r = match f(&ctx) {
+        // MPFR's underflow flag (numeric::mp::check_range): a 0 that underflowed is refused.
+        let (r, under, over) = crate::numeric::mp::with_range_flags(|| f(&ctx));
+        if let Ok(r) = &r {
+            crate::numeric::mp::check_range(&r.v, ctx.prec, under, over, what)?;
+        }
+        let r = match r {
             Ok(r) => r,
             Err(Error::Precision { .. }) => {
                 if let Some(limit) = crate::numeric::deadline::expired() {
@@ -133,6 +141,15 @@ where
             }
             Err(e) => return Err(e),
         };
+        if r.v.is_zero() && r.e.is_zero() {
+            // An exact 0 must be 0 again with 20 more digits (a value absorbed by the
+            // arithmetic at one precision, e.g. the Gaussian δ ≈ 3.5e-101 at σ = 1e100, is not).
+            let r2 = f(&Ctx::new(ctx.digits + 20.0))?;
+            if !r2.v.is_zero() {
+                target += 20.0;
+                continue;
+            }
+        }
         if r.v.is_infinite() || r.e.is_zero() {
             return Ok(Certified { value: r.v, digits });
         }
@@ -141,7 +158,27 @@ where
             break;
         }
         let rel = Float::with_val(EP, &r.e / r.v.clone().abs());
-        let got = -rel.log10().to_f64();
+        let mut got = -rel.log10().to_f64();
+        if got >= f64::from(digits) && r.v.clone().abs() < SMALL {
+            // The integrals' error estimates are relative to the integrals (≈ 1 when the
+            // divergence is small), and they can miss an absolute floor (σ = 1e8: the Rényi
+            // integral's 7e-29 made 9.99999999999298e-17 of 1e-16, "certified" to 15 digits):
+            // harmless for a result near 1, fatal for one far below it. Such a result must also
+            // be reproduced, within the two bounds, by integrals asked for 20 more digits (other
+            // nodes, more bits).
+            let hi = Ctx::new(ctx.digits + 20.0);
+            let r2 = f(&hi)?;
+            let gap = Float::with_val(EP, &r.v - &r2.v).abs();
+            if gap > Float::with_val(EP, &r.e + &r2.e) {
+                got = if r2.v.is_zero() {
+                    0.0
+                } else {
+                    -Float::with_val(EP, &gap / r2.v.clone().abs())
+                        .log10()
+                        .to_f64()
+                };
+            }
+        }
         if got >= f64::from(digits) {
             return Ok(Certified { value: r.v, digits });
         }

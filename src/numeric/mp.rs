@@ -75,15 +75,84 @@ pub fn agreement_digits(a: &Float, b: &Float) -> f64 {
     (-r.log10().to_f64()).max(0.0)
 }
 
+/// Whether MPFR raised its underflow (or overflow) flag while `f` ran, with `f`'s result. The
+/// flags are per thread (MPFR is built thread-safe) and sticky: they are cleared before `f` and
+/// set again afterwards if they were set before, so a caller's own check is not disturbed.
+pub(crate) fn with_range_flags<T>(f: impl FnOnce() -> T) -> (T, bool, bool) {
+    use gmp_mpfr_sys::mpfr;
+    // SAFETY: these MPFR calls only read or write the calling thread's exception flags.
+    let (u0, o0) = unsafe { (mpfr::underflow_p() != 0, mpfr::overflow_p() != 0) };
+    unsafe {
+        mpfr::clear_underflow();
+        mpfr::clear_overflow();
+    }
+    let out = f();
+    // SAFETY: as above.
+    let (u, o) = unsafe { (mpfr::underflow_p() != 0, mpfr::overflow_p() != 0) };
+    unsafe {
+        if u0 {
+            mpfr::set_underflow();
+        }
+        if o0 {
+            mpfr::set_overflow();
+        }
+    }
+    (out, u, o)
+}
+
+/// Refuses a value whose digits an underflow may have taken: zero, or within `prec` bits of the
+/// smallest exponent, when MPFR's underflow or overflow flag was raised while computing it. Two
+/// precisions that both underflow agree exactly (0 = 0), so the ladder alone cannot see it; a
+/// true value below 2^emin (≈ 10^-323228497) cannot be printed, so it is refused, never shown
+/// as a certified 0.
+pub(crate) fn check_range(
+    v: &Float,
+    prec: u32,
+    underflow: bool,
+    overflow: bool,
+    what: &str,
+) -> Result<()> {
+    if !(underflow || overflow) || !v.is_finite() {
+        return Ok(());
+    }
+    let near_min = v.is_zero()
+        || v.get_exp()
+            .is_some_and(|e| i64::from(e) < i64::from(rug::float::exp_min()) + i64::from(prec));
+    if !near_min {
+        return Ok(());
+    }
+    let emin = f64::from(rug::float::exp_min());
+    Err(Error::Undefined(format!(
+        "{what} is smaller than the smallest positive number dpaudit can represent (about \
+         1e{:.0}): the computation underflowed to {}, which is not its value; refused (dpaudit \
+         does not print an underflowed result as certified)",
+        (emin * std::f64::consts::LOG10_2).floor(),
+        if v.is_zero() {
+            "0"
+        } else {
+            "a number near that limit"
+        }
+    )))
+}
+
 /// Evaluates `f(prec)` on a ladder of precisions until two successive evaluations agree to
 /// `digits` significant digits, then returns the more precise value, certified to the agreement
 /// (capped at `digits`). Rounding error, cancellation and far-tail loss all show up as
 /// disagreement between precisions. Gives up with [`Error::Precision`] after the working precision
-/// has grown sixteen-fold.
+/// has grown sixteen-fold. A zero is certified only at the top of the ladder (every precision up
+/// to sixteen-fold gave exactly 0). A value that MPFR's underflow (or overflow) flag says may have lost
+/// its digits to the exponent range (a 0 or a number near 2^emin) is refused with
+/// [`Error::Undefined`] (`check_range`).
 pub(crate) fn certify<F>(digits: u32, what: &str, mut f: F) -> Result<Certified>
 where
     F: FnMut(u32) -> Result<Float>,
 {
+    let mut f = |p: u32| -> Result<Float> {
+        let (v, u, o) = with_range_flags(|| f(p));
+        let v = v?;
+        check_range(&v, p, u, o, what)?;
+        Ok(v)
+    };
     let base = bits_for_digits(digits);
     let mut prec = base;
     let mut prev = f(prec)?;
@@ -101,7 +170,15 @@ where
             });
         }
         let next = f(next_prec)?;
-        let agree = agreement_digits(&next, &prev);
+        // Two zeros are no evidence before the top of the ladder: a positive value absorbed at
+        // both precisions (log(1 + x) with x below their resolution, e.g. the stochastic sign
+        // at sigma = 1e100) is 0 at both. A true zero stays 0 up to 16 times the base precision.
+        let absorbed = prev.is_zero() && next.is_zero() && next_prec <= 16 * base;
+        let agree = if absorbed {
+            0.0
+        } else {
+            agreement_digits(&next, &prev)
+        };
         if agree >= f64::from(digits) {
             return Ok(Certified {
                 value: next,

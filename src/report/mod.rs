@@ -581,6 +581,8 @@ pub(crate) fn run_single(spec_path: &Path, opts: &ReportOptions) -> Result<Repor
     let spec = AuditSpec::from_file(spec_path)?;
     ensure_dir(&opts.out)?;
     let results = run_specs(std::slice::from_ref(&spec), opts);
+    // Past `--max-seconds` the figures are incomplete: an error, and nothing written.
+    crate::limits::check_deadline(&format!("dpaudit audit {}", spec.name))?;
     write_single(&spec, results, opts, t0)
 }
 

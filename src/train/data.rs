@@ -336,10 +336,17 @@ pub fn synthetic(spec: &SyntheticSpec, seed: u64) -> Result<Dataset> {
     let w: Vec<f64> = (0..d).map(|_| StandardNormal.sample(&mut wrng)).collect();
     let mut x = vec![0.0; spec.n * d];
     let mut y = vec![0.0; spec.n];
+    // `--max-seconds` (a thread-local deadline, taken to rayon's threads): chunks past it are
+    // skipped and the generation fails with the time-limit error below.
+    let deadline = crate::limits::current();
+    let expired = || deadline.is_some_and(|dl| dl.check("").is_err());
     x.par_chunks_mut(SYNTH_CHUNK * d)
         .zip(y.par_chunks_mut(SYNTH_CHUNK))
         .enumerate()
         .for_each(|(c, (xc, yc))| {
+            if expired() {
+                return;
+            }
             let mut rng = chunk_rng(seed, 1 + c as u64);
             for (row, yj) in xc.chunks_mut(d).zip(yc.iter_mut()) {
                 ar1_row(&mut rng, spec.corr, row);
@@ -349,6 +356,9 @@ pub fn synthetic(spec: &SyntheticSpec, seed: u64) -> Result<Dataset> {
                 *yj = if s >= 0.0 { 1.0 } else { -1.0 };
             }
         });
+    if let Some(dl) = deadline {
+        dl.check("synthetic data generation")?;
+    }
     Dataset::new(d, x, y)
 }
 

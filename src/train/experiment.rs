@@ -389,8 +389,13 @@ fn run_split(
     let problems: Vec<TwoNode> = spec
         .seeds
         .iter()
-        .map(|&s| TwoNode::with_conventions(data, spec.mu_reg, split, s, conv))
+        .map(|&s| {
+            // `--max-seconds` covers the set-up too (a few seconds per seed at ijcnn1 scale).
+            crate::limits::check_deadline("the two-node set-up")?;
+            TwoNode::with_conventions(data, spec.mu_reg, split, s, conv)
+        })
         .collect::<Result<_>>()?;
+    crate::limits::check_deadline("the two-node set-up")?;
     let mut skipped = Vec::new();
     let mut releases = vec![
         ("non-private".to_string(), Release::NonPrivate),
@@ -1132,7 +1137,7 @@ pub(crate) fn run_file_confirmed(
                 })?,
         )?,
         Some(toml::Value::String(k)) => {
-            return super::hg_report::run_table(&k, table, base, out, yes)
+            return super::hg_report::run_table(&k, table, base, out, yes, progress)
         }
         Some(v) => return Err(Error::invalid("kind", v, "hmb, hg_mean or hg_gd")),
     };

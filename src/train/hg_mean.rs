@@ -130,7 +130,11 @@ pub fn mean_data(seed: u64, n: usize, d: usize, data_sd: f64) -> Result<Vec<f64>
     let mut rng = chunk_rng(seed, 0);
     let mut row = vec![0.0; d];
     let mut m = vec![0.0; d];
-    for _ in 0..n {
+    for j in 0..n {
+        // `--max-seconds` covers data generation too (n = 10^9 records is minutes).
+        if j % 4096 == 0 {
+            crate::limits::check_deadline("hg_mean data generation")?;
+        }
         g.sample_many(&mut rng, &mut row);
         for (mi, x) in m.iter_mut().zip(&row) {
             *mi += x.clamp(-1.0, 1.0);

@@ -8,6 +8,7 @@ use super::data::Dataset;
 use super::hg::{BoxLaw, Noise};
 use super::hg_gd::{self, GdConfig};
 use super::hg_mean::{self, EqualMse};
+use crate::audit::engine::Observer;
 use crate::error::{check_positive, Error, Result};
 use crate::fsio::{write_atomic, Table};
 use rayon::prelude::*;
@@ -372,7 +373,12 @@ struct CurvePoint {
     rdp: Vec<f64>,
 }
 
-fn mean_curves(spec: &MeanSpec, data: &[Vec<f64>], c: f64) -> Result<Vec<Vec<CurvePoint>>> {
+fn mean_curves(
+    spec: &MeanSpec,
+    data: &[Vec<f64>],
+    c: f64,
+    progress: &Observer,
+) -> Result<Vec<Vec<CurvePoint>>> {
     let ab = (c - spec.half_width, c + spec.half_width);
     let grid = spec.grid();
     NOISES
@@ -396,6 +402,7 @@ fn mean_curves(spec: &MeanSpec, data: &[Vec<f64>], c: f64) -> Result<Vec<Vec<Cur
                                 .to_f64(),
                         );
                     }
+                    progress.advance(1);
                     Ok(p)
                 })
                 .collect()
@@ -426,11 +433,13 @@ fn fmt_cell(c: &ReductionCell) -> String {
 
 /// Runs a [`MeanSpec`] and writes `<out>/<name>/`: per shift `curves_c<shift>.{csv,svg}`
 /// (MSE against RDP), `reduction.csv` and `summary.md`; returns the summary.
-pub(crate) fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
+pub(crate) fn run_mean(spec: &MeanSpec, out: &Path, progress: &Observer) -> Result<String> {
     spec.validate()?;
     let dir = out.join(&spec.name);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let data = spec.data()?;
+    // Progress: one unit per σ point of each curve (shifts × mechanisms × points).
+    progress.start((spec.shifts.len() * NOISES.len() * spec.points) as u64);
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -451,7 +460,7 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
         w = spec.half_width
     );
     for &c in &spec.shifts {
-        let curves = mean_curves(spec, &data, c)?;
+        let curves = mean_curves(spec, &data, c, progress)?;
         let stem = format!("curves_c{c}");
         let mut csv =
             String::from("mechanism,sigma,mse_mean,mse_min,mse_max,rdp_mean,rdp_min,rdp_max\n");
@@ -490,6 +499,7 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path) -> Result<String> {
         )?;
         let _ = writeln!(md, "* c = {c}: [plot]({stem}.svg), [csv]({stem}.csv)");
     }
+    progress.finish();
     let cells = reduction_table(spec)?;
     write_atomic(&dir.join("reduction.csv"), reduction_csv(&cells))?;
     let _ = writeln!(
@@ -619,9 +629,18 @@ impl GdSpec {
 /// Runs a [`GdSpec`] and writes `<out>/<name>/`: per σ `loss_sigma<σ>.{csv,svg}` (F(θ_t), min–max
 /// over seeds) and `rdp_sigma<σ>.{csv,svg}` (the composed per-instance RDP after t steps), and
 /// `summary.md`; returns the summary.
-pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
+pub(crate) fn run_gd(
+    spec: &GdSpec,
+    base: &Path,
+    out: &Path,
+    progress: &Observer,
+) -> Result<String> {
     spec.validate()?;
     let data = spec.dataset(base)?;
+    // Progress: one unit per training step of every run (the non-private one, then σ × noise ×
+    // seed), advanced after each run.
+    let runs = 1 + spec.sigmas.len() * NOISES.len() * spec.seeds.len();
+    progress.start((runs as u64).saturating_mul(spec.steps as u64));
     let dir = out.join(&spec.name);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let mut md = String::new();
@@ -652,6 +671,7 @@ pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
         c = spec.clip
     );
     let np = hg_gd::run(&data, &spec.config(None, 1.0), 0)?;
+    progress.advance(spec.steps as u64);
     let _ = writeln!(
         md,
         "Non-private clipped GD: F(θ_T) = {:.6} (F(θ_0) = {:.6}).\n",
@@ -664,7 +684,11 @@ pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
             let rs: Vec<_> = spec
                 .seeds
                 .iter()
-                .map(|&s| hg_gd::run(&data, &cfg, s))
+                .map(|&s| {
+                    let r = hg_gd::run(&data, &cfg, s);
+                    progress.advance(spec.steps as u64);
+                    r
+                })
                 .collect::<Result<_>>()?;
             runs.push((noise, rs));
         }
@@ -817,6 +841,7 @@ pub(crate) fn run_gd(spec: &GdSpec, base: &Path, out: &Path) -> Result<String> {
         md.push_str(&table.markdown());
         md.push('\n');
     }
+    progress.finish();
     write_atomic(&dir.join("summary.md"), &md)?;
     Ok(md)
 }
@@ -830,6 +855,7 @@ pub(crate) fn run_table(
     base: &Path,
     out: &Path,
     yes: bool,
+    progress: &Observer,
 ) -> Result<String> {
     match kind {
         "hg_mean" => {
@@ -837,7 +863,7 @@ pub(crate) fn run_table(
             spec.validate()?;
             spec.estimate()?
                 .confirm(&format!("experiment {:?}", spec.name), yes)?;
-            run_mean(&spec, out)
+            run_mean(&spec, out, progress)
         }
         "hg_gd" => {
             let spec = parse::<GdSpec>(table, "hg_gd spec")?;
@@ -845,7 +871,7 @@ pub(crate) fn run_table(
             let data = spec.dataset(base)?;
             spec.estimate(&data)?
                 .confirm(&format!("experiment {:?}", spec.name), yes)?;
-            run_gd(&spec, base, out)
+            run_gd(&spec, base, out, progress)
         }
         _ => Err(Error::invalid("kind", kind, "hmb, hg_mean or hg_gd")),
     }

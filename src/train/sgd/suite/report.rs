@@ -101,6 +101,8 @@ pub(crate) fn write_report(
     create_dir(out)?;
     let (rows, notes) = suite_rows(opts)?;
     let mut report = new_report(opts, &notes, &format!("`{command}`"))?;
+    // The table's header first, so the lines printed as rows complete can be read.
+    eprintln!("{MARKDOWN_HEADER}");
     for r in &rows {
         let res = run_row(r, opts.seed)?;
         eprintln!("{}", markdown_line(&res));
