@@ -286,7 +286,7 @@ enum Command {
     /// (`--solve steps`, give --sigma), and the certified round trip (ε bracket at the answer,
     /// and at the next σ or T, which misses the target). Add/remove neighbours.
     Calibrate {
-        /// sigma | steps
+        /// sigma | steps | batch_size (give --dataset-size, --epochs and --sigma)
         #[arg(long)]
         solve: String,
         /// Target ε.
@@ -943,6 +943,9 @@ fn calibrate(
             "add_remove (calibration under substitution: use the library's Target::new)",
         ));
     }
+    if solve == "batch_size" {
+        return calibrate_batch(target_eps, delta, &target, release);
+    }
     // q (and T) from the flags, through the same bookkeeping as schedule files.
     let mut r = release.clone();
     let solving_steps = solve == "steps";
@@ -1073,10 +1076,121 @@ fn calibrate(
             return Err(Error::invalid(
                 "solve",
                 format!("{other:?}"),
-                "sigma or steps",
+                "sigma, steps or batch_size",
             ))
         }
     }
+    Ok((o, Json::document("calibrate", body)))
+}
+
+/// `dpaudit calibrate --solve batch_size`: the largest expected batch size for --epochs epochs
+/// over --dataset-size records at --sigma (text, JSON document).
+fn calibrate_batch(
+    target_eps: f64,
+    delta: &str,
+    target: &crate::accounting::Target,
+    r: &ReleaseFlags,
+) -> crate::Result<(String, report::json::Json)> {
+    use crate::Error;
+    use report::json::Json;
+    use std::fmt::Write as _;
+    let need = |name: &str, ok: bool| -> crate::Result<()> {
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::MissingParameter {
+                name: format!("--{name}"),
+                needed_by: "--solve batch_size".into(),
+            })
+        }
+    };
+    need("dataset-size", r.dataset_size.is_some())?;
+    need("epochs", r.epochs.is_some())?;
+    need("sigma", r.sigma.is_some())?;
+    for (name, given) in [
+        ("batch_size", r.batch_size.is_some()),
+        ("q", r.q.is_some()),
+        ("steps", r.steps.is_some()),
+    ] {
+        if given {
+            return Err(Error::invalid(
+                name,
+                "given",
+                "absent when solving for batch_size",
+            ));
+        }
+    }
+    let num = |k: &str, v: &str| -> crate::Result<crate::Scalar> {
+        v.parse()
+            .map_err(|_| Error::invalid(k, format!("{v:?}"), "a finite decimal number"))
+    };
+    let n = r.dataset_size.unwrap_or(0);
+    let epochs = num("epochs", r.epochs.as_deref().unwrap_or(""))?;
+    let sigma = num("sigma", r.sigma.as_deref().unwrap_or(""))?;
+    let c = crate::accounting::calibrate_batch_size(target, n, &epochs, &sigma)?;
+    let show = |b: &crate::accounting::Bracket| {
+        format!(
+            "[{}, {}]",
+            b.lo.to_string_radix(10, Some(12)),
+            b.hi.to_string_radix(10, Some(12))
+        )
+    };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "target: ({target_eps}, {delta})-DP, add/remove neighbours, dataset_size = {n}, epochs = \
+         {epochs}, sigma = {sigma}"
+    );
+    let _ = writeln!(
+        o,
+        "batch_size = {} (expected, Poisson) -> q = {}, steps = {} : eps(delta) in {} <= \
+         {target_eps} (certified)",
+        c.batch_size,
+        c.q,
+        c.steps,
+        show(&c.eps)
+    );
+    match &c.next {
+        Some((b, q, t, e)) => {
+            let _ = writeln!(
+                o,
+                "round trip: batch_size = {b} -> q = {q}, steps = {t} gives eps(delta) in {} > \
+                 {target_eps}",
+                show(e)
+            );
+        }
+        None => {
+            let _ = writeln!(o, "(every batch size up to dataset_size meets the target)");
+        }
+    }
+    let _ = writeln!(o, "evaluations: {}", c.evaluations);
+    let mut body = vec![
+        (
+            "target",
+            Json::obj(vec![
+                ("eps", Json::Num(target_eps)),
+                ("delta", Json::str(delta)),
+                ("neighbours", Json::str("add_remove")),
+            ]),
+        ),
+        ("solve", Json::str("batch_size")),
+        ("dataset_size", Json::Int(n)),
+        ("epochs", Json::str(epochs.to_string())),
+        ("sigma", Json::str(sigma.to_string())),
+        ("batch_size", Json::Int(c.batch_size)),
+        ("q", Json::str(c.q.to_string())),
+        ("steps", Json::Int(c.steps)),
+        ("eps", Json::bracket(&c.eps, 17)),
+    ];
+    if let Some((b, q, t, e)) = &c.next {
+        body.extend([
+            ("batch_size_next", Json::Int(*b)),
+            ("q_next", Json::str(q.to_string())),
+            ("steps_next", Json::Int(*t)),
+            ("eps_next", Json::bracket(e, 17)),
+        ]);
+    }
+    body.push(("evaluations", Json::Int(c.evaluations as u64)));
     Ok((o, Json::document("calibrate", body)))
 }
 

@@ -112,7 +112,7 @@ fn subsampled_gaussian_law_is_consistent() {
     use dpaudit::dist::subsampled::SubsampledGaussian as Law;
     use dpaudit::dist::ScalarDist;
     use rand::SeedableRng;
-    let d = Law::new(0.3, 0.8).unwrap();
+    let d = Law::new(0.3.into(), 0.8.into()).unwrap();
     for x in [-3.0, -0.2, 0.5, 1.7, 4.0] {
         // mixture of two N(., 0.64) densities, written out by hand
         let g = |m: f64| {
@@ -126,7 +126,7 @@ fn subsampled_gaussian_law_is_consistent() {
         assert!((d.ln_pdf_mp(&xm).to_f64() - want.ln()).abs() <= 1e-14);
         assert!((d.cdf_mp(&xm).to_f64() - d.cdf(x)).abs() <= 1e-15);
     }
-    assert!(Law::new(0.0, 1.0).is_err() && Law::new(0.5, 0.0).is_err());
+    assert!(Law::new(0.0.into(), 1.0.into()).is_err() && Law::new(0.5.into(), 0.0.into()).is_err());
     // sampler: mean q, seeded; |mean − q| < 5 standard errors (sd ≤ sqrt(0.64 + 0.25))
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut out = vec![0.0; 200_000];
