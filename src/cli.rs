@@ -145,6 +145,9 @@ enum Command {
         /// "could not certify N digits (reached M)" and the other rows go on.
         #[arg(long, default_value_t = crate::eval::DEFAULT_MAX_SECONDS)]
         max_seconds: f64,
+        /// text (CSV) | json (docs/json.md)
+        #[arg(long, default_value = "text")]
+        format: String,
         /// Input CSV.
         input: PathBuf,
     },
@@ -601,11 +604,17 @@ where
             digits,
             method,
             max_seconds,
+            format,
             input,
         } => {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
+            let fail = |e: String| fail_as(json, "eval", e);
             let method: Method = match method.parse() {
                 Ok(m) => m,
-                Err(e) => return fail(e),
+                Err(e) => return fail(format!("{e}")),
             };
             if !(max_seconds.is_finite() && max_seconds > 0.0) {
                 return fail(format!(
@@ -625,26 +634,37 @@ where
             }
             let stdout = std::io::stdout();
             let mut stderr = std::io::stderr();
+            // JSON: the CSV is written to memory and turned into the document.
+            let mut csv_out: Vec<u8> = Vec::new();
+            let sink: Box<dyn std::io::Write> = if json {
+                Box::new(&mut csv_out)
+            } else {
+                Box::new(stdout.lock())
+            };
             let res = if input.as_os_str() == "-" {
-                eval::run(std::io::stdin().lock(), stdout.lock(), &mut stderr, &opts)
+                eval::run(std::io::stdin().lock(), sink, &mut stderr, &opts)
             } else {
                 match std::fs::File::open(&input) {
-                    Ok(f) => eval::run(
-                        std::io::BufReader::new(f),
-                        stdout.lock(),
-                        &mut stderr,
-                        &opts,
-                    ),
+                    Ok(f) => eval::run(std::io::BufReader::new(f), sink, &mut stderr, &opts),
                     Err(e) => return fail(format!("cannot open {}: {e}", input.display())),
                 }
             };
             match res {
-                Ok(s) if s.failed > 0 => {
-                    eprintln!("dpaudit: {} of {} rows failed", s.failed, s.rows);
-                    ExitCode::from(2)
+                Ok(s) => {
+                    if json {
+                        match eval_json(&csv_out, digits, s.rows, s.failed) {
+                            Ok(doc) => println!("{doc}"),
+                            Err(e) => return fail(format!("{e}")),
+                        }
+                    }
+                    if s.failed > 0 {
+                        eprintln!("dpaudit: {} of {} rows failed", s.failed, s.rows);
+                        ExitCode::from(2)
+                    } else {
+                        ExitCode::SUCCESS
+                    }
                 }
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => fail(e),
+                Err(e) => fail(format!("{e}")),
             }
         }
         Command::Report {
@@ -1192,6 +1212,59 @@ fn calibrate_batch(
     }
     body.push(("evaluations", Json::Int(c.evaluations as u64)));
     Ok((o, Json::document("calibrate", body)))
+}
+
+/// The JSON document of `dpaudit eval` (docs/json.md) from the CSV that `eval::run` wrote: one
+/// object per row, in input order; `ok` is false when a row failed (exit status 2).
+fn eval_json(
+    csv_text: &[u8],
+    digits: u32,
+    rows: usize,
+    failed: usize,
+) -> crate::Result<report::json::Json> {
+    use report::json::Json;
+    let mut rdr = csv::Reader::from_reader(csv_text);
+    let mut out = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| crate::Error::Io(e.to_string()))?;
+        let f = |i: usize| rec.get(i).unwrap_or("").to_string();
+        let mut o = vec![
+            ("id", Json::str(f(0))),
+            ("quantity", Json::str(f(1))),
+            ("family", Json::str(f(2))),
+            ("params", Json::str(f(3))),
+        ];
+        if f(6).is_empty() {
+            o.push(("value", Json::str(f(4))));
+            o.push(("digits", Json::Int(f(5).parse().unwrap_or(0))));
+        } else {
+            o.push(("error", Json::str(f(6))));
+        }
+        out.push(Json::obj(o));
+    }
+    let body = vec![
+        ("digits", Json::Int(u64::from(digits))),
+        ("rows", Json::Arr(out)),
+        ("failed", Json::Int(failed as u64)),
+    ];
+    let mut doc = Json::document("eval", body);
+    if failed > 0 {
+        if let Json::Obj(v) = &mut doc {
+            for (k, val) in v.iter_mut() {
+                if k == "ok" {
+                    *val = Json::Bool(false);
+                }
+            }
+            v.insert(
+                3,
+                (
+                    "error".to_string(),
+                    Json::str(format!("{failed} of {rows} rows failed")),
+                ),
+            );
+        }
+    }
+    Ok(doc)
 }
 
 /// The JSON document of `dpaudit account` (docs/json.md).

@@ -208,3 +208,35 @@ fn golden_single_step_renyi_through_the_model_layer() {
     }
     assert!(certified >= 12, "{certified}");
 }
+
+/// A schedule file's numbers are exact decimals however they are written: the TOML float 1e-5,
+/// the string "1e-5" and the string "0.00001" give the same δ, exactly 10⁻⁵ (not the double).
+#[test]
+fn schedule_numbers_are_exact_decimals() {
+    use dpaudit::accounting::file::AccountSpec;
+    use dpaudit::accounting::Release;
+    let spec = |d: &str, q: &str| {
+        let t = format!(
+            "delta = {d}\n[[release]]\nkind = \"subsampled_gaussian\"\nq = {q}\nsigma = 1\ncount = 10\n"
+        );
+        AccountSpec::parse(&t, "test").unwrap()
+    };
+    let exact = Float::with_val(300, Float::parse("1e-5").unwrap());
+    for (d, q) in [
+        ("1e-5", "0.01"),
+        ("\"1e-5\"", "\"0.01\""),
+        ("\"0.00001\"", "1e-2"),
+    ] {
+        let a = spec(d, q);
+        assert_eq!(a.delta.as_ref().unwrap().mp(300), exact, "delta = {d}");
+        let Release::Subsampled(m) = &a.schedule.parts()[0].0 else {
+            panic!("a subsampled release")
+        };
+        assert_eq!(
+            m.q().mp(300),
+            Float::with_val(300, Float::parse("0.01").unwrap()),
+            "q = {q}"
+        );
+        assert_eq!(m.sigma().mp(300), 1);
+    }
+}
