@@ -149,6 +149,9 @@ enum Command {
         /// "could not certify N digits (reached M)" and the other rows go on.
         #[arg(long, default_value_t = crate::eval::DEFAULT_MAX_SECONDS)]
         max_seconds: f64,
+        /// text (CSV) | json (docs/json.md)
+        #[arg(long, default_value = "text")]
+        format: String,
         /// Input CSV.
         input: PathBuf,
     },
@@ -299,7 +302,7 @@ enum Command {
     /// (`--solve steps`, give --sigma), and the certified round trip (ε bracket at the answer,
     /// and at the next σ or T, which misses the target). Add/remove neighbours.
     Calibrate {
-        /// sigma | steps
+        /// sigma | steps | batch_size (give --dataset-size, --epochs and --sigma)
         #[arg(long)]
         solve: String,
         /// Target ε.
@@ -635,11 +638,17 @@ where
             digits,
             method,
             max_seconds,
+            format,
             input,
         } => {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
+            let fail = |e: String| fail_as(json, "eval", e);
             let method: Method = match method.parse() {
                 Ok(m) => m,
-                Err(e) => return fail(e),
+                Err(e) => return fail(format!("{e}")),
             };
             if !(max_seconds.is_finite() && max_seconds > 0.0) {
                 return fail(format!(
@@ -659,26 +668,37 @@ where
             }
             let stdout = std::io::stdout();
             let mut stderr = std::io::stderr();
+            // JSON: the CSV is written to memory and turned into the document.
+            let mut csv_out: Vec<u8> = Vec::new();
+            let sink: Box<dyn std::io::Write> = if json {
+                Box::new(&mut csv_out)
+            } else {
+                Box::new(stdout.lock())
+            };
             let res = if input.as_os_str() == "-" {
-                eval::run(std::io::stdin().lock(), stdout.lock(), &mut stderr, &opts)
+                eval::run(std::io::stdin().lock(), sink, &mut stderr, &opts)
             } else {
                 match std::fs::File::open(&input) {
-                    Ok(f) => eval::run(
-                        std::io::BufReader::new(f),
-                        stdout.lock(),
-                        &mut stderr,
-                        &opts,
-                    ),
+                    Ok(f) => eval::run(std::io::BufReader::new(f), sink, &mut stderr, &opts),
                     Err(e) => return fail(format!("cannot open {}: {e}", input.display())),
                 }
             };
             match res {
-                Ok(s) if s.failed > 0 => {
-                    eprintln!("dpaudit: {} of {} rows failed", s.failed, s.rows);
-                    ExitCode::from(2)
+                Ok(s) => {
+                    if json {
+                        match eval_json(&csv_out, digits, s.rows, s.failed) {
+                            Ok(doc) => println!("{doc}"),
+                            Err(e) => return fail(format!("{e}")),
+                        }
+                    }
+                    if s.failed > 0 {
+                        eprintln!("dpaudit: {} of {} rows failed", s.failed, s.rows);
+                        ExitCode::from(2)
+                    } else {
+                        ExitCode::SUCCESS
+                    }
                 }
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => fail(e),
+                Err(e) => fail(format!("{e}")),
             }
         }
         Command::Report {
@@ -983,6 +1003,9 @@ fn calibrate(
             "add_remove (calibration under substitution: use the library's Target::new)",
         ));
     }
+    if solve == "batch_size" {
+        return calibrate_batch(target_eps, delta, &target, release);
+    }
     // q (and T) from the flags, through the same bookkeeping as schedule files.
     let mut r = release.clone();
     let solving_steps = solve == "steps";
@@ -1113,11 +1136,175 @@ fn calibrate(
             return Err(Error::invalid(
                 "solve",
                 format!("{other:?}"),
-                "sigma or steps",
+                "sigma, steps or batch_size",
             ))
         }
     }
     Ok((o, Json::document("calibrate", body)))
+}
+
+/// `dpaudit calibrate --solve batch_size`: the largest expected batch size for --epochs epochs
+/// over --dataset-size records at --sigma (text, JSON document).
+fn calibrate_batch(
+    target_eps: f64,
+    delta: &str,
+    target: &crate::accounting::Target,
+    r: &ReleaseFlags,
+) -> crate::Result<(String, report::json::Json)> {
+    use crate::Error;
+    use report::json::Json;
+    use std::fmt::Write as _;
+    let need = |name: &str, ok: bool| -> crate::Result<()> {
+        if ok {
+            Ok(())
+        } else {
+            Err(Error::MissingParameter {
+                name: format!("--{name}"),
+                needed_by: "--solve batch_size".into(),
+            })
+        }
+    };
+    need("dataset-size", r.dataset_size.is_some())?;
+    need("epochs", r.epochs.is_some())?;
+    need("sigma", r.sigma.is_some())?;
+    for (name, given) in [
+        ("batch_size", r.batch_size.is_some()),
+        ("q", r.q.is_some()),
+        ("steps", r.steps.is_some()),
+    ] {
+        if given {
+            return Err(Error::invalid(
+                name,
+                "given",
+                "absent when solving for batch_size",
+            ));
+        }
+    }
+    let num = |k: &str, v: &str| -> crate::Result<crate::Scalar> {
+        v.parse()
+            .map_err(|_| Error::invalid(k, format!("{v:?}"), "a finite decimal number"))
+    };
+    let n = r.dataset_size.unwrap_or(0);
+    let epochs = num("epochs", r.epochs.as_deref().unwrap_or(""))?;
+    let sigma = num("sigma", r.sigma.as_deref().unwrap_or(""))?;
+    let c = crate::accounting::calibrate_batch_size(target, n, &epochs, &sigma)?;
+    let show = |b: &crate::accounting::Bracket| {
+        format!(
+            "[{}, {}]",
+            b.lo.to_string_radix(10, Some(12)),
+            b.hi.to_string_radix(10, Some(12))
+        )
+    };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "target: ({target_eps}, {delta})-DP, add/remove neighbours, dataset_size = {n}, epochs = \
+         {epochs}, sigma = {sigma}"
+    );
+    let _ = writeln!(
+        o,
+        "batch_size = {} (expected, Poisson) -> q = {}, steps = {} : eps(delta) in {} <= \
+         {target_eps} (certified)",
+        c.batch_size,
+        c.q,
+        c.steps,
+        show(&c.eps)
+    );
+    match &c.next {
+        Some((b, q, t, e)) => {
+            let _ = writeln!(
+                o,
+                "round trip: batch_size = {b} -> q = {q}, steps = {t} gives eps(delta) in {} > \
+                 {target_eps}",
+                show(e)
+            );
+        }
+        None => {
+            let _ = writeln!(o, "(every batch size up to dataset_size meets the target)");
+        }
+    }
+    let _ = writeln!(o, "evaluations: {}", c.evaluations);
+    let mut body = vec![
+        (
+            "target",
+            Json::obj(vec![
+                ("eps", Json::Num(target_eps)),
+                ("delta", Json::str(delta)),
+                ("neighbours", Json::str("add_remove")),
+            ]),
+        ),
+        ("solve", Json::str("batch_size")),
+        ("dataset_size", Json::Int(n)),
+        ("epochs", Json::str(epochs.to_string())),
+        ("sigma", Json::str(sigma.to_string())),
+        ("batch_size", Json::Int(c.batch_size)),
+        ("q", Json::str(c.q.to_string())),
+        ("steps", Json::Int(c.steps)),
+        ("eps", Json::bracket(&c.eps, 17)),
+    ];
+    if let Some((b, q, t, e)) = &c.next {
+        body.extend([
+            ("batch_size_next", Json::Int(*b)),
+            ("q_next", Json::str(q.to_string())),
+            ("steps_next", Json::Int(*t)),
+            ("eps_next", Json::bracket(e, 17)),
+        ]);
+    }
+    body.push(("evaluations", Json::Int(c.evaluations as u64)));
+    Ok((o, Json::document("calibrate", body)))
+}
+
+/// The JSON document of `dpaudit eval` (docs/json.md) from the CSV that `eval::run` wrote: one
+/// object per row, in input order; `ok` is false when a row failed (exit status 2).
+fn eval_json(
+    csv_text: &[u8],
+    digits: u32,
+    rows: usize,
+    failed: usize,
+) -> crate::Result<report::json::Json> {
+    use report::json::Json;
+    let mut rdr = csv::Reader::from_reader(csv_text);
+    let mut out = Vec::new();
+    for rec in rdr.records() {
+        let rec = rec.map_err(|e| crate::Error::Io(e.to_string()))?;
+        let f = |i: usize| rec.get(i).unwrap_or("").to_string();
+        let mut o = vec![
+            ("id", Json::str(f(0))),
+            ("quantity", Json::str(f(1))),
+            ("family", Json::str(f(2))),
+            ("params", Json::str(f(3))),
+        ];
+        if f(6).is_empty() {
+            o.push(("value", Json::str(f(4))));
+            o.push(("digits", Json::Int(f(5).parse().unwrap_or(0))));
+        } else {
+            o.push(("error", Json::str(f(6))));
+        }
+        out.push(Json::obj(o));
+    }
+    let body = vec![
+        ("digits", Json::Int(u64::from(digits))),
+        ("rows", Json::Arr(out)),
+        ("failed", Json::Int(failed as u64)),
+    ];
+    let mut doc = Json::document("eval", body);
+    if failed > 0 {
+        if let Json::Obj(v) = &mut doc {
+            for (k, val) in v.iter_mut() {
+                if k == "ok" {
+                    *val = Json::Bool(false);
+                }
+            }
+            v.insert(
+                3,
+                (
+                    "error".to_string(),
+                    Json::str(format!("{failed} of {rows} rows failed")),
+                ),
+            );
+        }
+    }
+    Ok(doc)
 }
 
 /// The JSON document of `dpaudit account` (docs/json.md).

@@ -96,6 +96,46 @@ impl Scalar {
     }
 }
 
+/// A number as a TOML file may write it: an integer, a float, or a string holding a decimal.
+///
+/// The one reader of numbers in dpaudit's TOML inputs (`docs/accounting.md#numbers`):
+/// [`TomlNum::scalar`] turns each form into an exact decimal [`Scalar`] — a string is read
+/// exactly as written (`"1e-5"` is 10⁻⁵), an integer exactly, and a TOML float as the shortest
+/// decimal that round-trips to the same double (Rust's `Display` of `f64`), which is what the
+/// user typed whenever they typed at most 15 significant digits (`1e-5` is 10⁻⁵, not the double
+/// 1.00000000000000008180305391403130954586231382563710212708e-5). Longer decimals must be
+/// written as strings to be kept exactly.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(untagged)]
+pub enum TomlNum {
+    /// A TOML integer.
+    Int(i64),
+    /// A TOML float.
+    Float(f64),
+    /// A string holding a decimal number.
+    Text(String),
+}
+
+impl TomlNum {
+    /// The decimal text the number stands for (see the type's documentation).
+    pub fn text(&self) -> String {
+        match self {
+            TomlNum::Int(i) => i.to_string(),
+            // `Display` of f64 is the shortest decimal that round-trips.
+            TomlNum::Float(f) => format!("{f}"),
+            TomlNum::Text(s) => s.clone(),
+        }
+    }
+
+    /// The number as an exact decimal; an [`Error::InvalidParameter`] naming `key` when it is not
+    /// a finite decimal (a non-numeric string, NaN or ±∞).
+    pub fn scalar(&self, key: &str) -> Result<Scalar> {
+        let t = self.text();
+        t.parse::<Scalar>()
+            .map_err(|_| Error::invalid(key, format!("{t:?}"), "a finite decimal number"))
+    }
+}
+
 impl From<f64> for Scalar {
     fn from(x: f64) -> Self {
         Scalar {
@@ -167,6 +207,33 @@ mod tests {
         let back = Float::with_val(400, Float::parse("1.001").unwrap());
         assert_eq!(hi, back);
         assert_eq!(a.f64(), 1.001);
+    }
+
+    #[test]
+    fn toml_numbers_are_exact_decimals() {
+        let read = |v: TomlNum| v.scalar("x").unwrap();
+        // A TOML float is the decimal the user typed, not the nearest double.
+        let f = read(TomlNum::Float(1e-5));
+        assert_eq!(
+            f.mp(300),
+            Float::with_val(300, Float::parse("1e-5").unwrap())
+        );
+        assert_ne!(f.mp(300), Float::with_val(300, 1e-5f64));
+        assert_eq!(
+            read(TomlNum::Text("0.1".into())).mp(300),
+            read(TomlNum::Float(0.1)).mp(300)
+        );
+        // Integers beyond 2^53 stay exact.
+        let big = read(TomlNum::Int(9_007_199_254_740_993));
+        assert_eq!(big.mp(128), Float::with_val(128, 9_007_199_254_740_993i64));
+        for bad in [
+            TomlNum::Float(f64::NAN),
+            TomlNum::Float(f64::INFINITY),
+            TomlNum::Text("abc".into()),
+        ] {
+            let e = bad.scalar("sigma").unwrap_err().to_string();
+            assert!(e.contains("sigma"), "{e}");
+        }
     }
 
     #[test]

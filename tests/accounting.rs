@@ -112,7 +112,7 @@ fn subsampled_gaussian_law_is_consistent() {
     use dpaudit::mechanisms::subsampled::SubsampledGaussian as Law;
     use dpaudit::mechanisms::ScalarDist;
     use rand::SeedableRng;
-    let d = Law::new(0.3, 0.8).unwrap();
+    let d = Law::new(0.3.into(), 0.8.into()).unwrap();
     for x in [-3.0, -0.2, 0.5, 1.7, 4.0] {
         // mixture of two N(., 0.64) densities, written out by hand
         let g = |m: f64| {
@@ -126,7 +126,7 @@ fn subsampled_gaussian_law_is_consistent() {
         assert!((d.ln_pdf_mp(&xm).to_f64() - want.ln()).abs() <= 1e-14);
         assert!((d.cdf_mp(&xm).to_f64() - d.cdf(x)).abs() <= 1e-15);
     }
-    assert!(Law::new(0.0, 1.0).is_err() && Law::new(0.5, 0.0).is_err());
+    assert!(Law::new(0.0.into(), 1.0.into()).is_err() && Law::new(0.5.into(), 0.0.into()).is_err());
     // sampler: mean q, seeded; |mean − q| < 5 standard errors (sd ≤ sqrt(0.64 + 0.25))
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut out = vec![0.0; 200_000];
@@ -207,4 +207,36 @@ fn golden_single_step_renyi_through_the_model_layer() {
         }
     }
     assert!(certified >= 12, "{certified}");
+}
+
+/// A schedule file's numbers are exact decimals however they are written: the TOML float 1e-5,
+/// the string "1e-5" and the string "0.00001" give the same δ, exactly 10⁻⁵ (not the double).
+#[test]
+fn schedule_numbers_are_exact_decimals() {
+    use dpaudit::accounting::file::AccountSpec;
+    use dpaudit::accounting::Release;
+    let spec = |d: &str, q: &str| {
+        let t = format!(
+            "delta = {d}\n[[release]]\nkind = \"subsampled_gaussian\"\nq = {q}\nsigma = 1\ncount = 10\n"
+        );
+        AccountSpec::parse(&t, "test").unwrap()
+    };
+    let exact = Float::with_val(300, Float::parse("1e-5").unwrap());
+    for (d, q) in [
+        ("1e-5", "0.01"),
+        ("\"1e-5\"", "\"0.01\""),
+        ("\"0.00001\"", "1e-2"),
+    ] {
+        let a = spec(d, q);
+        assert_eq!(a.delta.as_ref().unwrap().mp(300), exact, "delta = {d}");
+        let Release::Subsampled(m) = &a.schedule.parts()[0].0 else {
+            panic!("a subsampled release")
+        };
+        assert_eq!(
+            m.q().mp(300),
+            Float::with_val(300, Float::parse("0.01").unwrap()),
+            "q = {q}"
+        );
+        assert_eq!(m.sigma().mp(300), 1);
+    }
 }

@@ -426,3 +426,31 @@ fn calibration_does_not_step_into_the_failing_region() {
     assert!(c.eps.hi.to_f64() <= 3.0 && c.eps_below.lo.to_f64() > 3.0);
     assert!(c.sigma > 0.7 && c.sigma < 0.9, "{}", c.sigma);
 }
+
+/// Batch-size calibration (N = 1000 records, 10 epochs, σ = 1, (3, 1e-5)-DP): B meets the target
+/// and B + 1 does not, re-checked here with q and T computed by hand (q = B/N,
+/// T = ⌈10·N/B⌉) and fresh brackets, so a bookkeeping slip in the library fails the test.
+#[test]
+fn batch_size_calibration_round_trip() {
+    let (n, target) = (1000u64, 3.0);
+    let t = Target::add_remove(target, s("1e-5")).unwrap();
+    let c = accounting::calibrate_batch_size(&t, n, &s("10"), &s("1")).unwrap();
+    let bracket = |b: u64| {
+        let steps = (10 * n).div_ceil(b);
+        let m = SubsampledGaussian::new(s(&format!("{}", b as f64 / n as f64)), s("1")).unwrap();
+        eps_for_delta(
+            &Schedule::homogeneous(&m, steps).unwrap(),
+            &s("1e-5"),
+            &opts(12, false),
+        )
+        .unwrap()
+        .value
+    };
+    assert_eq!(c.steps, (10 * n).div_ceil(c.batch_size));
+    let at = bracket(c.batch_size);
+    assert!(at.hi.to_f64() <= target, "B = {}: {:?}", c.batch_size, at);
+    let (next, ..) = c.next.clone().expect("some batch size misses the target");
+    assert_eq!(next, c.batch_size + 1);
+    let above = bracket(next);
+    assert!(above.lo.to_f64() > target, "B + 1 = {next}: {:?}", above);
+}

@@ -10,6 +10,7 @@ use super::compose::{eps_for_delta, Bracket, ComposeOptions, Schedule};
 use super::SubsampledGaussian;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
+use rug::Float;
 
 /// Result of a σ calibration.
 #[derive(Clone, Debug)]
@@ -262,4 +263,157 @@ pub fn calibrate_steps(
         &mut |steps| target.eps_at(q, sf, steps),
     )?;
     Ok((lo, b_lo, b_hi))
+}
+
+/// Largest dataset size the bookkeeping accepts (checked before anything is computed).
+pub const MAX_DATASET_SIZE: u64 = 1_000_000_000_000_000;
+
+/// DP-SGD bookkeeping: the sampling rate q = `batch_size` / `dataset_size` (Poisson sampling with
+/// expected batch `batch_size`) and the step count T = ⌈`epochs` · `dataset_size` / `batch_size`⌉
+/// (an epoch is dataset_size / batch_size expected batches, as in Opacus). q is B/N rounded to 40
+/// significant digits.
+/// Errors name the key, the value and the limit.
+pub fn dpsgd_q_steps(
+    dataset_size: u64,
+    batch_size: u64,
+    epochs: &Scalar,
+    key: &str,
+) -> Result<(Scalar, u64)> {
+    if !(1..=MAX_DATASET_SIZE).contains(&dataset_size) {
+        return Err(Error::invalid(
+            &format!("{key}dataset_size"),
+            dataset_size,
+            &format!("in [1, {MAX_DATASET_SIZE}]"),
+        ));
+    }
+    if !(1..=dataset_size).contains(&batch_size) {
+        return Err(Error::invalid(
+            &format!("{key}batch_size"),
+            batch_size,
+            &format!("in [1, dataset_size = {dataset_size}]"),
+        ));
+    }
+    let e = epochs.f64();
+    if !(e.is_finite() && e > 0.0 && e <= 1e12) {
+        return Err(Error::invalid(
+            &format!("{key}epochs"),
+            epochs,
+            "finite, > 0 and at most 1e12",
+        ));
+    }
+    let q = Float::with_val(256, dataset_size).recip() * batch_size;
+    let t = Float::with_val(256, epochs.mp(256) * dataset_size) / batch_size;
+    let t = t.ceil();
+    if t > 1e12 {
+        return Err(Error::invalid(
+            &format!("{key}epochs"),
+            epochs,
+            &format!(
+                "at most 1e12 steps in all (epochs * dataset_size / batch_size = {})",
+                t.to_f64()
+            ),
+        ));
+    }
+    let steps = t.to_f64() as u64;
+    // q to 40 significant digits (relative error < 10⁻³⁹, far below any digits certified).
+    let q: Scalar = q
+        .to_string_radix(10, Some(40))
+        .parse()
+        .map_err(|_| Error::invalid(&format!("{key}batch_size"), batch_size, "a valid ratio"))?;
+    Ok((q, steps.max(1)))
+}
+
+/// Result of a batch-size calibration (`docs/accounting.md#calibration`).
+#[derive(Clone, Debug)]
+pub struct BatchCalibration {
+    /// The expected batch size B found: its certified ε_hi is ≤ the target.
+    pub batch_size: u64,
+    /// q = B / N (40 significant digits) and T = ⌈epochs · N / B⌉ at B.
+    pub q: Scalar,
+    /// Steps at B.
+    pub steps: u64,
+    /// The ε bracket at B.
+    pub eps: Bracket,
+    /// B + 1 (when ≤ N), its q, steps and ε bracket, whose ε_lo exceeds the target.
+    pub next: Option<(u64, Scalar, u64, Bracket)>,
+    /// Composition evaluations used.
+    pub evaluations: usize,
+}
+
+/// The largest expected batch size B ≤ `dataset_size` for which `epochs` epochs of DP-SGD with
+/// noise multiplier σ (q = B/N, T = ⌈epochs · N/B⌉, [`dpsgd_q_steps`]) meet `target`, by a
+/// doubling search and bisection on B over the certified bracket. What is certified: ε_hi(B) ≤
+/// target, and ε_lo(B + 1) > target (B + 1 fails). ε is not proved monotone in B (T changes with
+/// B), so a larger B that meets the target again is not excluded; the search assumes the usual
+/// growth of ε with B, as every accountant's batch-size tuning does.
+pub fn calibrate_batch_size(
+    target: &Target,
+    dataset_size: u64,
+    epochs: &Scalar,
+    sigma: &Scalar,
+) -> Result<BatchCalibration> {
+    let t = rug::Float::with_val(64, target.eps);
+    let sf = sigma.f64();
+    let mut n = 0usize;
+    let mut eval = |b: u64| -> Result<(Scalar, u64, Bracket)> {
+        n += 1;
+        let (q, steps) = dpsgd_q_steps(dataset_size, b, epochs, "")?;
+        let e = target.eps_at(&q, sf, steps)?;
+        Ok((q, steps, e))
+    };
+    let first = eval(1)?;
+    if first.2.hi > t {
+        return Err(Error::invalid(
+            "target eps",
+            target.eps,
+            "met with batch_size = 1",
+        ));
+    }
+    let (mut lo, mut lo_v) = (1u64, first);
+    let mut hi = 2u64.min(dataset_size);
+    let mut hi_v = None;
+    while hi > lo {
+        let v = eval(hi)?;
+        if meets_target(&v.2, &t, || format!("batch_size = {hi}"))? {
+            lo = hi;
+            lo_v = v;
+            if hi == dataset_size {
+                break;
+            }
+            hi = (hi * 2).min(dataset_size);
+        } else {
+            hi_v = Some(v);
+            break;
+        }
+    }
+    if let Some(mut fails) = hi_v {
+        let mut fail_b = hi;
+        while fail_b - lo > 1 {
+            let m = lo + (fail_b - lo) / 2;
+            let v = eval(m)?;
+            if meets_target(&v.2, &t, || format!("batch_size = {m}"))? {
+                lo = m;
+                lo_v = v;
+            } else {
+                fail_b = m;
+                fails = v;
+            }
+        }
+        return Ok(BatchCalibration {
+            batch_size: lo,
+            q: lo_v.0,
+            steps: lo_v.1,
+            eps: lo_v.2,
+            next: Some((fail_b, fails.0, fails.1, fails.2)),
+            evaluations: n,
+        });
+    }
+    Ok(BatchCalibration {
+        batch_size: lo,
+        q: lo_v.0,
+        steps: lo_v.1,
+        eps: lo_v.2,
+        next: None,
+        evaluations: n,
+    })
 }

@@ -13,37 +13,20 @@
 //! count = 10000
 //! ```
 //!
-//! Numbers may be TOML numbers or decimal strings; strings are read exactly (`"1e-5"` is 10⁻⁵,
-//! while the TOML float 1e-5 is the nearest double).
+//! Numbers may be TOML numbers or decimal strings, all read as exact decimals by
+//! [`crate::scalar::TomlNum`] (`"1e-5"` and the TOML float 1e-5 are both 10⁻⁵; write decimals
+//! longer than 15 significant digits as strings).
 
 use super::compose::{self, ComposeOptions, Composed, RdpRoute, Release, Schedule};
 use super::SubsampledGaussian;
 use crate::bounds::conversion::Conversion;
 use crate::error::{Error, Result};
 use crate::scalar::Scalar;
-use rug::Float;
 use serde::Deserialize;
 use std::path::Path;
 
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum Num {
-    Text(String),
-    Int(i64),
-    Float(f64),
-}
-
-impl Num {
-    fn scalar(&self, key: &str) -> Result<Scalar> {
-        match self {
-            Num::Text(t) => t
-                .parse::<Scalar>()
-                .map_err(|_| Error::invalid(key, format!("{t:?}"), "a finite decimal number")),
-            Num::Int(i) => Ok(Scalar::from(*i as f64)),
-            Num::Float(f) => Ok(Scalar::from(*f)),
-        }
-    }
-}
+/// Every number of a schedule file is read by the crate's one TOML number reader.
+use crate::scalar::TomlNum as Num;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -88,63 +71,7 @@ pub struct AccountSpec {
     pub bookkeeping: Vec<String>,
 }
 
-/// Largest dataset size the bookkeeping accepts (checked before anything is computed).
-pub const MAX_DATASET_SIZE: u64 = 1_000_000_000_000_000;
-
-/// DP-SGD bookkeeping: the sampling rate q = `batch_size` / `dataset_size` (Poisson sampling with
-/// expected batch `batch_size`) and the step count T = ⌈`epochs` · `dataset_size` / `batch_size`⌉
-/// (an epoch is dataset_size / batch_size expected batches, as in Opacus). q is B/N rounded to 40
-/// significant digits.
-/// Errors name the key, the value and the limit.
-pub fn dpsgd_q_steps(
-    dataset_size: u64,
-    batch_size: u64,
-    epochs: &Scalar,
-    key: &str,
-) -> Result<(Scalar, u64)> {
-    if !(1..=MAX_DATASET_SIZE).contains(&dataset_size) {
-        return Err(Error::invalid(
-            &format!("{key}dataset_size"),
-            dataset_size,
-            &format!("in [1, {MAX_DATASET_SIZE}]"),
-        ));
-    }
-    if !(1..=dataset_size).contains(&batch_size) {
-        return Err(Error::invalid(
-            &format!("{key}batch_size"),
-            batch_size,
-            &format!("in [1, dataset_size = {dataset_size}]"),
-        ));
-    }
-    let e = epochs.f64();
-    if !(e.is_finite() && e > 0.0 && e <= 1e12) {
-        return Err(Error::invalid(
-            &format!("{key}epochs"),
-            epochs,
-            "finite, > 0 and at most 1e12",
-        ));
-    }
-    let q = Float::with_val(256, dataset_size).recip() * batch_size;
-    let t = Float::with_val(256, epochs.mp(256) * dataset_size) / batch_size;
-    let t = t.ceil();
-    if t > 1e12 {
-        return Err(Error::invalid(
-            &format!("{key}epochs"),
-            epochs,
-            &format!(
-                "at most 1e12 steps in all (epochs * dataset_size / batch_size = {})",
-                t.to_f64()
-            ),
-        ));
-    }
-    let steps = t.to_f64() as u64;
-    // q to 40 significant digits (relative error < 10⁻³⁹, far below any digits certified).
-    let q: Scalar = q
-        .to_string_radix(10, Some(40))
-        .parse()
-        .map_err(|_| Error::invalid(&format!("{key}batch_size"), batch_size, "a valid ratio"))?;
-    Ok((q, steps.max(1)))
-}
+pub use super::calibrate::{dpsgd_q_steps, MAX_DATASET_SIZE};
 
 impl AccountSpec {
     /// Parses TOML text (`what` names the source in errors).

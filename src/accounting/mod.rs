@@ -32,7 +32,10 @@ pub fn with_time_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
 pub mod compose;
 #[cfg(feature = "cli")]
 pub mod file;
-pub use calibrate::{calibrate_sigma, calibrate_steps, Relation, SigmaCalibration, Target};
+pub use calibrate::{
+    calibrate_batch_size, calibrate_sigma, calibrate_steps, BatchCalibration, Relation,
+    SigmaCalibration, Target,
+};
 pub use compose::{
     composed_rdp, delta_for_eps, eps_for_delta, rdp_route, Bracket, ComposeOptions, Composed,
     RdpRoute, Release, Schedule,
@@ -60,40 +63,12 @@ pub enum Order {
 pub(crate) const MAX_BINOMIAL_ALPHA: u32 = 4096;
 
 /// The Poisson-subsampled Gaussian mechanism with sampling rate q ∈ (0, 1] and noise multiplier
-/// σ > 0 (sensitivity 1).
-#[derive(Clone, Debug)]
-pub struct SubsampledGaussian {
-    q: Scalar,
-    sigma: Scalar,
-}
+/// σ > 0 (sensitivity 1): one type with the law of `crate::dist::subsampled`, which validates
+/// q and σ once.
+pub use crate::dist::subsampled::SubsampledGaussian;
 
-impl SubsampledGaussian {
-    /// Validates q ∈ (0, 1] and σ ∈ (0, ∞).
-    pub fn new(q: Scalar, sigma: Scalar) -> Result<Self> {
-        let qf = q.f64();
-        if !(qf.is_finite() && qf > 0.0 && qf <= 1.0) {
-            return Err(Error::invalid("q", qf, "in (0, 1]"));
-        }
-        let sf = sigma.f64();
-        if !(sf.is_finite() && sf > 0.0) {
-            return Err(Error::invalid("sigma", sf, "finite and > 0"));
-        }
-        Ok(SubsampledGaussian { q, sigma })
-    }
-
-    /// The sampling rate q.
-    pub fn q(&self) -> &Scalar {
-        &self.q
-    }
-
-    /// The noise multiplier σ.
-    pub fn sigma(&self) -> &Scalar {
-        &self.sigma
-    }
-
-    fn is_full_batch(&self, prec: u32) -> bool {
-        self.q.mp(prec) == 1
-    }
+fn is_full_batch(m: &SubsampledGaussian, prec: u32) -> bool {
+    m.q().mp(prec) == 1
 }
 
 fn check_alpha(alpha: &Scalar) -> Result<()> {
@@ -111,9 +86,9 @@ fn check_alpha(alpha: &Scalar) -> Result<()> {
 /// 2019, §3.3). Exact sum of positive terms.
 pub(crate) fn excess_moment_binomial(m: &SubsampledGaussian, n: u32, prec: u32) -> Float {
     let wp = prec + 32;
-    let q = m.q.mp(wp);
+    let q = m.q().mp(wp);
     let one_m_q = Float::with_val(wp, 1u32 - &q);
-    let s2 = Float::with_val(wp, m.sigma.mp(wp).square_ref()) * 2u32;
+    let s2 = Float::with_val(wp, m.sigma().mp(wp).square_ref()) * 2u32;
     let mut acc = Float::new(wp);
     // C(n, k), updated by C(n, k) = C(n, k−1)(n − k + 1)/k from C(n, 1) = n.
     let mut c = Float::with_val(wp, n);
@@ -182,8 +157,8 @@ fn h_beta(beta: &Float, u: &Float, wp: u32) -> (Float, f64) {
 
 /// ln of an upper bound on the integrand mass outside [a, b] (`docs/accounting.md#quadrature-tails`).
 fn ln_tail_bound(m: &SubsampledGaussian, beta: &Float, a: f64, b: f64, prec: u32) -> f64 {
-    let q = m.q.f64();
-    let s = m.sigma.f64();
+    let q = m.q().f64();
+    let s = m.sigma().f64();
     let bf = beta.to_f64();
     let ln_phi = |z: f64| log_ndtr(&Float::with_val(prec.min(128), z)).to_f64();
     // Left of a ≤ 0 (< 1/2): u = r − 1 ∈ [−q, 0], h_β(u) ≤ (1−q)^β + 1 + |β|q.
@@ -221,11 +196,11 @@ pub(crate) fn excess_moment_quad(
     digits: u32,
     prec: u32,
 ) -> Result<(Float, f64)> {
-    let s = m.sigma.f64();
+    let s = m.sigma().f64();
     let bf = beta.to_f64();
     let wp = prec + 64;
-    let q = m.q.mp(wp);
-    let sigma = m.sigma.mp(wp);
+    let q = m.q().mp(wp);
+    let sigma = m.sigma().mp(wp);
     let ln_sigma = Float::with_val(wp, sigma.ln_ref());
     let two_s2 = Float::with_val(wp, sigma.square_ref()) * 2u32;
     let beta_w = Float::with_val(wp, beta);
@@ -337,7 +312,7 @@ pub fn renyi_quad(
 /// The mechanism's RDP at α: the larger of the two orders (certified).
 pub(crate) fn rdp(m: &SubsampledGaussian, alpha: &Scalar, digits: u32) -> Result<Certified> {
     let r = renyi(m, alpha, Order::Remove, digits)?;
-    if m.is_full_batch(64) {
+    if is_full_batch(m, 64) {
         return Ok(r);
     }
     let s = renyi(m, alpha, Order::Add, digits)?;

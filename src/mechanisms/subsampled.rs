@@ -7,29 +7,51 @@
 use super::{u01, Gaussian, ScalarDist};
 use crate::error::{Error, Result};
 use crate::numeric::mp;
+use crate::scalar::Scalar;
 use rand::distr::Distribution;
 use rand::Rng;
 use rug::Float;
 
-/// (1−q)·N(0, σ²) + q·N(1, σ²), q ∈ (0, 1], σ > 0.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// (1−q)·N(0, σ²) + q·N(1, σ²), q ∈ (0, 1], σ > 0: the law, and the Poisson-subsampled
+/// Gaussian mechanism's parameters (re-exported as `crate::accounting::SubsampledGaussian`, the
+/// one type of both; its exact parameters feed the certified routes).
+#[derive(Clone, Debug, PartialEq)]
 pub struct SubsampledGaussian {
     q: f64,
     absent: Gaussian,
     present: Gaussian,
+    /// q and σ exactly as given (decimal text or a double).
+    exact_q: Scalar,
+    exact_sigma: Scalar,
 }
 
 impl SubsampledGaussian {
-    /// Validates q ∈ (0, 1] and σ > 0.
-    pub fn new(q: f64, sigma: f64) -> Result<Self> {
+    /// Validates q ∈ (0, 1] and σ ∈ (0, ∞) (`Scalar::from(f64)` for doubles).
+    pub fn new(exact_q: Scalar, exact_sigma: Scalar) -> Result<Self> {
+        let (q, sf) = (exact_q.f64(), exact_sigma.f64());
         if !(q.is_finite() && q > 0.0 && q <= 1.0) {
             return Err(Error::invalid("q", q, "in (0, 1]"));
         }
+        if !(sf.is_finite() && sf > 0.0) {
+            return Err(Error::invalid("sigma", sf, "finite and > 0"));
+        }
         Ok(SubsampledGaussian {
             q,
-            absent: Gaussian::new(0.0, sigma)?,
-            present: Gaussian::new(1.0, sigma)?,
+            absent: Gaussian::new(0.0, sf)?,
+            present: Gaussian::new(1.0, sf)?,
+            exact_q,
+            exact_sigma,
         })
+    }
+
+    /// The sampling rate q, exactly as given.
+    pub fn q(&self) -> &Scalar {
+        &self.exact_q
+    }
+
+    /// The noise multiplier σ, exactly as given.
+    pub fn sigma(&self) -> &Scalar {
+        &self.exact_sigma
     }
 
     /// Fills `out` with independent draws.
@@ -192,7 +214,7 @@ impl<N> SubsampledStep<N> {
         p1: Law,
         p2: Law,
     ) -> Result<Self> {
-        let mixture = SubsampledGaussian::new(q.f64(), sigma.f64())?;
+        let mixture = SubsampledGaussian::new(q.clone(), sigma.clone())?;
         let base = Gaussian::new(0.0, sigma.f64())?;
         Ok(SubsampledStep {
             q,
