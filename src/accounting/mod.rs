@@ -63,9 +63,9 @@ pub enum Order {
 pub(crate) const MAX_BINOMIAL_ALPHA: u32 = 4096;
 
 /// The Poisson-subsampled Gaussian mechanism with sampling rate q ∈ (0, 1] and noise multiplier
-/// σ > 0 (sensitivity 1): one type with the law of `crate::dist::subsampled`, which validates
+/// σ > 0 (sensitivity 1): one type with the law of `crate::mechanisms::subsampled`, which validates
 /// q and σ once.
-pub use crate::dist::subsampled::SubsampledGaussian;
+pub use crate::mechanisms::subsampled::SubsampledGaussian;
 
 fn is_full_batch(m: &SubsampledGaussian, prec: u32) -> bool {
     m.q().mp(prec) == 1

@@ -500,11 +500,6 @@ pub(crate) fn family(name: &str) -> Option<&'static Family> {
     FAMILIES.iter().copied().find(|f| f.name == name)
 }
 
-/// The registry entry's former name, kept so that family files written against it still build
-/// (to be removed once every branch uses [`Family`]).
-#[doc(hidden)]
-pub type ModelFamily = Family;
-
 impl Family {
     /// The registered family called `name`, or an error naming it.
     pub fn by_name(name: &str) -> Result<&'static Family> {
