@@ -1,7 +1,11 @@
 //! One neighbour direction's inversion: the damping (saddle), the u-trapezoid of the composed
 //! moment, and the bound on its tail (docs/accounting.md#composition).
 
-use super::*;
+use super::{
+    f64s, lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, precision_error,
+    Complex, Constant, Error, Factor, Float, MixEval, Result, LN_2, MAX_NODES, MAX_PROBES,
+    NODE_GRID, PI, PROBE_WORK,
+};
 
 // ---------------------------------------------------------------------------------------------
 // One direction: the u-trapezoid.

@@ -2,7 +2,7 @@
 //! rule on ℝ, with its a-priori error bound, and the decay bounds the u-tail uses
 //! (docs/accounting.md#composition).
 
-use super::*;
+use super::{f64s, Complex, Constant, Error, Float, Mix, Result, LN_2, MAX_GRID, PI};
 
 // ---------------------------------------------------------------------------------------------
 // The single-step moment E_Q[r^β] = ∫ φ_σ(x) r(x)^β dx, r = 1 − q + q e^{t}, t = (x − 1/2)/σ².

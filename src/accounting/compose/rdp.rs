@@ -1,6 +1,10 @@
 //! The RDP route from the same moments: certified composed Rényi DP and its conversion to (ε, δ).
 
-use super::*;
+use super::{
+    check_delta, f64s, ln_moment_total_f64, ln_rel_for, precision_error, shift, working_prec,
+    Bracket, Dir, Error, Float, Mix, MixEval, Release, Result, Scalar, Schedule,
+    SubsampledGaussian,
+};
 
 // ---------------------------------------------------------------------------------------------
 // The RDP route from the same moments.

@@ -1,7 +1,7 @@
 //! The spec-level checks that need the file's context in their messages (the decisions themselves
 //! belong to [`crate::bounds::rgm`]), and loading a directory of specs.
 
-use super::*;
+use super::{AuditSpec, Ctx, Error, Path, PathBuf, Result, Scalar};
 
 /// HMB Def. 2, eq. (3): ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R² (the definition must hold for both
 /// orders of the pair), decided by [`crate::bounds::rgm::relative_sensitivity_holds`].

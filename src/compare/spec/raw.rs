@@ -1,6 +1,6 @@
 //! The raw TOML shapes of a spec, before validation (unknown keys are rejected).
 
-use super::*;
+use super::Deserialize;
 
 /// A number in a spec: a TOML number or a string holding a decimal.
 #[derive(Clone, Debug, Deserialize)]

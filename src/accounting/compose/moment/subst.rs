@@ -7,7 +7,7 @@
 //! r₋ = 1 − q + q e^{t₋}, t₋ = (−x − ½)/σ², so the moment is
 //! M(β) = E_Q[(r₊/r₋)^β] = ∫ φ_σ r₋^{1−β} r₊^β dx.
 
-use super::*;
+use super::{f64s, Mix};
 
 /// Upper bound r^c ≤ Σ e^{ln_coef} e^{k t} for r = 1 − q + q e^t, as (ln_coef, k) pairs:
 /// c ≥ 1 by convexity (Jensen), 0 ≤ c < 1 by r^c ≤ max(1, r) ≤ 1 + q e^t, c < 0 by r ≥ 1 − q.
