@@ -784,7 +784,7 @@ fn audit_section(ctx: &Ctx<'_>, a: &RawAudit) -> Result<AuditSettings> {
 }
 
 mod raw;
-use raw::*;
+use raw::{Num, RawAudit, RawMechanism, RawPair, RawSpec};
 
 #[cfg(test)]
 mod tests;

@@ -721,4 +721,4 @@ impl<T: Isotropic> crate::model::OwnIntegrals for T {
 }
 
 mod params;
-pub(crate) use params::*;
+pub(crate) use params::{clipped_family, shift_family, Clipped, ClippedLaw, Law, Shift};

@@ -1,27 +1,8 @@
 //! The raw TOML shapes of a spec, before validation (unknown keys are rejected).
 
 use super::Deserialize;
-
-/// A number in a spec: a TOML number or a string holding a decimal.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
-pub(super) enum Num {
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl Num {
-    pub(super) fn text(&self) -> String {
-        match self {
-            Num::Int(i) => i.to_string(),
-            // `Display` of f64 is the shortest decimal that round-trips, so 1e-5 reads back as
-            // the exact decimal 0.00001.
-            Num::Float(f) => format!("{f}"),
-            Num::Text(s) => s.clone(),
-        }
-    }
-}
+/// A number in a spec: the crate's one TOML number reader (exact decimals; docs/accounting.md#numbers).
+pub(super) use crate::scalar::TomlNum as Num;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
