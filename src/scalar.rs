@@ -121,8 +121,18 @@ impl TomlNum {
     pub fn text(&self) -> String {
         match self {
             TomlNum::Int(i) => i.to_string(),
-            // `Display` of f64 is the shortest decimal that round-trips.
-            TomlNum::Float(f) => format!("{f}"),
+            // `Display` of f64 is the shortest decimal that round-trips; it writes every digit
+            // of the integer part (309 for 1.8e308) and every leading zero of a tiny value, so
+            // past 24 characters the same shortest digits are written in scientific notation
+            // (`{:e}`): the same decimal, readable in messages and reports.
+            TomlNum::Float(f) => {
+                let plain = format!("{f}");
+                if plain.len() > 24 {
+                    format!("{f:e}")
+                } else {
+                    plain
+                }
+            }
             TomlNum::Text(s) => s.clone(),
         }
     }
@@ -197,6 +207,21 @@ impl PartialEq for Scalar {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_and_tiny_toml_floats_are_written_in_scientific_notation() {
+        // The same decimal either way: `{:e}` gives the shortest round-trip digits too.
+        for (f, text) in [
+            (1.7976931348623157e308, "1.7976931348623157e308"),
+            (5e-324, "5e-324"),
+            (1e-5, "0.00001"),
+            (123456.5, "123456.5"),
+        ] {
+            let t = TomlNum::Float(f).text();
+            assert_eq!(t, text);
+            assert_eq!(t.parse::<f64>().unwrap(), f);
+        }
+    }
 
     #[test]
     fn decimal_is_exact_at_any_precision() {
