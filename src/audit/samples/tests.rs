@@ -197,6 +197,9 @@ fn mutated_npy_and_csv_never_panic() {
     for _ in 0..5000 {
         let mut b = good.clone();
         for _ in 0..1 + rng.next_u64() % 3 {
+            if b.is_empty() {
+                break;
+            }
             let i = (rng.next_u64() % b.len() as u64) as usize;
             match rng.next_u64() % 3 {
                 0 => b[i] = rng.next_u64() as u8,
