@@ -256,6 +256,47 @@ enum Command {
         #[arg(long)]
         max_seconds: Option<f64>,
     },
+    /// Black-box audit of a claimed (ε, δ) from two files of your own sampler's outputs: A drawn
+    /// on an input x, B on a neighbour x′ (CSV: one sample per line, d columns, optional header;
+    /// or NumPy .npy of shape (n,) or (n, d)). Each file is split (seeded) into a pilot, which
+    /// chooses the statistic's region, and a main part, which certifies ε_lb (docs/samples.md).
+    ///
+    /// Writes audit-samples.md and audit-samples.csv into --out. Exit status: 0 when the strict
+    /// bound does not exceed the claimed ε; 1 on a VIOLATION; 2 on an error (unreadable file,
+    /// mismatched dimensions, bad flag).
+    AuditSamples {
+        /// Samples of the mechanism on x (.csv, .txt or .npy).
+        a: PathBuf,
+        /// Samples of the mechanism on the neighbour x′ (same dimension as A).
+        b: PathBuf,
+        /// Claimed ε.
+        #[arg(long)]
+        eps: String,
+        /// Claimed δ.
+        #[arg(long)]
+        delta: String,
+        /// Confidence of ε_lb, in (0.5, 1).
+        #[arg(long, default_value = "0.95")]
+        confidence: String,
+        /// auto | value | score | norm | projection | exact-bits (docs/samples.md).
+        #[arg(long, default_value = "auto")]
+        statistic: String,
+        /// Fraction of each file used as the pilot, in (0, 1).
+        #[arg(long, default_value = "0.2")]
+        pilot_fraction: String,
+        /// Seed of the pilot/main split.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Output directory (default dpaudit-out).
+        #[arg(long, default_value = DEFAULT_OUT)]
+        out: PathBuf,
+        /// text | json (docs/json.md; the files are written either way).
+        #[arg(long, default_value = "text")]
+        format: String,
+        /// Time limit in seconds: past it the audit stops with an error (exit 2), writing nothing.
+        #[arg(long)]
+        max_seconds: Option<f64>,
+    },
     /// Check the quantitative claims of the five source documents: writes claims.md and
     /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out,
     /// and prints each row computed. Exit status 0, or 2 on an error (an unknown --only id).
@@ -520,6 +561,53 @@ fn train_audit(
     train_audit_exit(opts.and_then(|o| write_report(out, &o, &command_line())))
 }
 
+/// The flags of `audit-samples` that become [`crate::audit::samples::SamplesOptions`].
+struct SamplesFlags {
+    eps: String,
+    delta: String,
+    confidence: String,
+    statistic: String,
+    pilot_fraction: String,
+    seed: u64,
+}
+
+impl SamplesFlags {
+    /// The options, each number parsed with an error naming its flag.
+    fn options(&self) -> crate::Result<crate::audit::samples::SamplesOptions> {
+        let num = |flag: &str, v: &str| {
+            v.trim()
+                .parse::<f64>()
+                .map_err(|_| crate::Error::invalid(flag, format!("{v:?}"), "a decimal number"))
+        };
+        let mut o = crate::audit::samples::SamplesOptions::new(
+            num("--eps", &self.eps)?,
+            num("--delta", &self.delta)?,
+        );
+        o.confidence = num("--confidence", &self.confidence)?;
+        o.pilot_fraction = num("--pilot-fraction", &self.pilot_fraction)?;
+        o.statistic = self.statistic.parse()?;
+        o.seed = self.seed;
+        Ok(o)
+    }
+}
+
+/// `dpaudit audit-samples`: reads both files, audits, writes the report into `out`.
+fn run_audit_samples(
+    a: &Path,
+    b: &Path,
+    opts: &crate::audit::samples::SamplesOptions,
+    out: &Path,
+) -> crate::Result<(crate::audit::samples::SamplesAudit, Vec<PathBuf>)> {
+    use crate::audit::samples::{audit_samples, SampleSet};
+    let sa = SampleSet::read(a)?;
+    crate::limits::check_deadline("audit-samples (reading A)")?;
+    let sb = SampleSet::read(b)?;
+    crate::limits::check_deadline("audit-samples (reading B)")?;
+    let audit = audit_samples(&sa, &sb, opts)?;
+    let files = report::samples::write(&audit, out, &command_line())?;
+    Ok((audit, files))
+}
+
 /// Parses the command line, runs the subcommand and returns its exit status.
 pub fn main() -> ExitCode {
     run_args(std::env::args_os())
@@ -748,6 +836,69 @@ where
                 }
                 finish(report::run_single(&spec, &opts), &out)
             })
+        }
+        Command::AuditSamples {
+            a,
+            b,
+            eps,
+            delta,
+            confidence,
+            statistic,
+            pilot_fraction,
+            seed,
+            out,
+            format,
+            max_seconds,
+        } => {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
+            let flags = SamplesFlags {
+                eps,
+                delta,
+                confidence,
+                statistic,
+                pilot_fraction,
+                seed,
+            };
+            let res = crate::limits::check_max_seconds(max_seconds)
+                .and_then(|()| flags.options())
+                .and_then(|opts| {
+                    with_limits(max_seconds, || run_audit_samples(&a, &b, &opts, &out))
+                });
+            match res {
+                Err(e) => fail_as(json, "audit-samples", e),
+                Ok((audit, files)) => {
+                    if json {
+                        println!("{}", report::samples::json(&audit));
+                    } else {
+                        println!(
+                            "{}: eps_lb = {} (confidence {}), strict eps_lb = {}, claimed eps = {} (delta = {}); statistic {}, region {} {} {:e}, main {} + {} samples",
+                            audit.verdict,
+                            audit.eps_lb,
+                            audit.confidence,
+                            audit.eps_lb_strict,
+                            audit.eps_claimed,
+                            audit.delta,
+                            audit.statistic,
+                            audit.region.direction,
+                            audit.region.tail,
+                            audit.region.threshold,
+                            audit.main_a,
+                            audit.main_b
+                        );
+                    }
+                    for f in files {
+                        eprintln!("dpaudit: wrote {}", f.display());
+                    }
+                    if audit.verdict == crate::audit::samples::Verdict::Violation {
+                        ExitCode::from(1)
+                    } else {
+                        ExitCode::SUCCESS
+                    }
+                }
+            }
         }
         Command::Account {
             schedule,

@@ -518,7 +518,7 @@ pub(crate) fn select_projected(
 /// The ε lower bound of `region`'s counts at confidence 1 − [`STRICT_BETA`], with the region's
 /// own family size (2 for a held-out region, 4m for a Bonferroni search over m thresholds):
 /// valid for the same reason as the region's own bound.
-fn strict_eps_lb(region: &RegionAudit) -> Result<f64> {
+pub(crate) fn strict_eps_lb(region: &RegionAudit) -> Result<f64> {
     let per_bound = STRICT_BETA / region.family_size as f64;
     let fpr = stats::cp_upper(region.false_positives, region.n_neg, per_bound)?;
     let fnr = stats::cp_upper(region.false_negatives, region.n_pos, per_bound)?;

@@ -11,4 +11,5 @@ pub mod controls;
 pub mod engine;
 pub mod gdp;
 pub mod mechanisms;
+pub mod samples;
 pub mod stats;

@@ -20,6 +20,7 @@ pub mod json;
 pub mod markdown;
 pub mod plots;
 pub mod progress;
+pub mod samples;
 
 pub(crate) use crate::compare::{curves, golden, shards, sources, threeway};
 
