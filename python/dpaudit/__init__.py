@@ -27,8 +27,11 @@ The ``dpaudit eval`` quantities: :func:`evaluate`. Audits of two sample sets:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
 
 from . import _dpaudit as _ext
 from ._dpaudit import DpauditError
@@ -49,6 +52,8 @@ __all__ = [
     "calibrate_batch_size",
     "dpsgd_q_steps",
     "evaluate",
+    "SamplesAudit",
+    "audit_samples",
     "quantities",
     "families",
 ]
@@ -205,7 +210,9 @@ def eps_for_delta(
             be certified (e.g. very small q with moderate T; the message says why).
     """
     parts = _parts(q, sigma, steps, schedule)
-    return _composed(_ext.eps_for_delta(parts, neighbours, delta, digits, max_seconds))
+    return _composed(
+        _ext.eps_for_delta(parts, schedule is None, neighbours, delta, digits, max_seconds)
+    )
 
 
 def delta_for_eps(
@@ -226,7 +233,9 @@ def delta_for_eps(
         :class:`Composed` whose brackets contain δ(ε); ``value.hi_float`` is the δ to report.
     """
     parts = _parts(q, sigma, steps, schedule)
-    return _composed(_ext.delta_for_eps(parts, neighbours, eps, digits, max_seconds))
+    return _composed(
+        _ext.delta_for_eps(parts, schedule is None, neighbours, eps, digits, max_seconds)
+    )
 
 
 @dataclass(frozen=True)
@@ -531,3 +540,115 @@ def quantities() -> list:
 def families() -> list:
     """The family names :func:`evaluate` accepts."""
     return list(_ext.families())
+
+
+@dataclass(frozen=True)
+class SamplesAudit:
+    """Result of :func:`audit_samples`.
+
+    Attributes:
+        eps_lb: lower bound on the ε(δ) of the mechanism that produced the samples, holding
+            with probability ≥ ``confidence`` (0 when the samples show nothing).
+        eps_lb_strict: the same region's bound at confidence 1 − 10⁻⁶: the verdict's figure.
+        verdict: ``"VIOLATION"`` when ``eps_lb_strict`` exceeds the claimed ε (the claim is
+            refuted), else ``"ok"`` (which proves nothing: an audit only gives lower bounds).
+        eps_claimed, delta, confidence: the claim and the confidence of ``eps_lb``.
+        statistic: the statistic used (``auto`` resolved: ``value`` for 1-D samples,
+            ``projection`` for d > 1).
+        n_a, n_b, main_a, main_b: samples per side, and those in the audited main part (the
+            rest is the pilot that chose the statistic's region).
+        details: the library's whole result (``dpaudit::audit::samples::SamplesAudit``): the
+            split, how the statistic was fitted, the region (threshold, tail, direction,
+            counts, Clopper–Pearson bounds), ...
+    """
+
+    eps_lb: float
+    eps_lb_strict: float
+    verdict: str
+    eps_claimed: float
+    delta: float
+    confidence: float
+    statistic: str
+    n_a: int
+    n_b: int
+    main_a: int
+    main_b: int
+    details: dict
+
+    @property
+    def violation(self) -> bool:
+        """Whether the claim is refuted (``verdict == "VIOLATION"``)."""
+        return self.verdict == "VIOLATION"
+
+
+def _samples(name: str, x: Any) -> "np.ndarray":
+    try:
+        arr = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+    except (TypeError, ValueError) as e:
+        raise DpauditError(
+            f"invalid parameter {name}: must be an array of numbers, 1-D (n,) or 2-D (n, d) "
+            f"({e})"
+        ) from None
+    if arr.ndim not in (1, 2):
+        raise DpauditError(
+            f"invalid parameter {name} = an array of shape {arr.shape}: must be 1-D (n,) or "
+            "2-D (n, d)"
+        )
+    return arr
+
+
+def audit_samples(
+    a: Any,
+    b: Any,
+    eps: Number,
+    delta: Number,
+    confidence: float = 0.95,
+    statistic: str = "auto",
+    pilot_fraction: float = 0.2,
+    seed: int = 0,
+) -> SamplesAudit:
+    """Audits a claimed (ε, δ)-DP guarantee from outputs of *your* mechanism: ``a`` drawn on
+    an input x, ``b`` on a neighbouring input x′ (NumPy arrays, shape (n,) or (n, d); converted
+    to float64).
+
+    Each side is split by a seeded permutation into a pilot part (``pilot_fraction``) and a main
+    part; the statistic's rejection region (threshold, tail, direction) is chosen on the pilot
+    only, and audited on the main parts with Clopper–Pearson bounds: ``eps_lb`` ≤ ε(δ) with
+    probability ≥ ``confidence``. Same arrays and seed → the same result, bit for bit.
+
+    Args:
+        a, b: the two sample sets (same d).
+        eps, delta: the claim to check.
+        confidence: confidence of ``eps_lb``, in (0.5, 1).
+        statistic: ``"auto"``, ``"value"`` (1-D), ``"score"`` (a precomputed 1-D score),
+            ``"norm"``, ``"projection"`` or ``"exact-bits"`` (pilot-learned log-ratios of the
+            floating-point representation: tests the implementation's bits, see the
+            repository's docs/samples.md).
+        pilot_fraction: fraction of each side in the pilot, in (0, 1).
+        seed: seed of the pilot/main split.
+
+    Returns:
+        :class:`SamplesAudit`.
+
+    Raises:
+        DpauditError: bad arrays (shape, NaN under a numeric statistic, different d), bad
+            options (named with their value), too few samples for the split.
+    """
+    aa, bb = _samples("a", a), _samples("b", b)
+    doc = json.loads(
+        _ext.audit_samples(aa, bb, eps, delta, confidence, statistic, pilot_fraction, seed)
+    )
+    return SamplesAudit(
+        eps_lb=doc["eps_lb"],
+        eps_lb_strict=doc["eps_lb_strict"],
+        verdict=doc["verdict"],
+        eps_claimed=doc["eps_claimed"],
+        delta=doc["delta"],
+        confidence=doc["confidence"],
+        statistic=doc["statistic"],
+        n_a=doc["n_a"],
+        n_b=doc["n_b"],
+        main_a=doc["main_a"],
+        main_b=doc["main_b"],
+        details=doc,
+    )

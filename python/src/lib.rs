@@ -20,8 +20,10 @@ use dpaudit::accounting::{
     self, calibrate_batch_size, calibrate_sigma, calibrate_steps, Bracket, ComposeOptions,
     Composed, Relation, Release, Schedule, SubsampledGaussian, Target,
 };
+use dpaudit::audit::samples::{self, SampleSet, SampleStatistic, SamplesOptions};
 use dpaudit::eval::{self, EvalOptions, Row};
 use dpaudit::{Method, Scalar};
+use numpy::{PyReadonlyArrayDyn, PyUntypedArrayMethods};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -145,8 +147,21 @@ fn relation(neighbours: &str) -> PyResult<Relation> {
 
 /// Builds a schedule from `(kind, q, sigma, count)` parts: kind "gaussian" (q ignored: give None)
 /// or "subsampled_gaussian"; the relation applies to every part.
-fn schedule(parts: &Bound<'_, PyList>, neighbours: &str) -> PyResult<Schedule> {
+/// With `single` (the caller gave q, sigma and steps, not a schedule), errors name `q`,
+/// `sigma` and `steps` rather than `schedule[0].…`.
+fn schedule(parts: &Bound<'_, PyList>, single: bool, neighbours: &str) -> PyResult<Schedule> {
     let rel = relation(neighbours)?;
+    let name = |i: usize, field: &str| {
+        if single {
+            if field == "count" {
+                "steps".to_string()
+            } else {
+                field.to_string()
+            }
+        } else {
+            format!("schedule[{i}].{field}")
+        }
+    };
     let mut out = Vec::with_capacity(parts.len());
     for (i, item) in parts.iter().enumerate() {
         let (kind, q, sigma, count): (
@@ -161,8 +176,8 @@ fn schedule(parts: &Bound<'_, PyList>, neighbours: &str) -> PyResult<Schedule> {
                 "a tuple (kind, q, sigma, count)",
             )
         })?;
-        let count = int(&format!("schedule[{i}].count"), &count, 1)?;
-        let sigma = scalar(&format!("schedule[{i}].sigma"), &sigma)?;
+        let count = int(&name(i, "count"), &count, 1)?;
+        let sigma = scalar(&name(i, "sigma"), &sigma)?;
         let release = match (kind.as_str(), rel) {
             ("gaussian", Relation::AddRemove) => Release::Gaussian { sigma },
             // Under substitution a full-batch Gaussian release is the q = 1 pair N(1, σ²) vs
@@ -171,7 +186,7 @@ fn schedule(parts: &Bound<'_, PyList>, neighbours: &str) -> PyResult<Schedule> {
                 SubsampledGaussian::new(Scalar::from(1u32), sigma).map_err(to_py)?,
             ),
             ("subsampled_gaussian", r) => {
-                let q = scalar(&format!("schedule[{i}].q"), &q)?;
+                let q = scalar(&name(i, "q"), &q)?;
                 let m = SubsampledGaussian::new(q, sigma).map_err(to_py)?;
                 match r {
                     Relation::AddRemove => Release::Subsampled(m),
@@ -180,7 +195,7 @@ fn schedule(parts: &Bound<'_, PyList>, neighbours: &str) -> PyResult<Schedule> {
             }
             (other, _) => {
                 return Err(invalid(
-                    &format!("schedule[{i}].kind"),
+                    &name(i, "kind"),
                     format!("{other:?}"),
                     "one of \"gaussian\", \"subsampled_gaussian\"",
                 ))
@@ -228,17 +243,19 @@ fn compute<T: Send>(
 
 /// Certified ε(δ) bracket of a schedule (see `dpaudit.eps_for_delta`).
 #[pyfunction]
-#[pyo3(signature = (parts, neighbours, delta, digits, max_seconds))]
+#[pyo3(signature = (parts, single, neighbours, delta, digits, max_seconds))]
+#[allow(clippy::too_many_arguments)]
 fn eps_for_delta<'py>(
     py: Python<'py>,
     parts: &Bound<'py, PyList>,
+    single: bool,
     neighbours: &str,
     delta: &Bound<'py, PyAny>,
     digits: &Bound<'py, PyAny>,
     max_seconds: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let digits = digits_arg(digits, MAX_ACCOUNT_DIGITS)?;
-    let sched = schedule(parts, neighbours)?;
+    let sched = schedule(parts, single, neighbours)?;
     let delta = scalar("delta", delta)?;
     let opts = ComposeOptions {
         digits,
@@ -252,17 +269,19 @@ fn eps_for_delta<'py>(
 
 /// Certified δ(ε) bracket of a schedule (see `dpaudit.delta_for_eps`).
 #[pyfunction]
-#[pyo3(signature = (parts, neighbours, eps, digits, max_seconds))]
+#[pyo3(signature = (parts, single, neighbours, eps, digits, max_seconds))]
+#[allow(clippy::too_many_arguments)]
 fn delta_for_eps<'py>(
     py: Python<'py>,
     parts: &Bound<'py, PyList>,
+    single: bool,
     neighbours: &str,
     eps: &Bound<'py, PyAny>,
     digits: &Bound<'py, PyAny>,
     max_seconds: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let digits = digits_arg(digits, MAX_ACCOUNT_DIGITS)?;
-    let sched = schedule(parts, neighbours)?;
+    let sched = schedule(parts, single, neighbours)?;
     let eps = scalar("eps", eps)?;
     let opts = ComposeOptions {
         digits,
@@ -466,6 +485,54 @@ fn evaluate(
     Ok((text, c.digits, c.to_f64()))
 }
 
+/// A 1-D (n,) or 2-D (n, d) float64 array as a sample set (row-major copy).
+fn sample_set(name: &str, a: &PyReadonlyArrayDyn<'_, f64>) -> PyResult<SampleSet> {
+    let shape = a.shape().to_vec();
+    let d = match shape.as_slice() {
+        [_] => 1,
+        [_, d] => *d,
+        _ => {
+            return Err(invalid(
+                name,
+                format!("an array of shape {shape:?}"),
+                "a 1-D array (n,) or a 2-D array (n, d)",
+            ))
+        }
+    };
+    let values: Vec<f64> = a.as_array().iter().copied().collect();
+    SampleSet::from_rows(d, values).map_err(|e| DpauditError::new_err(format!("{name}: {e}")))
+}
+
+/// Audits the claim (eps, delta) from samples `a` (the mechanism on x) and `b` (on x′); returns
+/// the library's `SamplesAudit` as a JSON document (see `dpaudit.audit_samples`).
+#[pyfunction(name = "audit_samples")]
+#[pyo3(signature = (a, b, eps, delta, confidence, statistic, pilot_fraction, seed))]
+#[allow(clippy::too_many_arguments)]
+fn audit_samples_py(
+    py: Python<'_>,
+    a: PyReadonlyArrayDyn<'_, f64>,
+    b: PyReadonlyArrayDyn<'_, f64>,
+    eps: &Bound<'_, PyAny>,
+    delta: &Bound<'_, PyAny>,
+    confidence: &Bound<'_, PyAny>,
+    statistic: &str,
+    pilot_fraction: &Bound<'_, PyAny>,
+    seed: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    let sa = sample_set("a", &a)?;
+    let sb = sample_set("b", &b)?;
+    let opts = SamplesOptions {
+        eps: real("eps", eps)?,
+        delta: real("delta", delta)?,
+        confidence: real("confidence", confidence)?,
+        pilot_fraction: real("pilot_fraction", pilot_fraction)?,
+        statistic: statistic.parse::<SampleStatistic>().map_err(to_py)?,
+        seed: int("seed", seed, 0)?,
+    };
+    let r = compute(py, None, || samples::audit_samples(&sa, &sb, &opts))?;
+    serde_json::to_string(&r).map_err(|e| DpauditError::new_err(format!("audit result: {e}")))
+}
+
 /// The quantity names `evaluate` accepts.
 #[pyfunction]
 fn quantities() -> Vec<&'static str> {
@@ -489,6 +556,7 @@ fn _dpaudit(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(calibrate_batch_size_py, m)?)?;
     m.add_function(wrap_pyfunction!(dpsgd_q_steps, m)?)?;
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(audit_samples_py, m)?)?;
     m.add_function(wrap_pyfunction!(quantities, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
     Ok(())
