@@ -425,6 +425,7 @@ class Accountant:
         self.digits = digits
         self.max_seconds = max_seconds
         self.history: list = []
+        self._last: Optional[Tuple[tuple, Composed]] = None
 
     @staticmethod
     def mechanism() -> str:
@@ -450,14 +451,20 @@ class Accountant:
         return [(q, s, n) for s, q, n in self.history]
 
     def get_epsilon_bracket(self, delta: Number) -> Composed:
-        """The certified ε(δ) bracket of the steps recorded so far."""
-        return eps_for_delta(
+        """The certified ε(δ) bracket of the steps recorded so far (the last answer is reused
+        while no step was recorded since)."""
+        key = (tuple(self.history), repr(delta), self.neighbours, self.digits)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        r = eps_for_delta(
             delta,
             schedule=self._schedule(),
             neighbours=self.neighbours,
             digits=self.digits,
             max_seconds=self.max_seconds,
         )
+        self._last = (key, r)
+        return r
 
     def get_epsilon(self, delta: Number) -> float:
         """ε(δ) of the steps so far: the upper end of the certified bracket (a float rounded
