@@ -269,24 +269,8 @@ enum Command {
         a: PathBuf,
         /// Samples of the mechanism on the neighbour x′ (same dimension as A).
         b: PathBuf,
-        /// Claimed ε.
-        #[arg(long)]
-        eps: String,
-        /// Claimed δ.
-        #[arg(long)]
-        delta: String,
-        /// Confidence of ε_lb, in (0.5, 1).
-        #[arg(long, default_value = "0.95")]
-        confidence: String,
-        /// auto | value | score | norm | projection | exact-bits (docs/samples.md).
-        #[arg(long, default_value = "auto")]
-        statistic: String,
-        /// Fraction of each file used as the pilot, in (0, 1).
-        #[arg(long, default_value = "0.2")]
-        pilot_fraction: String,
-        /// Seed of the pilot/main split.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
+        #[command(flatten)]
+        flags: SamplesFlags,
         /// Output directory (default dpaudit-out).
         #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
@@ -562,12 +546,25 @@ fn train_audit(
 }
 
 /// The flags of `audit-samples` that become [`crate::audit::samples::SamplesOptions`].
+#[derive(clap::Args, Clone, Debug)]
 struct SamplesFlags {
+    /// Claimed ε.
+    #[arg(long)]
     eps: String,
+    /// Claimed δ.
+    #[arg(long)]
     delta: String,
+    /// Confidence of ε_lb, in (0.5, 1).
+    #[arg(long, default_value = "0.95")]
     confidence: String,
+    /// auto | value | score | norm | projection | exact-bits (docs/samples.md).
+    #[arg(long, default_value = "auto")]
     statistic: String,
+    /// Fraction of each file used as the pilot, in (0, 1).
+    #[arg(long, default_value = "0.2")]
     pilot_fraction: String,
+    /// Seed of the pilot/main split.
+    #[arg(long, default_value_t = 0)]
     seed: u64,
 }
 
@@ -840,12 +837,7 @@ where
         Command::AuditSamples {
             a,
             b,
-            eps,
-            delta,
-            confidence,
-            statistic,
-            pilot_fraction,
-            seed,
+            flags,
             out,
             format,
             max_seconds,
@@ -853,14 +845,6 @@ where
             let json = match check_format(&format) {
                 Ok(j) => j,
                 Err(e) => return fail(e),
-            };
-            let flags = SamplesFlags {
-                eps,
-                delta,
-                confidence,
-                statistic,
-                pilot_fraction,
-                seed,
             };
             let res = crate::limits::check_max_seconds(max_seconds)
                 .and_then(|()| flags.options())

@@ -143,7 +143,8 @@ fn exact_bits_catches_the_naive_laplace_sampler() {
         }
         v
     };
-    let n = 5000;
+    // 20,000 per side: 4,000 pilot (2,000 fit + 2,000 choice), 16,000 main.
+    let n = 20_000;
     let mut o = SamplesOptions::new(0.1, 1e-6);
     let (a, b) = (naive(0.0, n, 1), naive(1.0, n, 2));
     let (sa, sb) = (

@@ -7,7 +7,8 @@
 //! * [`csv`]: atomic writes and deterministic tables; [`markdown`]: `summary.md`;
 //! * [`plots`]: the renderer (bundled font, SVG + PNG) of [`crate::compare::figure`] data;
 //! * [`progress`]: the terminal progress bar handed to the audit engine as an observer;
-//! * [`claims`]: the seed-claims table (`claims.md`, `claims.csv`).
+//! * [`claims`]: the seed-claims table (`claims.md`, `claims.csv`);
+//! * [`samples`]: the report of `dpaudit audit-samples` (a [`crate::audit::samples::SamplesAudit`]).
 //!
 //! Entry points: [`run_report`] (`dpaudit report`) and [`run_single`] (`dpaudit audit`).
 //! Two runs with the same specs (seeds) write byte-identical CSV files; wall times appear only in

@@ -369,13 +369,13 @@ impl NpyHeader {
                 .strip_prefix(':')
                 .ok_or_else(|| format!("expected ':' after key {key:?}"))?
                 .trim_start();
-            let (value, after) = match key {
+            let after = match key {
                 "descr" => {
                     let (v, a) = quoted(after).ok_or_else(|| {
                         format!("field 'descr': expected a quoted dtype string at {after:?}")
                     })?;
                     descr = Some(NpyDtype::parse(v).map_err(|m| format!("field 'descr': {m}"))?);
-                    ((), a)
+                    a
                 }
                 "fortran_order" => {
                     let (v, a) = if let Some(a) = after.strip_prefix("False") {
@@ -388,7 +388,7 @@ impl NpyHeader {
                         ));
                     };
                     fortran = Some(v);
-                    ((), a)
+                    a
                 }
                 "shape" => {
                     let close = after
@@ -396,7 +396,7 @@ impl NpyHeader {
                         .filter(|_| after.starts_with('('))
                         .ok_or_else(|| format!("field 'shape': expected a tuple at {after:?}"))?;
                     shape = Some(parse_shape(&after[1..close])?);
-                    ((), &after[close + 1..])
+                    &after[close + 1..]
                 }
                 other => {
                     return Err(format!(
@@ -404,7 +404,6 @@ impl NpyHeader {
                     ))
                 }
             };
-            let _ = value;
             let after = after.trim_start();
             rest = match after.strip_prefix(',') {
                 Some(a) => a.trim_start(),

@@ -187,3 +187,29 @@ fn from_rows_checks_its_shape() {
     assert!(SampleSet::from_rows(1, vec![]).is_err());
     assert_eq!(SampleSet::from_rows(3, vec![0.0; 6]).unwrap().len(), 2);
 }
+
+#[test]
+fn mutated_npy_and_csv_never_panic() {
+    use rand::Rng;
+    let good = npy_bytes(2, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let mut rng = crate::mechanisms::stream::chunk_rng(26, 0);
+    let mut parsed = 0;
+    for _ in 0..5000 {
+        let mut b = good.clone();
+        for _ in 0..1 + rng.next_u64() % 3 {
+            let i = (rng.next_u64() % b.len() as u64) as usize;
+            match rng.next_u64() % 3 {
+                0 => b[i] = rng.next_u64() as u8,
+                1 => b.truncate(i),
+                _ => b.insert(i, rng.next_u64() as u8),
+            }
+        }
+        if parse_npy(&b, p()).is_ok() {
+            parsed += 1;
+        }
+        let text = String::from_utf8_lossy(&b);
+        let _ = parse_csv(&text, Path::new("m.csv"));
+    }
+    // Most mutations are refused; a few (a changed data byte) still parse.
+    assert!(parsed > 0 && parsed < 5000, "{parsed}");
+}
