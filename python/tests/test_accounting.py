@@ -228,3 +228,16 @@ def test_accountant_mixed_history_is_the_schedule():
     assert direct.value.hi_float < worse.value.lo_float
     d = acc.get_delta(direct.value.mid)
     assert abs(d / 1e-5 - 1) < 1e-6
+
+
+def test_calibrate_batch_size_round_trip():
+    """The largest expected batch meeting (3, 1e-5) for 50 epochs of N = 1000 at σ = 1.5: its
+    bookkeeping is dpsgd_q_steps', its bracket recomputed meets the target and B + 1's fails."""
+    r = dpaudit.calibrate_batch_size(3.0, 1e-5, dataset_size=1000, epochs=50, sigma=1.5)
+    assert (r.q, r.steps) == dpaudit.dpsgd_q_steps(1000, r.batch_size, 50)
+    at = dpaudit.eps_for_delta(1e-5, q=r.q, sigma=1.5, steps=r.steps, digits=12)
+    assert at.value.hi_float <= 3.0 and r.eps.hi_float <= 3.0
+    b1, q1, t1, e1 = r.next
+    assert b1 == r.batch_size + 1 and (q1, t1) == dpaudit.dpsgd_q_steps(1000, b1, 50)
+    nxt = dpaudit.eps_for_delta(1e-5, q=q1, sigma=1.5, steps=t1, digits=12)
+    assert nxt.value.lo_float > 3.0 and e1.lo_float > 3.0
