@@ -109,7 +109,9 @@ pub mod compare;
 pub mod divergence;
 pub mod error;
 pub mod eval;
-#[cfg(feature = "cli")]
+// Not gated on `cli`: `audit::samples::SampleSet::write_npy` writes through it in the library
+// alone (`--no-default-features`, the Python package's build); the tables are only used by `cli`.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub(crate) mod fsio;
 pub mod limits;
 pub mod mechanisms;
