@@ -33,8 +33,10 @@
 
 pub(crate) mod logquad;
 pub(crate) mod normal;
+pub mod spec_form;
 
 pub use normal::{Gauss, NormalPair, Variances};
+pub use spec_form::SpecForm;
 
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::StreamRng;
@@ -439,6 +441,10 @@ pub struct Family {
     pub claim: Guarantee,
     /// Where that guarantee comes from (for reports).
     pub claim_source: &'static str,
+    /// Its part in audit specs, the three-way comparison, the report's figures and `dpaudit
+    /// eval`'s paper quantities: extra spec keys, key rules, the papers' bounds as functions of
+    /// the spec's parameters, which figures its specs are drawn in ([`SpecForm::GENERIC`]: none).
+    pub spec: SpecForm,
 }
 
 /// What a family's mechanism is claimed to guarantee on a pair: the ε that an audit's lower
