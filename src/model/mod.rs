@@ -23,7 +23,9 @@
 //!   ([`crate::audit::mechanisms::for_pair`]) has no code of its own per family;
 //! * `dpaudit eval`, the audit specs, the three-way comparison and training look families up
 //!   in the registry ([`FAMILIES`], [`Family::by_name`]): vocabulary, constructors, and the
-//!   privacy claim as data ([`Guarantee`] and its source).
+//!   privacy claim as data ([`Guarantee`] and its source), and the family's part in audit
+//!   specs, the three-way comparison, the report's figures and `eval`'s paper quantities as data
+//!   ([`SpecForm`], [`spec_form`]).
 //!
 //! Adding a mechanism is one file in [`crate::mechanisms`] that implements [`PairModel`] (with
 //! [`LinePair`] for densities on the line, or [`AuditDraws`] and its own integrals for other
