@@ -296,7 +296,7 @@ fn bound_per_spec(specs: &[(&AuditSpec, RdpBound)]) -> Vec<Series> {
         let Ok(pair) = s.divergence_pair() else {
             continue;
         };
-        let sup = rdp.alpha_sup.map_or(1e4, |f| s.with_params(|p| f(p)));
+        let sup = rdp.alpha_sup.map_or(1e4, |f| s.with_params(f));
         let hi = 1.0 + 0.8 * (sup.min(alpha_max(s)) - 1.0);
         let alphas: Vec<f64> = log_grid(1e-2, hi - 1.0, 120)
             .into_iter()

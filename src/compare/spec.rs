@@ -302,7 +302,7 @@ impl AuditSpec {
     /// equal laws.
     fn check_across_sections(&self, ctx: &Ctx<'_>) -> Result<()> {
         if let Some(check) = self.mechanism.family.spec.check {
-            self.with_params(|p| check(p))
+            self.with_params(check)
                 .map_err(|i| ctx.invalid(i.field, i.value, &i.expected))?;
         }
         let file = ctx.file.to_string();

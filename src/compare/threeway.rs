@@ -470,7 +470,7 @@ pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
     let (Some(sup_of), Ok(pair)) = (rdp.alpha_sup, spec.divergence_pair()) else {
         return none;
     };
-    let sup = spec.with_params(|p| sup_of(p));
+    let sup = spec.with_params(sup_of);
     let hi = 1.0 + 0.99 * (sup.min(alpha_max(spec)) - 1.0);
     let mut worst: Option<(f64, f64)> = None;
     let mut violations = Vec::new();

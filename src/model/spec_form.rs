@@ -207,6 +207,15 @@ pub struct LocationCurve {
     pub reference: bool,
 }
 
+/// How a [`RowCheck`] reads its keys from a `dpaudit eval` row (`Ok(None)`: not given).
+pub type RowLookup<'a> = &'a dyn Fn(&str) -> Result<Option<Scalar>>;
+
+/// A check across a spec's keys ([`SpecForm::check`]).
+pub type SpecCheck = fn(&SpecParams<'_>) -> std::result::Result<(), SpecIssue>;
+
+/// A family's paper bounds as curves over a δ grid ([`SpecForm::profile_bounds`]).
+pub type ProfileBounds = fn(&SpecParams<'_>, &[f64]) -> Vec<BoundCurve>;
+
 /// A family's extra `dpaudit eval` pair keys and the check they feed (the RGM's optional η, R
 /// and HMB Def. 2).
 #[derive(Clone, Copy, Debug)]
@@ -214,7 +223,7 @@ pub struct RowCheck {
     /// The extra keys.
     pub keys: &'static [&'static str],
     /// The check on the built pair, reading the keys (`Ok(None)`: not given).
-    pub check: fn(&dyn Fn(&str) -> Result<Option<Scalar>>, &super::Pair) -> Result<()>,
+    pub check: fn(RowLookup<'_>, &super::Pair) -> Result<()>,
 }
 
 /// A paper quantity of `dpaudit eval` published by a family (rows name the family).
@@ -240,11 +249,11 @@ pub struct SpecForm {
     /// `[mechanism]` keys beyond its pair keys: the inputs of its papers' bounds.
     pub extra_keys: &'static [&'static str],
     /// A check across the keys, run before the pair is built.
-    pub check: Option<fn(&SpecParams<'_>) -> std::result::Result<(), SpecIssue>>,
+    pub check: Option<SpecCheck>,
     /// The paper's bounds at the spec's δ, certified to the given digits.
     pub bounds: Option<fn(&SpecParams<'_>, u32) -> Vec<PaperBound>>,
     /// The paper's bounds as curves over the given δ grid.
-    pub profile_bounds: Option<fn(&SpecParams<'_>, &[f64]) -> Vec<BoundCurve>>,
+    pub profile_bounds: Option<ProfileBounds>,
     /// An RDP bound ε(α).
     pub rdp_bound: Option<RdpBound>,
     /// Where the pair's exact D_α is finite (see [`ExactRdp`]).
