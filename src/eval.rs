@@ -28,10 +28,9 @@
 //! optimised over α). For a composition, `eps_for_delta` and `hockey_stick_delta` are the
 //! midpoint of the certified bracket with the digits its width certifies.
 
-use crate::bounds;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
-use crate::mechanisms::rgm::RgmPair;
+use crate::model::spec_form::RowQuantity;
 use crate::model::{self, Family};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
@@ -205,17 +204,19 @@ impl Params {
 }
 
 /// The parameter keys of a family (of a single law with `fisher`), or the error naming the
-/// families that take this quantity.
+/// families that take this quantity. A pair's keys include the family's extra row keys
+/// ([`crate::model::spec_form::RowCheck`], e.g. the optional (eta, R) of HMB Def. 2 on `rgm`).
 fn family_keys(
     family: Option<&'static Family>,
     name: &str,
     fisher: bool,
-) -> Result<&'static [&'static str]> {
+) -> Result<Vec<&'static str>> {
     Ok(match (family, fisher) {
-        // rgm rows may carry (eta, R) for the relative-sensitivity check of HMB Def. 2.
-        (Some(f), false) if is_rgm(f) => RGM_KEYS,
-        (Some(f), false) => f.pair_keys,
-        (Some(f), true) if f.location.is_some() => f.location_keys,
+        (Some(f), false) => {
+            let extra = f.spec.row_check.map_or(&[][..], |c| c.keys);
+            f.pair_keys.iter().chain(extra).copied().collect()
+        }
+        (Some(f), true) if f.location.is_some() => f.location_keys.to_vec(),
         _ => {
             let names = |fisher: bool| -> String {
                 let names: Vec<&str> = model::FAMILIES
@@ -235,14 +236,6 @@ fn family_keys(
     })
 }
 
-/// Whether `family` is the RGM's, whose rows take HMB's bounds and its Def. 2 check.
-fn is_rgm(family: &Family) -> bool {
-    family == &crate::mechanisms::rgm::FAMILY
-}
-
-/// The keys of an `rgm` row: the pair's, and the optional (eta, R) of HMB Def. 2.
-const RGM_KEYS: &[&str] = &["d", "gamma", "sigma2", "n1", "n2", "dist", "eta", "R"];
-
 impl model::Params for Params {
     fn scalar(&self, key: &str) -> Result<Scalar> {
         Params::scalar(self, key)
@@ -252,25 +245,13 @@ impl model::Params for Params {
     }
 }
 
-/// The pair of a row, built by the family's registry entry; an `rgm` row with (eta, R) also
-/// passes the relative-sensitivity check.
+/// The pair of a row, built by the family's registry entry; a family with extra row keys checks
+/// them on the pair ([`crate::model::spec_form::RowCheck`]: e.g. the relative sensitivity of HMB
+/// Def. 2 on an `rgm` row with (eta, R)).
 fn build_pair(family: &'static Family, p: &Params) -> Result<Pair> {
     let pair = Pair::new((family.pair)(p)?);
-    if is_rgm(family) {
-        match (p.opt_scalar("eta")?, p.opt_scalar("R")?) {
-            (None, None) => {}
-            (Some(eta), Some(r)) => {
-                if let Some(RgmPair { n1, n2, dist, .. }) = pair.downcast_ref::<RgmPair>() {
-                    bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)?;
-                }
-            }
-            _ => {
-                return Err(Error::MissingParameter {
-                    name: "eta and R (give both or neither)".into(),
-                    needed_by: "the relative-sensitivity check of family rgm".into(),
-                })
-            }
-        }
+    if let Some(rc) = family.spec.row_check {
+        (rc.check)(&|k: &str| p.opt_scalar(k), &pair)?;
     }
     Ok(pair)
 }
@@ -288,32 +269,37 @@ pub enum Quantity {
     HockeyStickDelta,
     /// `eps_for_delta`: ε(δ) (+delta).
     EpsForDelta,
-    /// `rgm_theorem1_eps`: HMB Theorem 1, eq. (5).
-    RgmTheorem1Eps,
-    /// `rgm_corollary1_eps`: HMB Corollary 1, eq. (44).
-    RgmCorollary1Eps,
-    /// `rgm_optimized_dp_eps`: HMB eq. (45) minimised over α.
-    RgmOptimizedDpEps,
-    /// `rho_bar`: ρ̄(d, R_c), HMB eq. (74).
-    RhoBar,
+    /// A paper quantity published by a family of the registry
+    /// ([`crate::model::SpecForm::quantities`]: HMB's bounds on `rgm` rows, ρ̄ on `gaussian`
+    /// rows), by its position in [`paper_quantities`].
+    Paper(usize),
     /// `rdp_eps_for_delta`: the RDP route's ε(δ) of a composition (+delta), optimised over α.
     RdpEpsForDelta,
 }
 
+/// The paper quantities of the registry's families, in registry order, with the family that
+/// publishes each.
+pub fn paper_quantities() -> Vec<(&'static Family, &'static RowQuantity)> {
+    model::FAMILIES
+        .iter()
+        .flat_map(|f| f.spec.quantities.iter().map(move |q| (*f, q)))
+        .collect()
+}
+
 impl Quantity {
     /// Every quantity, in vocabulary order.
-    pub const ALL: [Quantity; 10] = [
-        Quantity::Renyi,
-        Quantity::Kl,
-        Quantity::Fisher,
-        Quantity::HockeyStickDelta,
-        Quantity::EpsForDelta,
-        Quantity::RgmTheorem1Eps,
-        Quantity::RgmCorollary1Eps,
-        Quantity::RgmOptimizedDpEps,
-        Quantity::RhoBar,
-        Quantity::RdpEpsForDelta,
-    ];
+    pub fn all() -> Vec<Quantity> {
+        let mut v = vec![
+            Quantity::Renyi,
+            Quantity::Kl,
+            Quantity::Fisher,
+            Quantity::HockeyStickDelta,
+            Quantity::EpsForDelta,
+        ];
+        v.extend((0..paper_quantities().len()).map(Quantity::Paper));
+        v.push(Quantity::RdpEpsForDelta);
+        v
+    }
 
     /// The row name.
     pub fn name(self) -> &'static str {
@@ -323,10 +309,7 @@ impl Quantity {
             Quantity::Fisher => "fisher",
             Quantity::HockeyStickDelta => "hockey_stick_delta",
             Quantity::EpsForDelta => "eps_for_delta",
-            Quantity::RgmTheorem1Eps => "rgm_theorem1_eps",
-            Quantity::RgmCorollary1Eps => "rgm_corollary1_eps",
-            Quantity::RgmOptimizedDpEps => "rgm_optimized_dp_eps",
-            Quantity::RhoBar => "rho_bar",
+            Quantity::Paper(i) => paper_quantities().get(i).map_or("?", |(_, q)| q.name),
             Quantity::RdpEpsForDelta => "rdp_eps_for_delta",
         }
     }
@@ -337,8 +320,9 @@ model::display_by_name!(Quantity);
 impl std::str::FromStr for Quantity {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {
-        model::by_name(&Quantity::ALL, Quantity::name, s).ok_or_else(|| {
-            let names: Vec<&str> = Quantity::ALL.iter().map(|q| q.name()).collect();
+        let all = Quantity::all();
+        model::by_name(&all, Quantity::name, s).ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|q| q.name()).collect();
             Error::Unsupported(format!(
                 "unknown quantity {s:?} (quantities: {})",
                 names.join(", ")
@@ -616,21 +600,12 @@ fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
     let digits = opts.digits;
     let parsed = Family::by_name(fam).ok();
     let accepted = |extra: &[&'static str], fisher: bool| -> Result<Vec<&'static str>> {
-        let mut v = family_keys(parsed, fam, fisher)?.to_vec();
+        let mut v = family_keys(parsed, fam, fisher)?;
         v.extend_from_slice(extra);
         Ok(v)
     };
     // family_keys has refused an unknown name before this runs.
     let family = || parsed.ok_or_else(|| Error::Unsupported(format!("unknown family {fam:?}")));
-    let rgm_only = || -> Result<()> {
-        if parsed.is_some_and(is_rgm) {
-            Ok(())
-        } else {
-            Err(Error::Unsupported(format!(
-                "{q} is an RGM bound: family must be rgm, not {fam:?}"
-            )))
-        }
-    };
     if let Some(f) = parsed {
         let composed = map.contains_key("steps") || map.contains_key("neighbours");
         if f == &crate::mechanisms::subsampled::FAMILY
@@ -675,38 +650,16 @@ fn evaluate_unguarded(row: &Row, opts: &EvalOptions) -> Result<Certified> {
             };
             divergence::fisher(&loc, digits, opts.method)
         }
-        Quantity::RgmTheorem1Eps | Quantity::RgmCorollary1Eps | Quantity::RgmOptimizedDpEps => {
-            rgm_only()?;
-            // (η, γ, d) and the order α (Theorem 1) or δ (the (ε, δ) bounds).
-            let last = if quantity == Quantity::RgmTheorem1Eps {
-                "alpha"
-            } else {
-                "delta"
-            };
-            let p = Params::new(map, context, &["eta", "gamma", "d", last])?;
-            let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
-            let (d, x) = (p.dim("d")?, p.scalar(last)?);
-            match quantity {
-                Quantity::RgmTheorem1Eps => bounds::rgm::theorem1_eps(&eta, &gamma, d, &x, digits),
-                Quantity::RgmCorollary1Eps => {
-                    bounds::rgm::corollary1_eps(&eta, &gamma, d, &x, digits)
-                }
-                _ => bounds::rgm::optimized_dp_eps(&eta, &gamma, d, &x, digits)
-                    .map(|(eps, _alpha)| eps),
-            }
-        }
-        Quantity::RhoBar => {
-            if parsed != Some(&crate::mechanisms::gaussian::FAMILY) {
+        Quantity::Paper(i) => {
+            let (owner, rq) = paper_quantities()[i];
+            if parsed != Some(owner) {
                 return Err(Error::Unsupported(format!(
-                    "rho_bar takes family gaussian, not {fam:?}"
+                    "{q} is {}: family must be {}, not {fam:?}",
+                    rq.what, owner.name
                 )));
             }
-            let p = Params::new(map, context, &["d", "Rc"])?;
-            let (d, rc) = (p.dim("d")?, p.scalar("Rc")?);
-            match opts.method {
-                Method::Quadrature => bounds::rho::rho_bar_quadrature(d, &rc, digits),
-                _ => bounds::rho::rho_bar(d, &rc, digits),
-            }
+            let p = Params::new(map, context, rq.keys)?;
+            (rq.eval)(&p, digits, opts.method == Method::Quadrature)
         }
     }
 }

@@ -1,23 +1,26 @@
-//! The data of the report's plots.
+//! The data of the report's plots. Which plots a spec appears in, and the paper bounds drawn
+//! there, are its family's registry data ([`crate::model::spec_form::Panels`],
+//! [`crate::model::SpecForm::profile_bounds`], [`crate::model::spec_form::RdpBound`]); this
+//! module names no family.
 //!
-//! 1. Privacy profile ε(δ) of a spec's pair: exact (certified at `CURVE_DIGITS` digits; for an
-//!    RGM pair in d > 1, whose δ(ε) has no closed form, by the χ² quadrature of
-//!    docs/formulas.md §7.4 through [`exact_profile_dd`], with the exact RDP curve converted with
-//!    CKS beside it, labelled as an upper bound), the paper's bounds, and the audit's points.
-//! 2. D_α against α: exact (HMB Lemma 2) vs Theorem 1 for the RGM pairs; the Gaussian mechanism
-//!    (exact vs Mironov's α·Δ²/(2σ²)); the bounded-support pairs vs the Gaussian of the same σ.
+//! 1. Privacy profile ε(δ) of a spec's pair: exact (certified at `CURVE_DIGITS` digits; for a
+//!    family whose pair may have no closed-form δ(ε) ([`crate::model::spec_form::ExactRdp`]), by
+//!    the χ² quadrature of docs/formulas.md §7.4 through [`exact_profile_dd`], with the exact RDP
+//!    curve converted with CKS beside it, labelled as an upper bound), the family's bounds, and
+//!    the audit's points.
+//! 2. D_α against α: exact against each family's RDP bound, in the panel its family names.
 //! 3. The shape of Hu & Guo's Figure 1: Fisher information and per-instance RDP D_α(μ ‖ μ + h)
-//!    against the location μ for the rectified and truncated Gaussian and the stochastic sign,
-//!    against the Gaussian mechanism (closed forms at `CURVE_DIGITS` digits, in parallel).
+//!    against the location μ for the families of that figure (closed forms at `CURVE_DIGITS`
+//!    digits, in parallel).
 
 use super::figure::{Legend, Panel, PlotFigure, Series, Style};
-use super::sources;
-use super::threeway::{rgm_alpha_max, Role, ThreeWay};
-use crate::bounds::rgm;
-use crate::compare::spec::{AuditSpec, MechanismSpec};
+use super::threeway::{alpha_max, Role, ThreeWay};
+use crate::compare::spec::AuditSpec;
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::Result;
-use crate::mechanisms::rgm::RgmPair;
+use crate::model::spec_form::{
+    self, cks_min, conversion_alphas, RdpBound, RenyiPanel, RenyiStyle, SpecParams,
+};
 use crate::model::Family;
 use crate::scalar::Scalar;
 use rayon::prelude::*;
@@ -38,26 +41,7 @@ pub fn delta_grid(per_decade: u32) -> Vec<f64> {
 
 /// log-spaced grid of `n` points from `lo` to `hi` (both > 0).
 pub fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
-    let (a, b) = (lo.ln(), hi.ln());
-    (0..n)
-        .map(|i| (a + (b - a) * i as f64 / (n - 1) as f64).exp())
-        .collect()
-}
-
-/// α grid of the CKS conversions of RDP curves: α − 1 log-spaced in [10⁻³, hi − 1].
-fn conversion_alphas(hi: f64) -> Vec<f64> {
-    log_grid(1e-3, (hi - 1.0).max(2e-3), 400)
-        .into_iter()
-        .map(|t| 1.0 + t)
-        .collect()
-}
-
-/// min over the grid of CKS(D_α, α, δ) for a tabulated RDP curve.
-fn cks_min(curve: &[(f64, f64)], delta: f64) -> Option<f64> {
-    curve
-        .iter()
-        .filter_map(|&(a, d)| sources::cks_f64(d, a, delta).ok())
-        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))))
+    spec_form::log_grid(lo, hi, n)
 }
 
 /// D_α in double precision (closed form at 64 bits), max of both orders.
@@ -124,8 +108,9 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
     }
 }
 
-/// The exact privacy profile of a spec's pair on `deltas`: its closed form, or for an RGM pair in
-/// d > 1 the certified χ² quadrature profile and the upper bound exact D_α → CKS.
+/// The exact privacy profile of a spec's pair on `deltas`: its closed form, or for a family whose
+/// pair may have none ([`crate::model::spec_form::ExactRdp`]) the certified χ² quadrature
+/// profile and the upper bound exact D_α → CKS.
 fn exact_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Series>) {
     if let Ok(pair) = spec.divergence_pair() {
         let exact: Vec<(f64, f64)> = deltas
@@ -134,12 +119,12 @@ fn exact_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Serie
             .collect();
         if exact.len() == deltas.len() {
             series.push(Series::new("exact ε(δ)", exact, Style::Line, 0));
-        } else if pair.downcast_ref::<RgmPair>().is_some() {
-            // d > 1: no closed form; the certified χ² quadrature profile (docs/formulas.md §7.4).
+        } else if spec.mechanism.family.spec.exact_rdp.is_some() {
+            // No closed form: the certified χ² quadrature profile (docs/formulas.md §7.4).
             if let Ok(dd) = exact_profile_dd(&pair, deltas, CURVE_DIGITS) {
                 series.push(Series::new(EXACT_DD_LABEL, dd, Style::Line, 0));
             }
-            let curve: Vec<(f64, f64)> = conversion_alphas(rgm_alpha_max(spec))
+            let curve: Vec<(f64, f64)> = conversion_alphas(alpha_max(spec))
                 .into_par_iter()
                 .filter_map(|a| renyi_f64_both(&pair, a).map(|d| (a, d)))
                 .collect();
@@ -157,71 +142,12 @@ fn exact_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Serie
     }
 }
 
-/// The papers' bounds on a spec's profile: HMB's for the RGM, the Gaussian mechanism's (RDP →
-/// CKS, Balle–Wang) for the Gaussian and the laws HG bounds by it.
+/// The paper's bounds on a spec's profile, as its family draws them
+/// ([`crate::model::SpecForm::profile_bounds`]).
 fn bound_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Series>) {
-    match &spec.mechanism {
-        MechanismSpec::Rgm { d, gamma, eta, .. } => {
-            let cor: Vec<(f64, f64)> = deltas
-                .par_iter()
-                .filter_map(|&dl| {
-                    rgm::corollary1_eps_f64(eta.f64(), gamma.f64(), *d, dl)
-                        .ok()
-                        .map(|e| (dl, e))
-                })
-                .collect();
-            let opt: Vec<(f64, f64)> = deltas
-                .par_iter()
-                .filter_map(|&dl| {
-                    rgm::optimized_dp_eps_f64(eta.f64(), gamma.f64(), *d, dl)
-                        .ok()
-                        .map(|(e, _)| (dl, e))
-                })
-                .collect();
-            series.push(Series::new("HMB Cor. 1, eq. (44)", cor, Style::Dashed, 1));
-            series.push(Series::new(
-                "HMB eq. (45), optimised α",
-                opt,
-                Style::Dashed,
-                3,
-            ));
-        }
-        m => {
-            if let Some(sigma) = m.base_sigma() {
-                let mu = spec.shift().f64() / sigma.f64();
-                let alphas = conversion_alphas(1e4);
-                let curve: Vec<(f64, f64)> =
-                    alphas.iter().map(|&a| (a, a * mu * mu / 2.0)).collect();
-                let cks: Vec<(f64, f64)> = deltas
-                    .iter()
-                    .filter_map(|&d| cks_min(&curve, d).map(|e| (d, e)))
-                    .collect();
-                let bw: Vec<(f64, f64)> = deltas
-                    .iter()
-                    .filter_map(|&d| {
-                        crate::bounds::gaussian::dp_eps_f64(spec.shift().f64(), sigma.f64(), d)
-                            .ok()
-                            .map(|e| (d, e))
-                    })
-                    .collect();
-                let what = if matches!(m, MechanismSpec::Gaussian { .. }) {
-                    ""
-                } else {
-                    "Gaussian bound: "
-                };
-                series.push(Series::new(
-                    &format!("{what}RDP → CKS (optimised α)"),
-                    cks,
-                    Style::Dashed,
-                    1,
-                ));
-                series.push(Series::new(
-                    &format!("{what}Balle–Wang (exact for Gaussian)"),
-                    bw,
-                    Style::Dashed,
-                    3,
-                ));
-            }
+    if let Some(curves) = spec.mechanism.family.spec.profile_bounds {
+        for c in spec.with_params(|p| curves(p, deltas)) {
+            series.push(Series::new(&c.label, c.points, Style::Dashed, c.colour));
         }
     }
 }
@@ -281,181 +207,164 @@ pub(crate) fn profile_figure(title: &str, tws: &[&ThreeWay], per_decade: u32) ->
     }
 }
 
-/// D_α vs α: RGM pairs (exact vs Theorem 1), Gaussian specs (exact vs α·Δ²/(2σ²)), and the
-/// bounded-support specs vs the Gaussian of the same σ and shift.
+/// D_α vs α: one panel per [`RenyiPanel`] that the registry's families name and the specs fill,
+/// in the order of their styles (then of the registry); specs whose families name the same panel
+/// share it.
 pub(crate) fn renyi_figure(specs: &[&AuditSpec]) -> PlotFigure {
-    let panels = [
-        rgm_renyi_panel(specs),
-        gaussian_renyi_panel(specs),
-        bounded_renyi_panel(specs),
-    ];
+    let mut panels: Vec<&'static RenyiPanel> = Vec::new();
+    for f in crate::model::FAMILIES {
+        if let Some(p) = f.spec.panels.as_ref().and_then(|p| p.renyi) {
+            if !panels.iter().any(|q| q.title == p.title) {
+                panels.push(p);
+            }
+        }
+    }
+    panels.sort_by_key(|p| p.style);
     PlotFigure {
         title: "Rényi divergence D_α of the audited pairs against α".into(),
-        panels: panels.into_iter().flatten().collect(),
+        panels: panels
+            .into_iter()
+            .filter_map(|p| renyi_panel(p, specs))
+            .collect(),
     }
 }
 
-/// The RGM specs' exact D_α against HMB Theorem 1 (`None` without RGM specs).
-fn rgm_renyi_panel(specs: &[&AuditSpec]) -> Option<Panel> {
-    let rgm: Vec<&AuditSpec> = specs
+/// The spec's family's RDP bound, if its family names `panel`.
+fn rdp_in(spec: &AuditSpec, panel: &RenyiPanel) -> Option<RdpBound> {
+    let form = &spec.mechanism.family.spec;
+    let named = form.panels.as_ref().and_then(|p| p.renyi)?;
+    (named.title == panel.title).then_some(form.rdp_bound?)
+}
+
+/// One D_α panel with its specs (`None` without any).
+fn renyi_panel(panel: &RenyiPanel, specs: &[&AuditSpec]) -> Option<Panel> {
+    let mine: Vec<(&AuditSpec, RdpBound)> = specs
         .iter()
-        .copied()
-        .filter(|s| matches!(s.mechanism, MechanismSpec::Rgm { .. }))
+        .filter_map(|s| rdp_in(s, panel).map(|r| (*s, r)))
         .collect();
-    if rgm.is_empty() {
+    if mine.is_empty() {
         return None;
     }
-    let mut series = Vec::new();
-    for (i, s) in rgm.iter().enumerate() {
-        let (MechanismSpec::Rgm { d, gamma, eta, .. }, Ok(pair)) =
-            (&s.mechanism, s.divergence_pair())
-        else {
-            continue;
-        };
-        let (e, g) = (eta.f64(), gamma.f64());
-        let sup = (1.0 + e).powi(2) / (2.0 * e + e * e);
-        // up to 80% of Theorem 1's α-range: beyond, eq. (5)'s denominator
-        // 1 − η(2+η)(α−1) → 0 and the bound's blow-up would flatten every other curve.
-        let hi = 1.0 + 0.8 * (sup.min(rgm_alpha_max(s)) - 1.0);
-        let alphas = log_grid(1e-2, hi - 1.0, 120);
-        let exact: Vec<(f64, f64)> = alphas
-            .par_iter()
-            .filter_map(|&t| renyi_f64_both(&pair, 1.0 + t).map(|v| (1.0 + t, v)))
-            .collect();
-        let bound: Vec<(f64, f64)> = alphas
-            .iter()
-            .filter_map(|&t| {
-                rgm::theorem1_eps_f64(e, g, *d, 1.0 + t)
-                    .ok()
-                    .map(|v| (1.0 + t, v))
-            })
-            .collect();
-        series.push(Series::new(
-            &format!("exact D_α, d = {d}"),
-            exact,
-            Style::Line,
-            i,
-        ));
-        series.push(Series::new(
-            &format!("HMB Thm 1 eq. (5), d = {d}"),
-            bound,
-            Style::Dashed,
-            i,
-        ));
-    }
+    let (series, legend) = match panel.style {
+        RenyiStyle::BoundPerSpec => (bound_per_spec(&mine), Legend::UpperLeft),
+        RenyiStyle::FormulaPerSpec => (formula_per_spec(&mine), Legend::UpperLeft),
+        RenyiStyle::SharedReference => (shared_reference(&mine), Legend::LowerRight),
+    };
+    let y_label = if panel.style == RenyiStyle::FormulaPerSpec {
+        "D_α"
+    } else {
+        "D_α (max of both orders)"
+    };
     Some(Panel {
-        title: "RGM pairs: exact D_α (HMB Lemma 2) vs Theorem 1".into(),
+        title: panel.title.into(),
         x_label: "α".into(),
-        y_label: "D_α (max of both orders)".into(),
+        y_label: y_label.into(),
         log_x: true,
         log_y: true,
-        legend: Legend::UpperLeft,
+        legend,
         series,
     })
 }
 
-/// The Gaussian specs' exact D_α against α·Δ²/(2σ²) (`None` without Gaussian specs).
-fn gaussian_renyi_panel(specs: &[&AuditSpec]) -> Option<Panel> {
-    let gauss: Vec<&AuditSpec> = specs
-        .iter()
-        .copied()
-        .filter(|s| matches!(s.mechanism, MechanismSpec::Gaussian { .. }))
-        .collect();
-    if gauss.is_empty() {
-        return None;
-    }
+/// The RDP bound's value at every α of `alphas` where it is defined.
+fn bound_curve(
+    s: &AuditSpec,
+    rdp: &RdpBound,
+    alphas: impl Iterator<Item = f64>,
+) -> Vec<(f64, f64)> {
+    s.with_params(|p: &SpecParams<'_>| {
+        alphas
+            .filter_map(|a| (rdp.eps)(p, a).ok().map(|v| (a, v)))
+            .collect()
+    })
+}
+
+/// The exact D_α (max of both orders) at every α of `alphas` where it is finite.
+fn exact_curve(pair: &Pair, alphas: &[f64]) -> Vec<(f64, f64)> {
+    alphas
+        .par_iter()
+        .filter_map(|&a| renyi_f64_both(pair, a).map(|v| (a, v)))
+        .collect()
+}
+
+/// Per spec, the exact D_α and the RDP bound (same colour) over 80 % of the bound's α-range:
+/// beyond, a bound whose denominator vanishes at the range's end (HMB eq. (5)) would flatten
+/// every other curve.
+fn bound_per_spec(specs: &[(&AuditSpec, RdpBound)]) -> Vec<Series> {
     let mut series = Vec::new();
-    for (i, s) in gauss.iter().enumerate() {
+    for (i, (s, rdp)) in specs.iter().enumerate() {
         let Ok(pair) = s.divergence_pair() else {
             continue;
         };
-        let mu = s.shift().f64() / s.mechanism.base_sigma().map_or(1.0, Scalar::f64);
-        let alphas = log_grid(1.01, 1000.0, 120);
-        let exact: Vec<(f64, f64)> = alphas
-            .par_iter()
-            .filter_map(|&a| renyi_f64_both(&pair, a).map(|v| (a, v)))
+        let sup = rdp.alpha_sup.map_or(1e4, |f| s.with_params(f));
+        let hi = 1.0 + 0.8 * (sup.min(alpha_max(s)) - 1.0);
+        let alphas: Vec<f64> = log_grid(1e-2, hi - 1.0, 120)
+            .into_iter()
+            .map(|t| 1.0 + t)
             .collect();
-        let formula: Vec<(f64, f64)> = alphas
-            .iter()
-            .step_by(8)
-            .map(|&a| (a, a * mu * mu / 2.0))
-            .collect();
+        let (exact_legend, bound_legend) = s.with_params(|p| (rdp.legends)(p));
+        let bound = bound_curve(s, rdp, alphas.iter().copied());
         series.push(Series::new(
-            &format!("{}: exact D_α (closed form)", s.name),
-            exact,
+            &exact_legend,
+            exact_curve(&pair, &alphas),
+            Style::Line,
+            i,
+        ));
+        series.push(Series::new(&bound_legend, bound, Style::Dashed, i));
+    }
+    series
+}
+
+/// Per spec, the exact D_α (line) and the RDP bound's formula (markers), α ∈ [1.01, 1000].
+fn formula_per_spec(specs: &[(&AuditSpec, RdpBound)]) -> Vec<Series> {
+    let alphas = log_grid(1.01, 1000.0, 120);
+    let mut series = Vec::new();
+    for (i, (s, rdp)) in specs.iter().enumerate() {
+        let Ok(pair) = s.divergence_pair() else {
+            continue;
+        };
+        let (exact_legend, bound_legend) = s.with_params(|p| (rdp.legends)(p));
+        let formula = bound_curve(s, rdp, alphas.iter().step_by(8).copied());
+        series.push(Series::new(
+            &format!("{}: {exact_legend}", s.name),
+            exact_curve(&pair, &alphas),
             Style::Line,
             2 * i,
         ));
         series.push(Series::new(
-            &format!("{}: α·Δ²/(2σ²) (Mironov Prop. 7)", s.name),
+            &format!("{}: {bound_legend}", s.name),
             formula,
             Style::Markers,
             2 * i + 1,
         ));
     }
-    Some(Panel {
-        title: "Gaussian mechanism: D_α = α·Δ²/(2σ²)".into(),
-        x_label: "α".into(),
-        y_label: "D_α".into(),
-        log_x: true,
-        log_y: true,
-        legend: Legend::UpperLeft,
-        series,
-    })
+    series
 }
 
-/// The bounded-support and stochastic-sign specs' exact D_α against the Gaussian mechanism's
-/// (HG's bound; `None` without such specs).
-fn bounded_renyi_panel(specs: &[&AuditSpec]) -> Option<Panel> {
-    let bounded: Vec<&AuditSpec> = specs
-        .iter()
-        .copied()
-        .filter(|s| {
-            matches!(
-                s.mechanism,
-                MechanismSpec::Rectified { .. }
-                    | MechanismSpec::Truncated { .. }
-                    | MechanismSpec::StochasticSign { .. }
-            )
-        })
-        .collect();
-    if bounded.is_empty() {
-        return None;
-    }
+/// One dashed reference curve per distinct RDP bound (its legend names it), then each spec's
+/// exact D_α, α ∈ [1.01, 100].
+fn shared_reference(specs: &[(&AuditSpec, RdpBound)]) -> Vec<Series> {
     let alphas = log_grid(1.01, 100.0, 100);
     let mut series = Vec::new();
-    let mut refs: Vec<(f64, f64)> = Vec::new();
-    for (i, s) in bounded.iter().enumerate() {
+    let mut refs: Vec<String> = Vec::new();
+    for (i, (s, rdp)) in specs.iter().enumerate() {
         let Ok(pair) = s.divergence_pair() else {
             continue;
         };
-        let sigma = s.mechanism.base_sigma().map_or(1.0, Scalar::f64);
-        let key = (sigma, s.shift().f64());
-        if !refs.contains(&key) {
-            refs.push(key);
-            let mu = key.1 / key.0;
-            series.push(Series::new(
-                &format!("Gaussian, σ = {}, Δ = {} (HG bound)", key.0, key.1),
-                alphas.iter().map(|&a| (a, a * mu * mu / 2.0)).collect(),
-                Style::Dashed,
-                6,
-            ));
+        let (_, reference) = s.with_params(|p| (rdp.legends)(p));
+        if !refs.contains(&reference) {
+            let curve = bound_curve(s, rdp, alphas.iter().copied());
+            series.push(Series::new(&reference, curve, Style::Dashed, 6));
+            refs.push(reference);
         }
-        let exact: Vec<(f64, f64)> = alphas
-            .par_iter()
-            .filter_map(|&a| renyi_f64_both(&pair, a).map(|v| (a, v)))
-            .collect();
-        series.push(Series::new(&s.name, exact, Style::Line, i));
+        series.push(Series::new(
+            &s.name,
+            exact_curve(&pair, &alphas),
+            Style::Line,
+            i,
+        ));
     }
-    Some(Panel {
-        title: "Bounded support vs Gaussian (HG Prop. 4.6, Thm 4.9)".into(),
-        x_label: "α".into(),
-        y_label: "D_α (max of both orders)".into(),
-        log_x: true,
-        log_y: true,
-        legend: Legend::LowerRight,
-        series,
-    })
+    series
 }
 
 /// Parameters of the Hu & Guo Figure-1 style plot.
@@ -485,13 +394,14 @@ impl Default for LocationSweep {
     }
 }
 
-/// The families of the figure (HG Figure 1's), with their legends.
-const FIGURE_FAMILIES: [(&str, &str); 4] = [
-    ("gaussian", "Gaussian"),
-    ("rectified", "rectified Gaussian"),
-    ("truncated", "truncated Gaussian"),
-    ("stochastic_sign", "stochastic sign"),
-];
+/// The families of the figure, in registry order, with their curves
+/// ([`crate::model::SpecForm::location_curve`]).
+fn figure_families() -> Vec<(&'static str, spec_form::LocationCurve)> {
+    crate::model::FAMILIES
+        .iter()
+        .filter_map(|f| f.spec.location_curve.map(|c| (f.name, c)))
+        .collect()
+}
 
 fn fisher_at(fam: &str, mu: f64, w: &LocationSweep) -> Result<f64> {
     let takes_support = Family::by_name(fam)?.location_keys.contains(&"a");
@@ -525,16 +435,20 @@ pub(crate) fn location_figure(w: &LocationSweep) -> PlotFigure {
         .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
         .collect();
     let sweep = |f: fn(&str, f64, &LocationSweep) -> Result<f64>| -> Vec<Series> {
-        FIGURE_FAMILIES
-            .iter()
-            .enumerate()
-            .map(|(i, (fam, label))| {
+        let mut others = 0;
+        figure_families()
+            .into_iter()
+            .map(|(fam, curve)| {
                 let pts: Vec<(f64, f64)> = mus
                     .par_iter()
                     .filter_map(|&m| f(fam, m, w).ok().map(|v| (m, v)))
                     .collect();
-                let style = if i == 0 { Style::Dashed } else { Style::Line };
-                Series::new(label, pts, style, if i == 0 { 6 } else { i - 1 })
+                if curve.reference {
+                    Series::new(curve.legend, pts, Style::Dashed, 6)
+                } else {
+                    others += 1;
+                    Series::new(curve.legend, pts, Style::Line, others - 1)
+                }
             })
             .collect()
     };

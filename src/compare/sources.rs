@@ -1,58 +1,18 @@
 //! The comparison's figures that take more than one call of [`crate::bounds`] or
-//! [`crate::audit`]: the Gaussian mechanism's ε(δ) by RDP → CKS conversion and by Balle–Wang,
-//! the audits of specs (whole, or in shards for parallel runs) and the positive controls.
+//! [`crate::audit`]: RDP curves converted to (ε, δ), the audits of specs (whole, or in shards for
+//! parallel runs) and the positive controls.
 
 use crate::audit::engine::{self, AuditConfig, Observer};
 use crate::audit::mechanisms::{Mechanism, Statistic};
-use crate::bounds::{self, conversion::Conversion};
+use crate::bounds;
 use crate::compare::spec::AuditSpec;
 use crate::error::{Error, Result};
-use crate::numeric::mp::Certified;
-use crate::scalar::Scalar;
-use rug::Float;
 
 /// Digits certified for the figures of the three-way table.
 pub(crate) const DIGITS: u32 = 12;
 
-/// ε(δ) of the Gaussian mechanism with sensitivity `shift` and noise `sigma` from its RDP curve
-/// α·shift²/(2σ²) (Mironov 2017, Prop. 7) converted with Canonne–Kamath–Steinke 2020, Prop. 12,
-/// minimised over α. Returns (ε, α*).
-pub(crate) fn gaussian_cks(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<(f64, f64)> {
-    cks_of_curve(
-        |a| {
-            let c = bounds::gaussian::rdp_eps(shift, sigma, &Scalar::from_float(a), DIGITS)?;
-            Ok(c.value)
-        },
-        1.0 + 1e-4,
-        1e5,
-        delta,
-    )
-}
-
-/// The Gaussian mechanism's exact ε(δ) by Balle & Wang 2018, Thm 8, certified.
-pub(crate) fn gaussian_bw(shift: &Scalar, sigma: &Scalar, delta: &Scalar) -> Result<Certified> {
-    let pair = crate::divergence::Pair::gaussian(Scalar::from(0u32), shift.clone(), sigma.clone())?;
-    crate::divergence::eps_for_delta(&pair, delta, DIGITS, crate::divergence::Method::ClosedForm)
-}
-
-/// An RDP curve converted with Canonne–Kamath–Steinke and minimised over α ∈ [lo, hi]; `rdp`
-/// returns D_α at the precision of its argument. Returns (ε, α*).
-pub(crate) fn cks_of_curve<F>(rdp: F, lo: f64, hi: f64, delta: &Scalar) -> Result<(f64, f64)>
-where
-    F: FnMut(&Float) -> Result<Float>,
-{
-    let (e, a) = bounds::conversion::optimize_over_alpha(
-        rdp,
-        &Float::with_val(OPT_BITS, lo),
-        &Float::with_val(OPT_BITS, hi),
-        &delta.mp(OPT_BITS),
-        Conversion::CanonneKamathSteinke,
-    )?;
-    Ok((e.to_f64(), a.to_f64()))
-}
-
-/// Working precision of the α-optimisations (the value is a valid bound at any accuracy).
-const OPT_BITS: u32 = 128;
+/// An RDP curve converted with Canonne–Kamath–Steinke and minimised over α ∈ [lo, hi].
+pub(crate) use crate::model::spec_form::cks_of_curve;
 
 /// The outcome of one Monte Carlo audit, as the report shows it.
 #[derive(Clone, Debug)]

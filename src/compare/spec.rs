@@ -1,21 +1,22 @@
 //! Audit specifications: the `audits/*.toml` files that name a mechanism, a neighbouring pair
 //! and the settings of a Monte Carlo audit.
 //!
-//! A spec is parsed with serde/toml into raw structs (unknown keys are rejected), then validated
-//! into the typed [`AuditSpec`]. Every problem is an [`Error`] whose message names the file and
-//! the field (`audits/x.toml: field audit.delta = 2: must be in (0, 1)`); nothing panics on bad
-//! input. Numbers may be written as TOML numbers or as strings; strings keep the exact decimal
-//! (`"1.001"` is 1.001, not the nearest double), which is what the certified routes use.
+//! A spec is parsed with serde/toml into raw tables (unknown top-level keys and `[audit]` keys are
+//! rejected by serde), then validated into the typed [`AuditSpec`]. Every problem is an [`Error`]
+//! whose message names the file and the field (`audits/x.toml: field audit.delta = 2: must be in
+//! (0, 1)`); nothing panics on bad input. Numbers may be written as TOML numbers or as strings;
+//! strings keep the exact decimal (`"1.001"` is 1.001, not the nearest double), which is what the
+//! certified routes use.
 //!
 //! ```toml
 //! name = "gaussian"                       # optional, default: the file stem
 //! description = "Gaussian mechanism, sensitivity 1"
 //!
 //! [mechanism]
-//! family = "gaussian"                     # gaussian | gaussian_dd | rgm | rectified | truncated | stochastic_sign | laplace
-//! sigma = "5"
+//! family = "gaussian"                     # any family of the registry with a neighbouring pair
+//! sigma = "5"                             # the family's keys that are not inputs (+ its extra keys)
 //!
-//! [pair]                                  # the neighbouring pair: mu1, mu2 (rgm: n1, n2, dist; gaussian_dd: dist)
+//! [pair]                                  # the family's input keys (e.g. mu1, mu2)
 //! mu1 = "0"
 //! mu2 = "1"
 //!
@@ -28,26 +29,24 @@
 //! selection = "held_out"                  # optional
 //! ```
 //!
-//! The RGM (HMB Def. 3) takes `d`, `gamma`, `sigma2` and the relative sensitivity `eta`, `R`
-//! (HMB Def. 2) in `[mechanism]`, and the pair as the norms `n1 = ‖r1‖`, `n2 = ‖r2‖` and the
-//! distance `dist = ‖r1 − r2‖`. The spec is rejected unless the pair satisfies the relative
-//! sensitivity (HMB eq. (3)) and σ² meets Theorem 1's minimum (HMB Thm 1,
-//! σ² ≥ γ η⁻² [1 − η(α − 1)] R², whose largest value over α ≥ 1 is γ R²/η² at α = 1).
-//!
-//! The other families of the registry ([`crate::model::FAMILIES`]) are read from their `eval`
-//! vocabulary: the keys that describe the neighbouring inputs form `[pair]`, the rest
-//! `[mechanism]` — Laplace takes `scale` and the pair `mu1`, `mu2`; `gaussian_dd` takes `sigma1`,
-//! `sigma2` (the two output standard deviations) and `d`, and the pair `dist = ‖m1 − m2‖`. Such a
-//! family's three-way bound is its published guarantee ([`crate::model::Guarantee`]); one whose
-//! guarantee is its exact ε (`gaussian_dd`) shows the exact and audit figures only. The
-//! subsampled Gaussian has no spec: its pair is fixed by the neighbouring relation, and DP-SGD is
-//! audited as a training loop (`dpaudit train-audit`).
+//! One generic form serves every family of the registry ([`crate::model::FAMILIES`]):
+//! [`MechanismSpec`] is `{ family, params }`. The family's vocabulary decides the sections: its
+//! input keys ([`Family::input_keys`]) form `[pair]`, its other pair keys `[mechanism]`, and its
+//! registry data ([`crate::model::SpecForm`], owned by its file in [`crate::mechanisms`]) adds
+//! the `[mechanism]` keys of its papers' bounds (e.g. the RGM's relative sensitivity `eta`, `R`
+//! of HMB Def. 2 and an optional Rényi order `alpha`), the rule each key is checked by (its
+//! message names the field), and a check across keys (e.g. HMB Def. 2 and Theorem 1's σ²; a
+//! support a < b), run before the pair is built. A family without such data shows its published
+//! guarantee ([`crate::model::Guarantee`]) as its three-way bound. The subsampled Gaussian has no
+//! spec: its pair is fixed by the neighbouring relation, and DP-SGD is audited as a training loop
+//! (`dpaudit train-audit`).
 
 use crate::audit::controls::HalvedSigmaGaussian;
 use crate::audit::engine::{AuditConfig, Observer, Selection};
 use crate::audit::mechanisms::{Mechanism, Statistic};
 use crate::divergence::Pair;
 use crate::error::{Error, Result};
+use crate::model::spec_form::KeyRule;
 use crate::model::{self, Family};
 use crate::scalar::Scalar;
 use rug::Float;
@@ -67,108 +66,37 @@ pub enum Fault {
     AuditError,
 }
 
-/// The mechanism of a spec with its validated parameters.
+/// The mechanism of a spec: a registered family and its validated `[mechanism]` parameters — one
+/// generic form for every family.
 #[derive(Clone, Debug, PartialEq)]
-pub enum MechanismSpec {
-    /// Gaussian mechanism N(μ, σ²) (the pair's |μ1 − μ2| is the sensitivity).
-    Gaussian {
-        /// Noise standard deviation σ.
-        sigma: Scalar,
-    },
-    /// Relative Gaussian Mechanism (HMB Def. 3): r + N(0, (γ‖r‖² + σ²) I_d).
-    Rgm {
-        /// Dimension d.
-        d: u32,
-        /// Relative noise scale γ.
-        gamma: Scalar,
-        /// Baseline variance σ².
-        sigma2: Scalar,
-        /// Relative sensitivity η (HMB Def. 2).
-        eta: Scalar,
-        /// Absolute part R of the relative sensitivity (HMB Def. 2).
-        r: Scalar,
-        /// Optional Rényi order at which Theorem 1 is reported (default: the α* of eq. (45)).
-        alpha: Option<Scalar>,
-    },
-    /// Rectified Gaussian clip(μ + N(0, σ²), a, b) (HG Def. 3.1).
-    Rectified {
-        /// Noise standard deviation σ.
-        sigma: Scalar,
-        /// Lower end of the support.
-        a: Scalar,
-        /// Upper end of the support.
-        b: Scalar,
-    },
-    /// Truncated Gaussian N(μ, σ²) conditioned on [a, b] (HG Def. 3.2).
-    Truncated {
-        /// Noise standard deviation σ.
-        sigma: Scalar,
-        /// Lower end of the support.
-        a: Scalar,
-        /// Upper end of the support.
-        b: Scalar,
-    },
-    /// Stochastic sign: sign(μ + N(0, σ²)) (HG §4.1).
-    StochasticSign {
-        /// Noise standard deviation σ.
-        sigma: Scalar,
-    },
-    /// A family of [`crate::model`] (e.g. Laplace), with its `[mechanism]` parameters.
-    Model {
-        /// The registry entry.
-        family: &'static Family,
-        /// The `[mechanism]` parameters, in the family's vocabulary order.
-        params: Vec<(&'static str, Scalar)>,
-    },
+pub struct MechanismSpec {
+    /// The registry entry.
+    pub family: &'static Family,
+    /// The `[mechanism]` parameters: the family's pair keys that are not inputs, then the extra
+    /// keys of its papers' bounds ([`crate::model::SpecForm::extra_keys`]; an absent optional key
+    /// is left out).
+    pub params: Vec<(&'static str, Scalar)>,
 }
 
 impl MechanismSpec {
     /// The family name as in the `eval` vocabulary.
     pub fn family(&self) -> &'static str {
-        match self {
-            MechanismSpec::Gaussian { .. } => "gaussian",
-            MechanismSpec::Rgm { .. } => "rgm",
-            MechanismSpec::Rectified { .. } => "rectified",
-            MechanismSpec::Truncated { .. } => "truncated",
-            MechanismSpec::StochasticSign { .. } => "stochastic_sign",
-            MechanismSpec::Model { family, .. } => family.name,
-        }
-    }
-
-    /// The noise σ of the Gaussian mechanism that this one post-processes or restricts (HG: the
-    /// bounded-support mechanisms are compared with N(μ, σ²)); `None` for the RGM.
-    pub fn base_sigma(&self) -> Option<&Scalar> {
-        match self {
-            MechanismSpec::Gaussian { sigma }
-            | MechanismSpec::Rectified { sigma, .. }
-            | MechanismSpec::Truncated { sigma, .. }
-            | MechanismSpec::StochasticSign { sigma } => Some(sigma),
-            MechanismSpec::Rgm { .. } | MechanismSpec::Model { .. } => None,
-        }
+        self.family.name
     }
 }
 
-/// The neighbouring pair of a spec.
+/// The neighbouring pair of a spec: the family's input keys, in vocabulary order.
 #[derive(Clone, Debug, PartialEq)]
-pub enum PairSpec {
-    /// Scalar locations μ1 (input x) and μ2 (neighbour x′).
-    Locations {
-        /// Location on x.
-        mu1: Scalar,
-        /// Location on x′.
-        mu2: Scalar,
-    },
-    /// RGM query values given by ‖r1‖, ‖r2‖ and ‖r1 − r2‖.
-    Norms {
-        /// ‖r1‖.
-        n1: Scalar,
-        /// ‖r2‖.
-        n2: Scalar,
-        /// ‖r1 − r2‖.
-        dist: Scalar,
-    },
-    /// The input keys of a model family (e.g. `gaussian_dd`'s `dist`), in vocabulary order.
-    Inputs(Vec<(&'static str, Scalar)>),
+pub struct PairSpec {
+    /// The `[pair]` values.
+    pub inputs: Vec<(&'static str, Scalar)>,
+}
+
+impl PairSpec {
+    /// The value of input `key`, if the family has it.
+    pub fn get(&self, key: &str) -> Option<&Scalar> {
+        self.inputs.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
 }
 
 /// How an audit chooses its rejection region (the engine's [`Selection`]).
@@ -238,9 +166,6 @@ pub struct AuditSpec {
 
 /// Largest number of samples per side accepted (memory and time guard).
 pub(crate) const MAX_SAMPLES: u64 = 1 << 34;
-/// Largest dimension accepted: the audit mechanisms' limit.
-pub(crate) use crate::mechanisms::gaussian_dd::MAX_DIM;
-
 /// The families an audit spec can name: every family of the registry with neighbouring inputs
 /// (a `[pair]`). The subsampled Gaussian has none (its relation fixes the pair); DP-SGD is audited
 /// as a training loop (`dpaudit train-audit`).
@@ -282,38 +207,57 @@ impl Ctx<'_> {
             .map_err(|_| self.invalid(field, format!("{t:?}"), "a finite decimal number"))
     }
 
-    fn req(&self, field: &str, n: &Option<Num>, family: &str) -> Result<Scalar> {
+    /// The value of `key` in `table` (section `section`) checked by its rule; `None` for an
+    /// absent optional key.
+    fn value(
+        &self,
+        section: &str,
+        key: &'static str,
+        table: &RawTable,
+        family: &Family,
+    ) -> Result<Option<Scalar>> {
+        let field = format!("{section}.{key}");
+        let rule = family.spec.rule(key);
+        let Some(n) = table.get(key) else {
+            return match rule {
+                Some(KeyRule::OptionalOrder) => Ok(None),
+                _ => Err(self.missing(&field, family.name)),
+            };
+        };
+        let s = match rule {
+            Some(KeyRule::Dim(max)) => return self.dim(&field, n, max).map(Some),
+            _ => self.scalar(&field, n)?,
+        };
+        let ok = match rule {
+            Some(KeyRule::Positive) => s.mp(256) > 0,
+            Some(KeyRule::NonNegative) => s.mp(256) >= 0,
+            Some(KeyRule::OptionalOrder) => s.mp(256) > 1,
+            Some(KeyRule::Dim(_)) | None => true,
+        };
+        if ok {
+            return Ok(Some(s));
+        }
+        let expected = match rule {
+            Some(KeyRule::Positive) => "> 0",
+            Some(KeyRule::OptionalOrder) => "> 1",
+            _ => ">= 0",
+        };
+        Err(self.invalid(&field, &s, expected))
+    }
+
+    /// A dimension: a TOML integer in [1, max].
+    fn dim(&self, field: &str, n: &Num, max: u32) -> Result<Scalar> {
         match n {
-            Some(n) => self.scalar(field, n),
-            None => Err(self.missing(field, family)),
+            Num::Int(d) if *d >= 1 && *d <= i64::from(max) => Ok(Scalar::from(*d as u32)),
+            _ => Err(self.invalid(field, n.text(), &format!("an integer in [1, {max}]"))),
         }
     }
 
-    fn positive(&self, field: &str, n: &Option<Num>, family: &str) -> Result<Scalar> {
-        let s = self.req(field, n, family)?;
-        if s.mp(256) > 0 {
-            Ok(s)
-        } else {
-            Err(self.invalid(field, &s, "> 0"))
-        }
-    }
-
-    fn dim(&self, d: Option<i64>, family: &str) -> Result<u32> {
-        match d {
-            Some(d) if d >= 1 && d <= i64::from(MAX_DIM) => Ok(d as u32),
-            Some(d) => {
-                Err(self.invalid("mechanism.d", d, &format!("an integer in [1, {MAX_DIM}]")))
-            }
-            None => Err(self.missing("mechanism.d", family)),
-        }
-    }
-
-    fn nonneg(&self, field: &str, n: &Option<Num>, family: &str) -> Result<Scalar> {
-        let s = self.req(field, n, family)?;
-        if s.mp(256) >= 0 {
-            Ok(s)
-        } else {
-            Err(self.invalid(field, &s, ">= 0"))
+    /// Refuses every key of `table` (section `section`) that the family does not take.
+    fn only(&self, section: &str, table: &RawTable, takes: &[&str], family: &str) -> Result<()> {
+        match table.keys().find(|k| !takes.contains(&k.as_str())) {
+            Some(k) => Err(self.unexpected(&format!("{section}.{k}"), family)),
+            None => Ok(()),
         }
     }
 }
@@ -331,15 +275,15 @@ impl AuditSpec {
     pub fn from_toml(text: &str, path: &Path) -> Result<AuditSpec> {
         let file = path.display().to_string();
         let ctx = Ctx { file: &file };
-        let raw: RawSpec = toml::from_str(text).map_err(|e| Error::Parse {
+        let mut raw: RawSpec = toml::from_str(text).map_err(|e| Error::Parse {
             what: "audit spec".into(),
             text: file.clone(),
             reason: e.to_string().trim_end().replace('\n', " | "),
         })?;
         let name = spec_name(&ctx, raw.name, path)?;
-        let mechanism = mechanism_section(&ctx, &raw.mechanism)?;
-        let fam = raw.mechanism.family.as_str();
-        let pair = pair_section(&ctx, &raw.pair, &mechanism, fam)?;
+        let family = spec_family(&ctx, raw.mechanism.remove("family"))?;
+        let mechanism = mechanism_section(&ctx, &raw.mechanism, family)?;
+        let pair = pair_section(&ctx, &raw.pair, family)?;
         let spec = AuditSpec {
             name,
             description: raw.description.unwrap_or_default(),
@@ -352,136 +296,101 @@ impl AuditSpec {
         Ok(spec)
     }
 
-    /// The checks across sections: builds the divergence pair and the sampler (the remaining
-    /// validation: triangle inequalities, the samplers' own limits …), refuses equal laws, and
-    /// checks the RGM's relative sensitivity and Theorem 1's σ² (HMB Def. 2, Thm 1).
+    /// The checks across sections: the family's own (e.g. HMB Def. 2 and Theorem 1's σ² for the
+    /// RGM, a < b for a support), then building the divergence pair and the sampler (the
+    /// remaining validation: triangle inequalities, the samplers' own limits …), and refusing
+    /// equal laws.
     fn check_across_sections(&self, ctx: &Ctx<'_>) -> Result<()> {
+        if let Some(check) = self.mechanism.family.spec.check {
+            self.with_params(check)
+                .map_err(|i| ctx.invalid(i.field, i.value, &i.expected))?;
+        }
         let file = ctx.file.to_string();
-        // Builds the divergence pair and the sampler: runs the remaining validation (triangle
-        // inequalities, the samplers' own limits …).
         let wrap = |e: Error| Error::Parse {
             what: "audit spec".into(),
             text: file.clone(),
             reason: format!("[mechanism]/[pair]: {e}"),
         };
         let built = self.divergence_pair().map_err(wrap)?;
-        if matches!(self.pair, PairSpec::Inputs(_)) && built.model().identical() {
+        if !self.has_locations() && built.model().identical() {
             return Err(ctx.invalid(
                 "pair",
                 &built,
                 "two different laws (a neighbouring pair with equal output laws has ε = 0)",
             ));
         }
-        if let (
-            MechanismSpec::Rgm {
-                gamma,
-                sigma2,
-                eta,
-                r,
-                ..
-            },
-            PairSpec::Norms { n1, n2, dist },
-        ) = (&self.mechanism, &self.pair)
-        {
-            check_relative_sensitivity(ctx, eta, r, n1, n2, dist)?;
-            check_theorem1_sigma2(ctx, gamma, sigma2, eta, r)?;
-        }
         self.mechanism().map_err(wrap)?;
         Ok(())
     }
 
-    /// The pair of output distributions (P on x, Q on x′) as the numerical core's [`Pair`].
+    /// Whether the pair is two locations `mu1`, `mu2` (checked different when read).
+    fn has_locations(&self) -> bool {
+        self.mechanism.family.input_keys == ["mu1", "mu2"]
+    }
+
+    /// Calls `f` with the spec's values as the family's spec functions read them.
+    pub fn with_params<R>(&self, f: impl FnOnce(&model::spec_form::SpecParams<'_>) -> R) -> R {
+        let values: Vec<(&'static str, Scalar)> = self
+            .mechanism
+            .params
+            .iter()
+            .chain(&self.pair.inputs)
+            .cloned()
+            .collect();
+        let shift = self.shift();
+        f(&model::spec_form::SpecParams {
+            values: &values,
+            shift: &shift,
+            delta: &self.audit.delta,
+        })
+    }
+
+    /// The pair of output distributions (P on x, Q on x′) as the numerical core's [`Pair`],
+    /// built by the family's registry constructor.
     pub fn divergence_pair(&self) -> Result<Pair> {
-        match (&self.mechanism, &self.pair) {
-            (MechanismSpec::Gaussian { sigma }, PairSpec::Locations { mu1, mu2 }) => {
-                Pair::gaussian(mu1.clone(), mu2.clone(), sigma.clone())
-            }
-            (MechanismSpec::StochasticSign { sigma }, PairSpec::Locations { mu1, mu2 }) => {
-                Pair::stochastic_sign(mu1.clone(), mu2.clone(), sigma.clone())
-            }
-            (MechanismSpec::Rectified { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
-                Pair::rectified(
-                    mu1.clone(),
-                    mu2.clone(),
-                    sigma.clone(),
-                    a.clone(),
-                    b.clone(),
-                )
-            }
-            (MechanismSpec::Truncated { sigma, a, b }, PairSpec::Locations { mu1, mu2 }) => {
-                Pair::truncated(
-                    mu1.clone(),
-                    mu2.clone(),
-                    sigma.clone(),
-                    a.clone(),
-                    b.clone(),
-                )
-            }
-            (
-                MechanismSpec::Rgm {
-                    d, gamma, sigma2, ..
-                },
-                PairSpec::Norms { n1, n2, dist },
-            ) => Pair::rgm(
-                *d,
-                gamma.clone(),
-                sigma2.clone(),
-                n1.clone(),
-                n2.clone(),
-                dist.clone(),
-            ),
-            (
-                MechanismSpec::Model { family, params },
-                pair @ (PairSpec::Locations { .. } | PairSpec::Inputs(_)),
-            ) => {
-                let inputs: Vec<(&str, &Scalar)> = match pair {
-                    PairSpec::Locations { mu1, mu2 } => vec![("mu1", mu1), ("mu2", mu2)],
-                    PairSpec::Inputs(v) => v.iter().map(|(k, x)| (*k, x)).collect(),
-                    PairSpec::Norms { .. } => Vec::new(),
-                };
-                let lookup = |k: &str| -> Result<Scalar> {
-                    inputs
-                        .iter()
-                        .copied()
-                        .chain(params.iter().map(|(n, x)| (*n, x)))
-                        .find(|(n, _)| *n == k)
-                        .map(|(_, x)| x.clone())
-                        .ok_or_else(|| Error::MissingParameter {
-                            name: k.into(),
-                            needed_by: format!("mechanism family {}", family.name),
-                        })
-                };
-                (family.pair)(&lookup).map(Pair::new)
-            }
+        let family = self.mechanism.family;
+        let lookup = |k: &str| -> Result<Scalar> {
+            self.pair
+                .inputs
+                .iter()
+                .chain(&self.mechanism.params)
+                .find(|(n, _)| *n == k)
+                .map(|(_, x)| x.clone())
+                .ok_or_else(|| Error::MissingParameter {
+                    name: k.into(),
+                    needed_by: format!("mechanism family {}", family.name),
+                })
+        };
+        (family.pair)(&lookup).map(Pair::new)
+    }
+
+    /// The audit engine's mechanism for this spec (the sampler of the pair, in double precision).
+    pub fn mechanism(&self) -> Result<Box<dyn Mechanism>> {
+        if self.audit.fault == Some(Fault::HalvedSigma) {
+            return self.halved_sigma();
+        }
+        crate::audit::mechanisms::for_pair(&self.divergence_pair()?)
+    }
+
+    /// The injected fault `halved_sigma`: a Gaussian mechanism on the spec's two locations that
+    /// samples with σ/2 (only for a pair that is the Gaussian mechanism: an isotropic normal pair
+    /// on two locations).
+    fn halved_sigma(&self) -> Result<Box<dyn Mechanism>> {
+        let gaussian = self.has_locations()
+            && self.divergence_pair()?.model().normal().is_some()
+            && self.mechanism.params.len() == 1;
+        match self.mechanism.params.first() {
+            Some(("sigma", sigma)) if gaussian => Ok(Box::new(HalvedSigmaGaussian::new(
+                self.shift().f64(),
+                sigma.f64(),
+            )?)),
             _ => Err(Error::Unsupported(format!(
-                "{}: the pair does not fit mechanism family {}",
+                "{}: injected fault halved_sigma needs the Gaussian mechanism (an isotropic \
+                 normal pair on two locations with one sigma), not family {}",
                 self.path.display(),
                 self.mechanism.family()
             ))),
         }
-    }
-
-    /// The audit engine's mechanism for this spec (the sampler of the pair, in double precision).
-    /// The RGM pair is realised as r1 = n1·e₁ and r2 in the plane of e₁, e₂.
-    pub fn mechanism(&self) -> Result<Box<dyn Mechanism>> {
-        match (self.audit.fault, &self.mechanism) {
-            (None, _) => {}
-            (Some(Fault::AuditError), _) => {}
-            (Some(Fault::HalvedSigma), MechanismSpec::Gaussian { sigma }) => {
-                return Ok(Box::new(HalvedSigmaGaussian::new(
-                    self.shift().f64(),
-                    sigma.f64(),
-                )?))
-            }
-            (Some(Fault::HalvedSigma), m) => {
-                return Err(Error::Unsupported(format!(
-                    "{}: injected fault halved_sigma needs family gaussian, not {}",
-                    self.path.display(),
-                    m.family()
-                )))
-            }
-        }
-        crate::audit::mechanisms::for_pair(&self.divergence_pair()?)
     }
 
     /// The engine's configuration for this spec with `samples` main draws per side.
@@ -502,19 +411,18 @@ impl AuditSpec {
         }
     }
 
-    /// |μ1 − μ2| for location pairs (the sensitivity the Gaussian comparison uses); ‖r1 − r2‖
-    /// for the RGM; the input `dist` of a family given by its inputs (0 if it has none).
+    /// |μ1 − μ2| for a pair of locations (the sensitivity the Gaussian comparison uses), else the
+    /// input `dist` (0 if the family has none).
     pub fn shift(&self) -> Scalar {
-        match &self.pair {
-            PairSpec::Locations { mu1, mu2 } => {
+        match (self.pair.get("mu1"), self.pair.get("mu2")) {
+            (Some(mu1), Some(mu2)) => {
                 let p = 256;
                 Scalar::from_float(&Float::with_val(p, mu1.mp(p) - mu2.mp(p)).abs())
             }
-            PairSpec::Norms { dist, .. } => dist.clone(),
-            PairSpec::Inputs(v) => v
-                .iter()
-                .find(|(k, _)| *k == "dist")
-                .map_or_else(|| Scalar::from(0.0), |(_, x)| x.clone()),
+            _ => self
+                .pair
+                .get("dist")
+                .map_or_else(|| Scalar::from(0.0), Clone::clone),
         }
     }
 }
@@ -546,170 +454,71 @@ fn spec_name(ctx: &Ctx<'_>, name: Option<String>, path: &Path) -> Result<String>
     Ok(name)
 }
 
-/// The `[mechanism]` section: the family and its parameters, validated. The Gaussian-family laws
-/// carry their bounds' parameters; every other registered family is read from its vocabulary.
-fn mechanism_section(ctx: &Ctx<'_>, m: &RawMechanism) -> Result<MechanismSpec> {
-    let fam = m.family.as_str();
-    // Every `[mechanism]` key given must be one the family takes (checked in the order of
-    // `RawMechanism::present`).
-    let only = |allowed: &[&str]| -> Result<()> {
-        for (k, given) in m.present() {
-            if given && !allowed.contains(&k) {
-                return Err(ctx.unexpected(&format!("mechanism.{k}"), fam));
-            }
-        }
-        Ok(())
+/// The family named by `mechanism.family`: one of the registry's families with a `[pair]`.
+fn spec_family(ctx: &Ctx<'_>, name: Option<Num>) -> Result<&'static Family> {
+    let Some(name) = name else {
+        return Err(Error::MissingParameter {
+            name: format!("{}: field mechanism.family", ctx.file),
+            needed_by: "every audit spec".into(),
+        });
     };
-    let mechanism = match fam {
-        "gaussian" | "stochastic_sign" => {
-            only(&["sigma"])?;
-            let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
-            if fam == "gaussian" {
-                MechanismSpec::Gaussian { sigma }
-            } else {
-                MechanismSpec::StochasticSign { sigma }
-            }
+    let text = name.text();
+    match (&name, spec_families().find(|f| f.name == text)) {
+        (Num::Text(_), Some(family)) => Ok(family),
+        _ => {
+            let names: Vec<&str> = spec_families().map(|f| f.name).collect();
+            Err(ctx.invalid(
+                "mechanism.family",
+                format!("{text:?}"),
+                &format!("one of {}", names.join(", ")),
+            ))
         }
-        "rectified" | "truncated" => {
-            only(&["sigma", "a", "b"])?;
-            let sigma = ctx.positive("mechanism.sigma", &m.sigma, fam)?;
-            let a = ctx.req("mechanism.a", &m.a, fam)?;
-            let b = ctx.req("mechanism.b", &m.b, fam)?;
-            if a.mp(256) >= b.mp(256) {
-                return Err(ctx.invalid("mechanism.a", &a, &format!("< mechanism.b = {b}")));
-            }
-            if fam == "rectified" {
-                MechanismSpec::Rectified { sigma, a, b }
-            } else {
-                MechanismSpec::Truncated { sigma, a, b }
-            }
-        }
-        "rgm" => {
-            only(&["d", "gamma", "sigma2", "eta", "R", "alpha"])?;
-            let d = ctx.dim(m.d, fam)?;
-            let gamma = ctx.positive("mechanism.gamma", &m.gamma, fam)?;
-            let sigma2 = ctx.nonneg("mechanism.sigma2", &m.sigma2, fam)?;
-            let eta = ctx.positive("mechanism.eta", &m.eta, fam)?;
-            let r = ctx.nonneg("mechanism.R", &m.r, fam)?;
-            let alpha = match &m.alpha {
-                Some(n) => {
-                    let a = ctx.scalar("mechanism.alpha", n)?;
-                    if a.mp(256) <= 1 {
-                        return Err(ctx.invalid("mechanism.alpha", &a, "> 1"));
-                    }
-                    Some(a)
-                }
-                None => None,
-            };
-            MechanismSpec::Rgm {
-                d,
-                gamma,
-                sigma2,
-                eta,
-                r,
-                alpha,
-            }
-        }
-        // The Gaussian-family laws above carry their bounds' parameters; every other family
-        // of the registry with neighbouring inputs is read from its vocabulary: its input keys
-        // form `[pair]`, its other keys `[mechanism]`.
-        other => match spec_families().find(|f| f.name == other) {
-            Some(family) => {
-                let takes =
-                    |k: &str| family.pair_keys.contains(&k) && !family.input_keys.contains(&k);
-                let keys: Vec<&'static str> = family
-                    .pair_keys
-                    .iter()
-                    .copied()
-                    .filter(|k| takes(k))
-                    .collect();
-                only(&keys)?;
-                let fields = m.fields();
-                let mut params = Vec::new();
-                for k in keys {
-                    let field = format!("mechanism.{k}");
-                    let v = if k == "d" {
-                        Scalar::from(ctx.dim(m.d, fam)?)
-                    } else {
-                        match fields.iter().find(|(n, _)| *n == k).and_then(|(_, v)| *v) {
-                            Some(v) => ctx.scalar(&field, v)?,
-                            None => return Err(ctx.missing(&field, fam)),
-                        }
-                    };
-                    params.push((k, v));
-                }
-                MechanismSpec::Model { family, params }
-            }
-            None => {
-                let names: Vec<&str> = spec_families().map(|f| f.name).collect();
-                return Err(ctx.invalid(
-                    "mechanism.family",
-                    format!("{other:?}"),
-                    &format!("one of {}", names.join(", ")),
-                ));
-            }
-        },
-    };
-    Ok(mechanism)
+    }
 }
 
-/// The `[pair]` section of a spec whose mechanism is `mechanism` (family `fam`): the input keys
-/// of a registered family, the RGM's norms, or two different locations.
-fn pair_section(
+/// The `[mechanism]` section of `family`: its pair keys that are not inputs, then the extra keys
+/// of its papers' bounds, each checked by its rule ([`crate::model::SpecForm::rules`]).
+fn mechanism_section(
     ctx: &Ctx<'_>,
-    p: &RawPair,
-    mechanism: &MechanismSpec,
-    fam: &str,
-) -> Result<PairSpec> {
-    let unused = |present: &[(&str, bool)]| -> Result<()> {
-        for (f, p) in present {
-            if *p {
-                return Err(ctx.unexpected(f, fam));
-            }
+    m: &RawTable,
+    family: &'static Family,
+) -> Result<MechanismSpec> {
+    let keys: Vec<&'static str> = family
+        .pair_keys
+        .iter()
+        .filter(|k| !family.input_keys.contains(k))
+        .chain(family.spec.extra_keys)
+        .copied()
+        .collect();
+    ctx.only("mechanism", m, &keys, family.name)?;
+    let mut params = Vec::new();
+    for k in keys {
+        if let Some(v) = ctx.value("mechanism", k, m, family)? {
+            params.push((k, v));
         }
-        Ok(())
-    };
-    let inputs = match &mechanism {
-        MechanismSpec::Model { family, .. } if family.input_keys != ["mu1", "mu2"] => {
-            Some(family.input_keys)
+    }
+    Ok(MechanismSpec { family, params })
+}
+
+/// The `[pair]` section of `family`: its input keys; two locations `mu1`, `mu2` must differ.
+fn pair_section(ctx: &Ctx<'_>, p: &RawTable, family: &'static Family) -> Result<PairSpec> {
+    ctx.only("pair", p, family.input_keys, family.name)?;
+    let mut inputs = Vec::new();
+    for &k in family.input_keys {
+        if let Some(v) = ctx.value("pair", k, p, family)? {
+            inputs.push((k, v));
         }
-        _ => None,
-    };
-    let pair = if let Some(keys) = inputs {
-        let mut values = Vec::new();
-        for (k, v) in p.fields() {
-            let field = format!("pair.{k}");
-            if keys.contains(&k) {
-                values.push((k, ctx.req(&field, v, fam)?));
-            } else if v.is_some() {
-                return Err(ctx.unexpected(&field, fam));
-            }
-        }
-        PairSpec::Inputs(values)
-    } else if let MechanismSpec::Rgm { .. } = mechanism {
-        unused(&[("pair.mu1", p.mu1.is_some()), ("pair.mu2", p.mu2.is_some())])?;
-        PairSpec::Norms {
-            n1: ctx.nonneg("pair.n1", &p.n1, fam)?,
-            n2: ctx.nonneg("pair.n2", &p.n2, fam)?,
-            dist: ctx.nonneg("pair.dist", &p.dist, fam)?,
-        }
-    } else {
-        unused(&[
-            ("pair.n1", p.n1.is_some()),
-            ("pair.n2", p.n2.is_some()),
-            ("pair.dist", p.dist.is_some()),
-        ])?;
-        let mu1 = ctx.req("pair.mu1", &p.mu1, fam)?;
-        let mu2 = ctx.req("pair.mu2", &p.mu2, fam)?;
+    }
+    let pair = PairSpec { inputs };
+    if let (Some(mu1), Some(mu2)) = (pair.get("mu1"), pair.get("mu2")) {
         if mu1 == mu2 {
             return Err(ctx.invalid(
                 "pair.mu2",
-                &mu2,
+                mu2,
                 "different from pair.mu1 (a neighbouring pair with equal outputs has ε = 0)",
             ));
         }
-        PairSpec::Locations { mu1, mu2 }
-    };
+    }
     Ok(pair)
 }
 
@@ -784,7 +593,7 @@ fn audit_section(ctx: &Ctx<'_>, a: &RawAudit) -> Result<AuditSettings> {
 }
 
 mod raw;
-use raw::{Num, RawAudit, RawMechanism, RawPair, RawSpec};
+use raw::{Num, RawAudit, RawSpec, RawTable};
 
 #[cfg(test)]
 mod tests;

@@ -2,25 +2,22 @@
 //! value from the certified numerical core, (c) the audit's empirical lower bound; and the
 //! checks `audit ≤ exact ≤ bound`, whose failure is printed as a `VIOLATION` line.
 //!
-//! * Gaussian: bound = RDP α·Δ²/(2σ²) (Mironov 2017, Prop. 7) converted to (ε, δ) with
-//!   Canonne–Kamath–Steinke 2020, Prop. 12 (optimised over α), and Balle–Wang 2018, Thm 8 (exact
-//!   for this mechanism, so it must equal (b)).
-//! * RGM: HMB Corollary 1 eq. (44), eq. (45) minimised over α, and Theorem 1 eq. (5) at the α
-//!   used (an RDP figure, checked against the exact D_α of HMB Lemma 2 at the same α).
-//! * Rectified, truncated, stochastic sign: HG's bound is the Gaussian mechanism's ε for the same
-//!   σ and shift (HG Prop. 4.6 / Thm 4.9: bounded support ≤ Gaussian; the sign is a
-//!   post-processing of the Gaussian output).
-//! * Exact: ε(δ) = max over both orders of the pair of [`divergence::eps_for_delta`]. For the
-//!   RGM with d > 1 and unequal variances there is no closed form; if the quadrature route cannot
-//!   produce it either, the exact RDP curve D_α (HMB Lemma 2) converted with CKS is shown,
-//!   labelled as an UPPER BOUND on the exact ε.
+//! * Bound: the paper's bounds of the spec's family, registry data owned by the family's file
+//!   ([`crate::model::SpecForm::bounds`], each a function of the spec's parameters with its
+//!   source text; an RDP bound ε(α) is shown beside the exact D_α at the same α), else the
+//!   family's published guarantee ([`crate::model::Guarantee::Published`]). A family whose RDP
+//!   bound has a validity range ([`crate::model::spec_form::RdpBound`]) also has the exact D_α
+//!   checked against it across that range ([`theorem1_scan`]).
+//! * Exact: ε(δ) = max over both orders of the pair of [`divergence::eps_for_delta`]. For a
+//!   family whose pair may have no certified ε(δ) (no closed form, and a quadrature that fails),
+//!   the family says where its exact D_α is finite ([`crate::model::spec_form::ExactRdp`]) and
+//!   the exact RDP curve converted with CKS is shown, labelled as an UPPER BOUND on the exact ε.
 
 use super::sources::{self, AuditOutcome, DIGITS};
-use crate::bounds;
-use crate::compare::spec::{AuditSpec, MechanismSpec, PairSpec};
+use crate::compare::spec::AuditSpec;
 use crate::divergence::{self, Method, Pair};
-use crate::error::Result;
-use crate::mechanisms::rgm::RgmPair;
+use crate::error::{Error, Result};
+use crate::model::spec_form::{BoundValue, PaperBound};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::Float;
@@ -152,157 +149,66 @@ pub(crate) fn renyi_both_orders(pair: &Pair, alpha: &Scalar) -> Result<Certified
     Ok(if b.value > a.value { b } else { a })
 }
 
-/// Largest α at which the RGM pair's D_α is finite: σ_α² = α σ2² + (1 − α) σ1² > 0 in both
-/// orders (HMB Lemma 2), capped at 10⁴.
-pub(crate) fn rgm_alpha_max(spec: &AuditSpec) -> f64 {
-    if let (MechanismSpec::Rgm { gamma, sigma2, .. }, PairSpec::Norms { n1, n2, .. }) =
-        (&spec.mechanism, &spec.pair)
-    {
-        let g = gamma.f64();
-        let s = sigma2.f64();
-        let v1 = g * n1.f64().powi(2) + s;
-        let v2 = g * n2.f64().powi(2) + s;
-        let (lo, hi) = (v1.min(v2), v1.max(v2));
-        if hi > lo {
-            // α lo + (1 − α) hi > 0  ⇔  α < hi / (hi − lo)
-            return (hi / (hi - lo) * (1.0 - 1e-9)).min(1e4);
-        }
+/// The largest α at which the spec's exact D_α is finite, if its family says
+/// ([`crate::model::spec_form::ExactRdp`]); 10⁴ otherwise.
+pub(crate) fn alpha_max(spec: &AuditSpec) -> f64 {
+    match spec.mechanism.family.spec.exact_rdp {
+        Some(x) => spec.with_params(|p| (x.alpha_max)(p)),
+        None => 1e4,
     }
-    1e4
 }
 
-/// The paper's bounds for a spec.
+/// The paper's bounds for a spec: its family's ([`crate::model::SpecForm::bounds`], an RDP
+/// bound shown beside the exact D_α at its α), else the family's published guarantee.
 pub(crate) fn bounds(spec: &AuditSpec) -> Vec<Figure> {
+    let family = spec.mechanism.family;
+    let Some(own) = family.spec.bounds else {
+        let mut out = Vec::new();
+        published_bound(spec, &mut out, family);
+        return out;
+    };
     let mut out = Vec::new();
-    match &spec.mechanism {
-        MechanismSpec::Gaussian { sigma } => gaussian_bounds(spec, &mut out, sigma, ""),
-        MechanismSpec::Rectified { sigma, .. } | MechanismSpec::Truncated { sigma, .. } => {
-            let thm = if matches!(spec.mechanism, MechanismSpec::Rectified { .. }) {
-                "HG Prop. 4.6"
-            } else {
-                "HG Thm 4.9"
-            };
-            gaussian_bounds(
-                spec,
-                &mut out,
-                sigma,
-                &format!("{thm} (≤ Gaussian mechanism, same σ and shift): "),
-            )
+    for b in spec.with_params(|p| own(p, DIGITS)) {
+        let rdp_at = b.rdp_at.clone();
+        let note = b.note.clone();
+        out.push(paper_figure(b));
+        if let Some((alpha, label)) = rdp_at {
+            out.push(Figure::certified(
+                Role::RdpExact,
+                "exact D_α",
+                label,
+                spec.divergence_pair()
+                    .and_then(|pair| renyi_both_orders(&pair, &alpha)),
+                note,
+            ));
         }
-        MechanismSpec::StochasticSign { sigma } => gaussian_bounds(
-            spec,
-            &mut out,
-            sigma,
-            "Post-processing of the Gaussian mechanism (same σ and shift): ",
-        ),
-        MechanismSpec::Rgm {
-            d,
-            gamma,
-            eta,
-            alpha,
-            ..
-        } => rgm_bounds(spec, &mut out, *d, gamma, eta, alpha.as_ref()),
-        MechanismSpec::Model { family, .. } => published_bound(spec, &mut out, family),
     }
     out
 }
 
-/// The Gaussian mechanism's bounds at noise `sigma` and the spec's shift (RDP → CKS, and
-/// Balle–Wang), their labels led by `prefix` (the theorem that reduces the spec's mechanism to
-/// the Gaussian one).
-fn gaussian_bounds(spec: &AuditSpec, out: &mut Vec<Figure>, sigma: &Scalar, prefix: &str) {
-    let delta = &spec.audit.delta;
-    let shift = spec.shift();
-    let lab_cks = format!(
-        "{prefix}RDP α·Δ²/(2σ²) (Mironov 2017 Prop. 7) → (ε,δ) by Canonne–Kamath–Steinke \
-         2020 Prop. 12, optimised over α"
-    );
-    out.push(match sources::gaussian_cks(&shift, sigma, delta) {
-        Ok((e, a)) => Figure {
-            role: Role::Bound,
-            short: "RDP→CKS".into(),
-            label: lab_cks,
-            value: Some(e),
+/// A family's paper bound as a figure (an RDP bound ε(α) when it has an order α).
+fn paper_figure(b: PaperBound) -> Figure {
+    let role = if b.rdp_at.is_some() {
+        Role::RdpBound
+    } else {
+        Role::Bound
+    };
+    match b.value {
+        Ok(BoundValue::Certified(c)) => Figure::certified(role, b.short, &b.label, Ok(c), b.note),
+        Ok(BoundValue::Plain(v)) => Figure {
+            role,
+            short: b.short.into(),
+            label: b.label,
+            value: Some(v),
             digits: None,
-            note: format!("α* = {}", super::fmt::fmt_sig(a, 6)),
+            note: b.note,
         },
-        Err(e) => Figure::missing(Role::Bound, "RDP→CKS", &lab_cks, e.to_string()),
-    });
-    let lab_bw = format!("{prefix}Balle–Wang 2018 Thm 8 (exact for the Gaussian mechanism)");
-    out.push(Figure::certified(
-        Role::Bound,
-        "Balle–Wang",
-        &lab_bw,
-        sources::gaussian_bw(&shift, sigma, delta),
-        String::new(),
-    ));
-}
-
-/// HMB's bounds on an RGM spec: Corollary 1, eq. (45) optimised over α, and at that α (or the
-/// spec's) Theorem 1's RDP ε(α) beside the exact D_α.
-fn rgm_bounds(
-    spec: &AuditSpec,
-    out: &mut Vec<Figure>,
-    d: u32,
-    gamma: &Scalar,
-    eta: &Scalar,
-    alpha: Option<&Scalar>,
-) {
-    let delta = &spec.audit.delta;
-    out.push(Figure::certified(
-        Role::Bound,
-        "Cor. 1 eq. (44)",
-        "HMB Corollary 1, eq. (44)",
-        bounds::rgm::corollary1_eps(eta, gamma, d, delta, DIGITS),
-        String::new(),
-    ));
-    let lab45 = "HMB eq. (45) (Thm 1 + Mironov conversion), minimised over α";
-    let mut alpha_used: Option<Scalar> = alpha.cloned();
-    out.push(
-        match bounds::rgm::optimized_dp_eps(eta, gamma, d, delta, DIGITS) {
-            Ok((c, a)) => {
-                if alpha_used.is_none() {
-                    alpha_used = Some(Scalar::from_float(&a.value));
-                }
-                Figure::ok(
-                    Role::Bound,
-                    "eq. (45) opt.",
-                    lab45,
-                    &c,
-                    format!("α* = {}", super::fmt::fmt_sig(a.to_f64(), 8)),
-                )
-            }
-            Err(e) => Figure::missing(Role::Bound, "eq. (45) opt.", lab45, e.to_string()),
-        },
-    );
-    if let Some(a) = alpha_used {
-        let how = if alpha.is_some() {
-            "α from the spec"
-        } else {
-            "α* of eq. (45)"
-        };
-        let note = format!("α = {} ({how})", super::fmt::fmt_sig(a.f64(), 8));
-        let lab5 = "HMB Theorem 1, eq. (5): RDP ε(α)";
-        out.push(Figure::certified(
-            Role::RdpBound,
-            "Thm 1 ε(α)",
-            lab5,
-            bounds::rgm::theorem1_eps(eta, gamma, d, &a, DIGITS),
-            note.clone(),
-        ));
-        out.push(Figure::certified(
-            Role::RdpExact,
-            "exact D_α",
-            "exact D_α of the pair (HMB Lemma 2, eq. (13)), max of both orders",
-            spec.divergence_pair()
-                .and_then(|pair| renyi_both_orders(&pair, &a)),
-            note,
-        ));
+        Err(e) => Figure::missing(role, b.short, &b.label, e.to_string()),
     }
 }
 
 /// A registered family's published guarantee, from its registry entry. Only a published
-/// guarantee is a bound; a family whose claim is its exact ε (`gaussian_dd`) has none, and its
+/// guarantee is a bound; a family whose claim is its exact ε ([`crate::model::Guarantee::Exact`]) has none, and its
 /// exact value is the exact column.
 fn published_bound(spec: &AuditSpec, out: &mut Vec<Figure>, family: &crate::model::Family) {
     if let crate::model::Guarantee::Published(claim) = family.claim {
@@ -333,45 +239,50 @@ pub(crate) fn exact(spec: &AuditSpec) -> Vec<Figure> {
     };
     match eps_both_orders(&pair, delta) {
         Ok(c) => vec![Figure::ok(Role::Exact, "exact", lab, &c, String::new())],
-        Err(first) => {
-            if pair.downcast_ref::<RgmPair>().is_some() {
-                let labu = "UPPER BOUND on the exact ε(δ): exact RDP curve D_α (HMB Lemma 2, \
-                            max of both orders) → (ε,δ) by Canonne–Kamath–Steinke, optimised \
-                            over α";
-                let hi = rgm_alpha_max(spec);
-                match sources::cks_of_curve(
-                    |a| renyi_both_orders_at(&pair, a),
-                    1.0 + 1e-4,
-                    hi,
-                    delta,
-                ) {
-                    Ok((e, a)) => vec![Figure {
-                        role: Role::ExactUpper,
-                        short: "≥ exact (RDP→CKS)".into(),
-                        label: labu.into(),
-                        value: Some(e),
-                        digits: None,
-                        note: format!(
-                            "α* = {}; the certified ε(δ) was unavailable: {first}",
-                            super::fmt::fmt_sig(a, 6)
-                        ),
-                    }],
-                    Err(e) => vec![Figure::missing(
-                        Role::ExactUpper,
-                        "≥ exact (RDP→CKS)",
-                        labu,
-                        format!("{e}; the certified ε(δ) was unavailable: {first}"),
-                    )],
-                }
-            } else {
-                vec![Figure::missing(
-                    Role::Exact,
-                    "exact",
-                    lab,
-                    first.to_string(),
-                )]
-            }
-        }
+        Err(first) => match spec.mechanism.family.spec.exact_rdp {
+            Some(x) => vec![exact_upper(spec, &pair, x.source, &first)],
+            None => vec![Figure::missing(
+                Role::Exact,
+                "exact",
+                lab,
+                first.to_string(),
+            )],
+        },
+    }
+}
+
+/// When the certified ε(δ) failed (`first`): the exact RDP curve D_α (from `source`, max of
+/// both orders) converted with CKS and optimised over α, labelled as an upper bound on the exact
+/// ε.
+fn exact_upper(spec: &AuditSpec, pair: &Pair, source: &str, first: &Error) -> Figure {
+    let labu = format!(
+        "UPPER BOUND on the exact ε(δ): exact RDP curve D_α ({source}, max of both orders) → \
+         (ε,δ) by Canonne–Kamath–Steinke, optimised over α"
+    );
+    let hi = alpha_max(spec);
+    match sources::cks_of_curve(
+        |a| renyi_both_orders_at(pair, a),
+        1.0 + 1e-4,
+        hi,
+        &spec.audit.delta,
+    ) {
+        Ok((e, a)) => Figure {
+            role: Role::ExactUpper,
+            short: "≥ exact (RDP→CKS)".into(),
+            label: labu,
+            value: Some(e),
+            digits: None,
+            note: format!(
+                "α* = {}; the certified ε(δ) was unavailable: {first}",
+                super::fmt::fmt_sig(a, 6)
+            ),
+        },
+        Err(e) => Figure::missing(
+            Role::ExactUpper,
+            "≥ exact (RDP→CKS)",
+            &labu,
+            format!("{e}; the certified ε(δ) was unavailable: {first}"),
+        ),
     }
 }
 
@@ -543,22 +454,24 @@ pub(crate) fn check(name: &str, figures: &[Figure]) -> (Vec<String>, Vec<String>
     (violations, remarks)
 }
 
-/// Number of α values at which an RGM pair's exact D_α is compared with Theorem 1.
+/// Number of α values at which a pair's exact D_α is compared with its family's RDP bound.
 pub(crate) const THEOREM1_SCAN: usize = 200;
 
-/// For an RGM spec: the exact D_α (HMB Lemma 2, max of both orders, double precision) against
-/// HMB Theorem 1, eq. (5), at [`THEOREM1_SCAN`] values of α log-spaced in (1, α_sup) (Theorem 1's
-/// range, excluding its last 1%). Returns the `VIOLATION` lines and a remark with the largest
-/// ratio exact / bound; nothing for other mechanisms.
+/// For a spec whose family publishes an RDP bound with a validity range
+/// ([`crate::model::spec_form::RdpBound::alpha_sup`], e.g. HMB Theorem 1, eq. (5)): the exact D_α
+/// (max of both orders, double precision) against the bound at [`THEOREM1_SCAN`] values of α
+/// log-spaced in (1, α_sup) (the bound's range, excluding its last 1%). Returns the `VIOLATION`
+/// lines and a remark with the largest ratio exact / bound; nothing for other specs.
 pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
-    let (MechanismSpec::Rgm { d, gamma, eta, .. }, Ok(pair)) =
-        (&spec.mechanism, spec.divergence_pair())
-    else {
-        return (Vec::new(), Vec::new());
+    let none = (Vec::new(), Vec::new());
+    let Some(rdp) = spec.mechanism.family.spec.rdp_bound else {
+        return none;
     };
-    let (e, g) = (eta.f64(), gamma.f64());
-    let sup = (1.0 + e).powi(2) / (2.0 * e + e * e);
-    let hi = 1.0 + 0.99 * (sup.min(rgm_alpha_max(spec)) - 1.0);
+    let (Some(sup_of), Ok(pair)) = (rdp.alpha_sup, spec.divergence_pair()) else {
+        return none;
+    };
+    let sup = spec.with_params(sup_of);
+    let hi = 1.0 + 0.99 * (sup.min(alpha_max(spec)) - 1.0);
     let mut worst: Option<(f64, f64)> = None;
     let mut violations = Vec::new();
     for a in super::curves::log_grid(1e-3, hi - 1.0, THEOREM1_SCAN) {
@@ -571,7 +484,7 @@ pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
             (Ok(x), Ok(y)) => x.to_f64().max(y.to_f64()),
             _ => continue,
         };
-        let Ok(b) = bounds::rgm::theorem1_eps_f64(e, g, *d, alpha) else {
+        let Ok(b) = spec.with_params(|p| (rdp.eps)(p, alpha)) else {
             continue;
         };
         let r = x / b;
@@ -580,9 +493,10 @@ pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
         }
         if x > b * (1.0 + SLACK) {
             violations.push(format!(
-                "VIOLATION: {}: exact D_α {} > HMB Theorem 1 bound {} at α = {}",
+                "VIOLATION: {}: exact D_α {} > {} bound {} at α = {}",
                 spec.name,
                 super::fmt::fmt_num(x),
+                rdp.name,
                 super::fmt::fmt_num(b),
                 super::fmt::fmt_sig(alpha, 6)
             ));
@@ -591,9 +505,10 @@ pub(crate) fn theorem1_scan(spec: &AuditSpec) -> (Vec<String>, Vec<String>) {
     let remarks = worst
         .map(|(r, a)| {
             vec![format!(
-                "{}: exact D_α ≤ HMB Theorem 1 checked at {THEOREM1_SCAN} values of α in (1, {}]: \
+                "{}: exact D_α ≤ {} checked at {THEOREM1_SCAN} values of α in (1, {}]: \
                  largest ratio exact/bound {} at α = {}",
                 spec.name,
+                rdp.name,
                 super::fmt::fmt_sig(hi, 6),
                 super::fmt::fmt_sig(r, 6),
                 super::fmt::fmt_sig(a, 6)

@@ -7,9 +7,13 @@ use crate::error::{Error, Result};
 use crate::model::logquad::{combine_logs, int_times_llr, integral, log_of, val_of, Ctx, Val};
 use crate::model::normal::Law;
 use crate::model::normal::{self, Gauss, NormalPair, Orders, Shift};
+use crate::model::spec_form::{
+    cks_min, cks_of_curve, conversion_alphas, fmt_sig, BoundCurve, BoundValue, KeyRule, Panels,
+    PaperBound, ProfileFigure, RdpBound, RenyiPanel, RenyiStyle, RowQuantity, SpecParams,
+};
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{AuditDraws, Statistic, Which, GRID_SIGMAS};
-use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel, SpecForm};
 use crate::numeric::quad::{Factor, Quadratic};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
@@ -357,4 +361,195 @@ pub(crate) static FAMILY: Family = normal::shift_family(
     |get| Law::located(get, |law| Arc::new(GaussianLocation(law))),
     crate::model::Guarantee::Published(claim),
     "exact eps(delta) of the Gaussian mechanism (Balle & Wang 2018, Thm 8)",
+    SpecForm {
+        bounds: Some(|p, digits| dominating_bounds(p, digits, "")),
+        profile_bounds: Some(|p, deltas| dominating_profile(p, deltas, "")),
+        rdp_bound: Some(RdpBound {
+            legends: |_| {
+                (
+                    "exact D_α (closed form)".into(),
+                    "α·Δ²/(2σ²) (Mironov Prop. 7)".into(),
+                )
+            },
+            ..DOMINATING_RDP
+        }),
+        panels: Some(Panels {
+            profile: &ProfileFigure {
+                stem: "profile_gaussian",
+                title: "Privacy profile ε(δ): Gaussian mechanism",
+                caption: "Privacy profile of the Gaussian mechanism: exact vs bounds vs audit",
+            },
+            renyi: Some(&RenyiPanel {
+                style: RenyiStyle::FormulaPerSpec,
+                title: "Gaussian mechanism: D_α = α·Δ²/(2σ²)",
+            }),
+        }),
+        quantities: &[RowQuantity {
+            name: "rho_bar",
+            keys: &["d", "Rc"],
+            what: "ρ̄(d, R_c) of HMB eq. (74), a Gaussian-noise quantity",
+            eval: |p, digits, quadrature| {
+                let (d, rc) = (p.dim("d")?, p.scalar("Rc")?);
+                if quadrature {
+                    crate::bounds::rho::rho_bar_quadrature(d, &rc, digits)
+                } else {
+                    crate::bounds::rho::rho_bar(d, &rc, digits)
+                }
+            },
+        }],
+        location_curve: Some(crate::model::spec_form::LocationCurve {
+            legend: "Gaussian",
+            reference: true,
+        }),
+        ..DOMINATED_SPEC
+    },
 );
+
+// ---- The Gaussian mechanism as a bound on others (audit specs, three-way, report) ----
+//
+// A spec of the Gaussian mechanism, and of every mechanism a paper bounds by the Gaussian
+// mechanism of the same σ and shift (HG: the rectified and truncated Gaussian, Prop. 4.6 and
+// Thm 4.9; the stochastic sign, a post-processing), shows the Gaussian mechanism's bounds: its RDP
+// curve α·Δ²/(2σ²) (Mironov 2017, Prop. 7) converted with Canonne–Kamath–Steinke 2020, Prop. 12,
+// and Balle & Wang 2018, Thm 8 (exact for the Gaussian mechanism).
+
+/// The spec form of a mechanism bounded by the Gaussian mechanism of its σ (`sigma` > 0) and its
+/// pair's shift: its family file sets `bounds` and `profile_bounds` with its theorem's text
+/// ([`dominating_bounds`], [`dominating_profile`]).
+pub(crate) const DOMINATED_SPEC: SpecForm = SpecForm {
+    rules: &[("sigma", KeyRule::Positive)],
+    rdp_bound: Some(DOMINATING_RDP),
+    panels: Some(Panels {
+        profile: &BOUNDED_PROFILE,
+        renyi: Some(&BOUNDED_RENYI),
+    }),
+    describe: Some(|p| {
+        format!(
+            "σ = {}",
+            p.get("sigma").map_or_else(String::new, ToString::to_string)
+        )
+    }),
+    ..SpecForm::GENERIC
+};
+
+/// The privacy-profile figure of the mechanisms HG bounds by the Gaussian mechanism.
+static BOUNDED_PROFILE: ProfileFigure = ProfileFigure {
+    stem: "profile_bounded",
+    title: "Privacy profile ε(δ): bounded-support mechanisms vs the Gaussian bound",
+    caption: "Privacy profiles of the rectified, truncated and sign mechanisms against the \
+              Gaussian bound",
+};
+
+/// Their D_α panel: each exact D_α beside the Gaussian mechanism's of the same σ and shift.
+static BOUNDED_RENYI: RenyiPanel = RenyiPanel {
+    style: RenyiStyle::SharedReference,
+    title: "Bounded support vs Gaussian (HG Prop. 4.6, Thm 4.9)",
+};
+
+/// The Gaussian mechanism's RDP curve α·Δ²/(2σ²) (Mironov 2017, Prop. 7) at the spec's σ and
+/// shift Δ, as the bound of a mechanism it dominates.
+const DOMINATING_RDP: RdpBound = RdpBound {
+    name: "the Gaussian mechanism's RDP (Mironov 2017, Prop. 7)",
+    eps: |p, alpha| {
+        let mu = p.shift.f64() / p.f64("sigma");
+        Ok(alpha * mu * mu / 2.0)
+    },
+    alpha_sup: None,
+    legends: |p| {
+        let (sigma, shift) = (p.f64("sigma"), p.shift.f64());
+        (
+            String::new(),
+            format!("Gaussian, σ = {sigma}, Δ = {shift} (HG bound)"),
+        )
+    },
+};
+
+/// The Gaussian mechanism's (ε, δ) bounds at the spec's σ, shift and δ: its RDP curve → CKS
+/// (optimised over α) and Balle–Wang; labels led by `prefix`, the theorem that reduces the
+/// spec's mechanism to the Gaussian one (empty for the Gaussian mechanism itself).
+pub(crate) fn dominating_bounds(p: &SpecParams<'_>, digits: u32, prefix: &str) -> Vec<PaperBound> {
+    let Some(sigma) = p.get("sigma") else {
+        return Vec::new();
+    };
+    let (shift, delta) = (p.shift, p.delta);
+    let cks = cks_of_curve(
+        |a| {
+            let c = crate::bounds::gaussian::rdp_eps(shift, sigma, &Scalar::from_float(a), digits)?;
+            Ok(c.value)
+        },
+        1.0 + 1e-4,
+        1e5,
+        delta,
+    );
+    let (value, note) = match cks {
+        Ok((e, a)) => (Ok(BoundValue::Plain(e)), format!("α* = {}", fmt_sig(a, 6))),
+        Err(e) => (Err(e), String::new()),
+    };
+    // Balle & Wang 2018, Thm 8: the certified exact ε(δ) of the Gaussian pair (0, Δ, σ).
+    let bw = Pair::gaussian(Scalar::from(0u32), shift.clone(), sigma.clone()).and_then(|pair| {
+        crate::divergence::eps_for_delta(
+            &pair,
+            delta,
+            digits,
+            crate::divergence::Method::ClosedForm,
+        )
+    });
+    vec![
+        PaperBound {
+            rdp_at: None,
+            short: "RDP→CKS",
+            label: format!(
+                "{prefix}RDP α·Δ²/(2σ²) (Mironov 2017 Prop. 7) → (ε,δ) by Canonne–Kamath–Steinke \
+                 2020 Prop. 12, optimised over α"
+            ),
+            value,
+            note,
+        },
+        PaperBound {
+            rdp_at: None,
+            short: "Balle–Wang",
+            label: format!("{prefix}Balle–Wang 2018 Thm 8 (exact for the Gaussian mechanism)"),
+            value: bw.map(BoundValue::Certified),
+            note: String::new(),
+        },
+    ]
+}
+
+/// The Gaussian mechanism's bounds as curves over δ at the spec's σ and shift: its RDP curve →
+/// CKS and Balle–Wang, legends led by `prefix`.
+pub(crate) fn dominating_profile(
+    p: &SpecParams<'_>,
+    deltas: &[f64],
+    prefix: &str,
+) -> Vec<BoundCurve> {
+    let (shift, sigma) = (p.shift.f64(), p.f64("sigma"));
+    let mu = shift / sigma;
+    let curve: Vec<(f64, f64)> = conversion_alphas(1e4)
+        .iter()
+        .map(|&a| (a, a * mu * mu / 2.0))
+        .collect();
+    let cks: Vec<(f64, f64)> = deltas
+        .iter()
+        .filter_map(|&d| cks_min(&curve, d).map(|e| (d, e)))
+        .collect();
+    let bw: Vec<(f64, f64)> = deltas
+        .iter()
+        .filter_map(|&d| {
+            crate::bounds::gaussian::dp_eps_f64(shift, sigma, d)
+                .ok()
+                .map(|e| (d, e))
+        })
+        .collect();
+    vec![
+        BoundCurve {
+            label: format!("{prefix}RDP → CKS (optimised α)"),
+            points: cks,
+            colour: 1,
+        },
+        BoundCurve {
+            label: format!("{prefix}Balle–Wang (exact for Gaussian)"),
+            points: bw,
+            colour: 3,
+        },
+    ]
+}

@@ -502,4 +502,8 @@ pub(crate) static FAMILY: Family = Family {
     location: None,
     claim: crate::model::Guarantee::Exact,
     claim_source: "exact eps(delta) of the pair, both orders (docs/formulas.md §7.1, §7.3, §7.4)",
+    spec: crate::model::SpecForm {
+        rules: &[("d", crate::model::spec_form::KeyRule::Dim(MAX_DIM))],
+        ..crate::model::SpecForm::GENERIC
+    },
 };

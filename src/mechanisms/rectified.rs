@@ -15,7 +15,7 @@ use crate::model::normal::{
 };
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{proper_range, AuditDraws, Statistic, Which};
-use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel, SpecForm};
 use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
@@ -570,4 +570,24 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
     |get| Ok(Arc::new(RectifiedPair(Clipped::looked_up(get)?))),
     |get| ClippedLaw::located(get, |law| Arc::new(RectifiedLocation(law))),
     "exact eps(delta) of the rectified pair, both orders (docs/formulas.md §7.2)",
+    SpecForm {
+        bounds: Some(|p, digits| super::gaussian::dominating_bounds(p, digits, HG_BOUND)),
+        profile_bounds: Some(|p, deltas| {
+            super::gaussian::dominating_profile(p, deltas, "Gaussian bound: ")
+        }),
+        check: Some(crate::model::spec_form::support_check),
+        describe: Some(|p| {
+            let v = |k: &str| p.get(k).map_or_else(String::new, ToString::to_string);
+            format!("σ = {}, support [{}, {}]", v("sigma"), v("a"), v("b"))
+        }),
+        location_curve: Some(crate::model::spec_form::LocationCurve {
+            legend: "rectified Gaussian",
+            reference: false,
+        }),
+        ..super::gaussian::DOMINATED_SPEC
+    },
 );
+
+/// The bound of a spec (HG Prop. 4.6: the rectified Gaussian's ε(δ) is at most the Gaussian
+/// mechanism's of the same σ and shift), whose text leads its labels.
+const HG_BOUND: &str = "HG Prop. 4.6 (≤ Gaussian mechanism, same σ and shift): ";

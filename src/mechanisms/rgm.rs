@@ -8,8 +8,12 @@ use crate::error::{check_dim, check_len, check_nonnegative, Error, Result};
 use crate::model::logquad::{same, Ctx};
 use crate::model::normal::{Gauss, Isotropic, NormalPair, Variances};
 use crate::model::pair_model_common;
+use crate::model::spec_form::{
+    fmt_sig, BoundCurve, BoundValue, ExactRdp, KeyRule, Panels, PaperBound, ProfileFigure,
+    RdpBound, RenyiPanel, RenyiStyle, RowCheck, RowQuantity, SpecIssue, SpecParams,
+};
 use crate::model::{looked_up, named, nonnegative, Family, Pair, PairModel, ParamLookup};
-use crate::model::{AuditDraws, Statistic, Which};
+use crate::model::{AuditDraws, SpecForm, Statistic, Which};
 use crate::numeric::f64s;
 use crate::scalar::Scalar;
 use rand::Rng;
@@ -499,4 +503,291 @@ pub(crate) static FAMILY: Family = Family {
     location: None,
     claim: crate::model::Guarantee::Exact,
     claim_source: "exact eps(delta) of this RGM pair, both orders (docs/formulas.md §7.3, §7.4)",
+    spec: SPEC,
 };
+
+// ---- Audit specs, the three-way comparison, the report and `dpaudit eval` (`FAMILY.spec`) ----
+
+/// The RGM's part in specs and reports: HMB's relative sensitivity (η, R) (Def. 2) and an
+/// optional Rényi order α as extra `[mechanism]` keys, Def. 2 and Theorem 1's σ² checked on the
+/// spec, HMB's bounds (Corollary 1, eq. (45), Theorem 1) as functions of the spec's parameters,
+/// and the exact D_α of Lemma 2 where it is finite.
+const SPEC: SpecForm = SpecForm {
+    rules: &[
+        ("d", KeyRule::Dim(super::gaussian_dd::MAX_DIM)),
+        ("gamma", KeyRule::Positive),
+        ("sigma2", KeyRule::NonNegative),
+        ("eta", KeyRule::Positive),
+        ("R", KeyRule::NonNegative),
+        ("alpha", KeyRule::OptionalOrder),
+        ("n1", KeyRule::NonNegative),
+        ("n2", KeyRule::NonNegative),
+        ("dist", KeyRule::NonNegative),
+    ],
+    extra_keys: &["eta", "R", "alpha"],
+    check: Some(spec_check),
+    bounds: Some(spec_bounds),
+    profile_bounds: Some(profile_bounds),
+    rdp_bound: Some(RdpBound {
+        name: "HMB Theorem 1",
+        eps: |p, alpha| {
+            crate::bounds::rgm::theorem1_eps_f64(p.f64("eta"), p.f64("gamma"), p.dim("d"), alpha)
+        },
+        alpha_sup: Some(theorem1_alpha_sup),
+        legends: |p| {
+            let d = p.dim("d");
+            (
+                format!("exact D_α, d = {d}"),
+                format!("HMB Thm 1 eq. (5), d = {d}"),
+            )
+        },
+    }),
+    exact_rdp: Some(ExactRdp {
+        alpha_max,
+        source: "HMB Lemma 2",
+    }),
+    panels: Some(Panels {
+        profile: &ProfileFigure {
+            stem: "profile_rgm",
+            title: "Privacy profile ε(δ): Relative Gaussian Mechanism",
+            caption: "Privacy profiles of the RGM pairs: exact vs HMB bounds vs audit",
+        },
+        renyi: Some(&RenyiPanel {
+            style: RenyiStyle::BoundPerSpec,
+            title: "RGM pairs: exact D_α (HMB Lemma 2) vs Theorem 1",
+        }),
+    }),
+    describe: Some(|p| {
+        let v = |k: &str| p.get(k).map_or_else(String::new, ToString::to_string);
+        format!(
+            "d = {}, γ = {}, σ² = {}, relative sensitivity (η, R) = ({}, {})",
+            p.dim("d"),
+            v("gamma"),
+            v("sigma2"),
+            v("eta"),
+            v("R")
+        )
+    }),
+    describe_pair: Some(|p| {
+        let v = |k: &str| p.get(k).map_or_else(String::new, ToString::to_string);
+        format!(
+            "‖r1‖ = {}, ‖r2‖ = {}, ‖r1 − r2‖ = {}",
+            v("n1"),
+            v("n2"),
+            v("dist")
+        )
+    }),
+    location_curve: None,
+    row_check: Some(RowCheck {
+        keys: &["eta", "R"],
+        check: row_check,
+    }),
+    quantities: &[
+        RowQuantity {
+            name: "rgm_theorem1_eps",
+            keys: &["eta", "gamma", "d", "alpha"],
+            what: "an RGM bound",
+            eval: |p, digits, _| {
+                let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
+                let (d, alpha) = (p.dim("d")?, p.scalar("alpha")?);
+                crate::bounds::rgm::theorem1_eps(&eta, &gamma, d, &alpha, digits)
+            },
+        },
+        RowQuantity {
+            name: "rgm_corollary1_eps",
+            keys: &["eta", "gamma", "d", "delta"],
+            what: "an RGM bound",
+            eval: |p, digits, _| {
+                let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
+                let (d, delta) = (p.dim("d")?, p.scalar("delta")?);
+                crate::bounds::rgm::corollary1_eps(&eta, &gamma, d, &delta, digits)
+            },
+        },
+        RowQuantity {
+            name: "rgm_optimized_dp_eps",
+            keys: &["eta", "gamma", "d", "delta"],
+            what: "an RGM bound",
+            eval: |p, digits, _| {
+                let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
+                let (d, delta) = (p.dim("d")?, p.scalar("delta")?);
+                crate::bounds::rgm::optimized_dp_eps(&eta, &gamma, d, &delta, digits)
+                    .map(|(eps, _alpha)| eps)
+            },
+        },
+    ],
+};
+
+/// The spec's values of `keys`, in order (`None` if one is absent: the reader has required them).
+fn spec_values<const N: usize>(p: &SpecParams<'_>, keys: [&str; N]) -> Option<[Scalar; N]> {
+    let mut out: [Scalar; N] = std::array::from_fn(|_| Scalar::from(0u32));
+    for (o, k) in out.iter_mut().zip(keys) {
+        *o = p.get(k)?.clone();
+    }
+    Some(out)
+}
+
+/// The spec's checks: the pair satisfies the relative sensitivity (HMB Def. 2, eq. (3):
+/// ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R², decided by
+/// [`crate::bounds::rgm::relative_sensitivity_holds`]), and σ² meets Theorem 1's condition
+/// σ² ≥ γ η⁻² [1 − η(α − 1)] R² for every α ≥ 1 in its range, i.e. σ² ≥ γ R² / η² (the α = 1
+/// end, [`crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha`]).
+fn spec_check(p: &SpecParams<'_>) -> std::result::Result<(), SpecIssue> {
+    let keys = ["eta", "R", "n1", "n2", "dist", "gamma", "sigma2"];
+    let Some([eta, r, n1, n2, dist, gamma, sigma2]) = spec_values(p, keys) else {
+        return Ok(());
+    };
+    if !crate::bounds::rgm::relative_sensitivity_holds(&eta, &r, &n1, &n2, &dist) {
+        return Err(SpecIssue {
+            field: "pair.dist",
+            value: dist.to_string(),
+            expected: format!(
+                "admissible for the relative sensitivity (HMB Def. 2, eq. (3)): dist² = {} must be \
+                 <= eta² min(n1, n2)² + R² = {}",
+                dist.f64().powi(2),
+                eta.f64().powi(2) * n1.f64().min(n2.f64()).powi(2) + r.f64().powi(2)
+            ),
+        });
+    }
+    let (holds, min) =
+        crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(&eta, &r, &gamma, &sigma2);
+    if holds {
+        Ok(())
+    } else {
+        Err(SpecIssue {
+            field: "mechanism.sigma2",
+            value: sigma2.to_string(),
+            expected: format!(
+                ">= gamma R² / eta² = {} (HMB Theorem 1's condition sigma² >= gamma eta⁻² \
+                 [1 - eta (alpha - 1)] R² at alpha = 1)",
+                min
+            ),
+        })
+    }
+}
+
+/// HMB's bounds on an RGM spec at its δ: Corollary 1, eq. (44); eq. (45) optimised over α; and
+/// at that α (or the spec's) Theorem 1's RDP ε(α), shown beside the exact D_α (Lemma 2, eq. (13)).
+fn spec_bounds(p: &SpecParams<'_>, digits: u32) -> Vec<PaperBound> {
+    let Some([eta, gamma]) = spec_values(p, ["eta", "gamma"]) else {
+        return Vec::new();
+    };
+    let (d, delta, alpha) = (p.dim("d"), p.delta, p.get("alpha"));
+    let mut out = vec![PaperBound {
+        rdp_at: None,
+        short: "Cor. 1 eq. (44)",
+        label: "HMB Corollary 1, eq. (44)".into(),
+        value: crate::bounds::rgm::corollary1_eps(&eta, &gamma, d, delta, digits)
+            .map(BoundValue::Certified),
+        note: String::new(),
+    }];
+    let mut alpha_used: Option<Scalar> = alpha.cloned();
+    let (value, note) = match crate::bounds::rgm::optimized_dp_eps(&eta, &gamma, d, delta, digits) {
+        Ok((c, a)) => {
+            if alpha_used.is_none() {
+                alpha_used = Some(Scalar::from_float(&a.value));
+            }
+            let note = format!("α* = {}", fmt_sig(a.to_f64(), 8));
+            (Ok(BoundValue::Certified(c)), note)
+        }
+        Err(e) => (Err(e), String::new()),
+    };
+    out.push(PaperBound {
+        rdp_at: None,
+        short: "eq. (45) opt.",
+        label: "HMB eq. (45) (Thm 1 + Mironov conversion), minimised over α".into(),
+        value,
+        note,
+    });
+    if let Some(a) = alpha_used {
+        let how = if alpha.is_some() {
+            "α from the spec"
+        } else {
+            "α* of eq. (45)"
+        };
+        out.push(PaperBound {
+            value: crate::bounds::rgm::theorem1_eps(&eta, &gamma, d, &a, digits)
+                .map(BoundValue::Certified),
+            note: format!("α = {} ({how})", fmt_sig(a.f64(), 8)),
+            rdp_at: Some((
+                a,
+                "exact D_α of the pair (HMB Lemma 2, eq. (13)), max of both orders",
+            )),
+            short: "Thm 1 ε(α)",
+            label: "HMB Theorem 1, eq. (5): RDP ε(α)".into(),
+        });
+    }
+    out
+}
+
+/// HMB's (ε, δ) bounds as curves over δ: Corollary 1, eq. (44) and eq. (45) optimised over α.
+fn profile_bounds(p: &SpecParams<'_>, deltas: &[f64]) -> Vec<BoundCurve> {
+    use rayon::prelude::*;
+    let (eta, gamma, d) = (p.f64("eta"), p.f64("gamma"), p.dim("d"));
+    let cor: Vec<(f64, f64)> = deltas
+        .par_iter()
+        .filter_map(|&dl| {
+            crate::bounds::rgm::corollary1_eps_f64(eta, gamma, d, dl)
+                .ok()
+                .map(|e| (dl, e))
+        })
+        .collect();
+    let opt: Vec<(f64, f64)> = deltas
+        .par_iter()
+        .filter_map(|&dl| {
+            crate::bounds::rgm::optimized_dp_eps_f64(eta, gamma, d, dl)
+                .ok()
+                .map(|(e, _)| (dl, e))
+        })
+        .collect();
+    vec![
+        BoundCurve {
+            label: "HMB Cor. 1, eq. (44)".into(),
+            points: cor,
+            colour: 1,
+        },
+        BoundCurve {
+            label: "HMB eq. (45), optimised α".into(),
+            points: opt,
+            colour: 3,
+        },
+    ]
+}
+
+/// The supremum of Theorem 1's α-range, (1 + η)² / (2η + η²) (HMB Theorem 1, eq. (5)).
+fn theorem1_alpha_sup(p: &SpecParams<'_>) -> f64 {
+    let e = p.f64("eta");
+    (1.0 + e).powi(2) / (2.0 * e + e * e)
+}
+
+/// Largest α at which the RGM pair's D_α is finite: σ_α² = α σ2² + (1 − α) σ1² > 0 in both
+/// orders (HMB Lemma 2), capped at 10⁴.
+fn alpha_max(p: &SpecParams<'_>) -> f64 {
+    let g = p.f64("gamma");
+    let s = p.f64("sigma2");
+    let v1 = g * p.f64("n1").powi(2) + s;
+    let v2 = g * p.f64("n2").powi(2) + s;
+    let (lo, hi) = (v1.min(v2), v1.max(v2));
+    if hi > lo {
+        // α lo + (1 − α) hi > 0  ⇔  α < hi / (hi − lo)
+        return (hi / (hi - lo) * (1.0 - 1e-9)).min(1e4);
+    }
+    1e4
+}
+
+/// The check of an `rgm` row of `dpaudit eval` with (eta, R): the relative sensitivity of
+/// HMB Def. 2 ([`crate::bounds::rgm::check_relative_sensitivity`]); both or neither.
+fn row_check(get: &dyn Fn(&str) -> Result<Option<Scalar>>, pair: &Pair) -> Result<()> {
+    match (get("eta")?, get("R")?) {
+        (None, None) => Ok(()),
+        (Some(eta), Some(r)) => match pair.downcast_ref::<RgmPair>() {
+            Some(RgmPair { n1, n2, dist, .. }) => {
+                crate::bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)
+            }
+            None => Ok(()),
+        },
+        _ => Err(Error::MissingParameter {
+            name: "eta and R (give both or neither)".into(),
+            needed_by: "the relative-sensitivity check of family rgm".into(),
+        }),
+    }
+}

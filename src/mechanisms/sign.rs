@@ -15,7 +15,7 @@ use crate::model::normal::{
 };
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{proper_range, AuditDraws, Statistic, Which};
-use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel, SpecForm};
 use crate::numeric::mp::{log_ndtr, log_norm_pdf};
 use crate::numeric::{f64s, mp};
 use crate::scalar::Scalar;
@@ -456,4 +456,19 @@ pub(crate) static FAMILY: Family = normal::shift_family(
     |get| Law::located(get, |law| Arc::new(SignLocation(law))),
     crate::model::Guarantee::Exact,
     "exact eps(delta) of the stochastic-sign pair, both orders (docs/formulas.md §7.2)",
+    SpecForm {
+        bounds: Some(|p, digits| super::gaussian::dominating_bounds(p, digits, HG_BOUND)),
+        profile_bounds: Some(|p, deltas| {
+            super::gaussian::dominating_profile(p, deltas, "Gaussian bound: ")
+        }),
+        location_curve: Some(crate::model::spec_form::LocationCurve {
+            legend: "stochastic sign",
+            reference: false,
+        }),
+        ..super::gaussian::DOMINATED_SPEC
+    },
 );
+
+/// The bound of a spec (a post-processing of the Gaussian mechanism's output, HG §4.1): the
+/// Gaussian mechanism's of the same σ and shift, whose text leads its labels.
+const HG_BOUND: &str = "Post-processing of the Gaussian mechanism (same σ and shift): ";

@@ -462,6 +462,7 @@ const fn family(
              composition computed by the accountant",
         ),
         claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
+        spec: crate::model::SpecForm::GENERIC,
     }
 }
 

@@ -15,7 +15,7 @@ use crate::model::normal::{
 };
 use crate::model::{location_model_common, pair_model_common};
 use crate::model::{proper_range, AuditDraws, Statistic, Which};
-use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel};
+use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel, SpecForm};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::mp::{log_ndtr_diff, log_norm_pdf};
 use crate::numeric::quad::Factor;
@@ -817,7 +817,27 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
     |get| Ok(Arc::new(TruncatedPair(Clipped::looked_up(get)?))),
     |get| ClippedLaw::located(get, |law| Arc::new(TruncatedLocation(law))),
     "exact eps(delta) of the truncated pair, both orders (docs/formulas.md §7.2)",
+    SpecForm {
+        bounds: Some(|p, digits| super::gaussian::dominating_bounds(p, digits, HG_BOUND)),
+        profile_bounds: Some(|p, deltas| {
+            super::gaussian::dominating_profile(p, deltas, "Gaussian bound: ")
+        }),
+        check: Some(crate::model::spec_form::support_check),
+        describe: Some(|p| {
+            let v = |k: &str| p.get(k).map_or_else(String::new, ToString::to_string);
+            format!("σ = {}, support [{}, {}]", v("sigma"), v("a"), v("b"))
+        }),
+        location_curve: Some(crate::model::spec_form::LocationCurve {
+            legend: "truncated Gaussian",
+            reference: false,
+        }),
+        ..super::gaussian::DOMINATED_SPEC
+    },
 );
+
+/// The bound of a spec (HG Thm 4.9: the truncated Gaussian's ε(δ) is at most the Gaussian
+/// mechanism's of the same σ and shift), whose text leads its labels.
+const HG_BOUND: &str = "HG Thm 4.9 (≤ Gaussian mechanism, same σ and shift): ";
 
 #[cfg(test)]
 mod tests;

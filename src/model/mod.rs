@@ -23,7 +23,9 @@
 //!   ([`crate::audit::mechanisms::for_pair`]) has no code of its own per family;
 //! * `dpaudit eval`, the audit specs, the three-way comparison and training look families up
 //!   in the registry ([`FAMILIES`], [`Family::by_name`]): vocabulary, constructors, and the
-//!   privacy claim as data ([`Guarantee`] and its source).
+//!   privacy claim as data ([`Guarantee`] and its source), and the family's part in audit
+//!   specs, the three-way comparison, the report's figures and `eval`'s paper quantities as data
+//!   ([`SpecForm`], [`spec_form`]).
 //!
 //! Adding a mechanism is one file in [`crate::mechanisms`] that implements [`PairModel`] (with
 //! [`LinePair`] for densities on the line, or [`AuditDraws`] and its own integrals for other
@@ -33,8 +35,10 @@
 
 pub(crate) mod logquad;
 pub(crate) mod normal;
+pub mod spec_form;
 
 pub use normal::{Gauss, NormalPair, Variances};
+pub use spec_form::SpecForm;
 
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::StreamRng;
@@ -439,6 +443,10 @@ pub struct Family {
     pub claim: Guarantee,
     /// Where that guarantee comes from (for reports).
     pub claim_source: &'static str,
+    /// Its part in audit specs, the three-way comparison, the report's figures and `dpaudit
+    /// eval`'s paper quantities: extra spec keys, key rules, the papers' bounds as functions of
+    /// the spec's parameters, which figures its specs are drawn in ([`SpecForm::GENERIC`]: none).
+    pub spec: SpecForm,
 }
 
 /// What a family's mechanism is claimed to guarantee on a pair: the ε that an audit's lower

@@ -6,7 +6,6 @@ use super::csv::{fmt_num, fmt_sig, Table};
 use super::golden::GoldenSummary;
 use super::sources::ControlOutcome;
 use super::threeway::{Figure, Role, ThreeWay};
-use crate::compare::spec::{MechanismSpec, PairSpec};
 use crate::scalar::Scalar;
 use std::fmt::Write;
 use std::time::Duration;
@@ -96,42 +95,41 @@ fn assignments(params: &[(&str, Scalar)]) -> String {
     parts.join(", ")
 }
 
+/// The spec's parameters and pair, as its family describes them
+/// ([`crate::model::SpecForm::describe`]; by default `k = v, …`, and `μ = a vs b` for two
+/// locations).
 fn pair_text(tw: &ThreeWay) -> String {
     let s = &tw.spec;
-    let pair = match &s.pair {
-        PairSpec::Locations { mu1, mu2 } => format!("μ = {mu1} vs {mu2}"),
-        PairSpec::Norms { n1, n2, dist } => format!("‖r1‖ = {n1}, ‖r2‖ = {n2}, ‖r1 − r2‖ = {dist}"),
-        PairSpec::Inputs(v) => assignments(v),
-    };
-    let mech = match &s.mechanism {
-        MechanismSpec::Gaussian { sigma } => format!("σ = {sigma}"),
-        MechanismSpec::StochasticSign { sigma } => format!("σ = {sigma}"),
-        MechanismSpec::Rectified { sigma, a, b } | MechanismSpec::Truncated { sigma, a, b } => {
-            format!("σ = {sigma}, support [{a}, {b}]")
-        }
-        MechanismSpec::Rgm {
-            d,
-            gamma,
-            sigma2,
-            eta,
-            r,
-            ..
-        } => format!(
-            "d = {d}, γ = {gamma}, σ² = {sigma2}, relative sensitivity (η, R) = ({eta}, {r})"
-        ),
-        MechanismSpec::Model { params, .. } => assignments(params),
-    };
+    let form = &s.mechanism.family.spec;
+    let (mech, pair) = s.with_params(|p| {
+        (
+            form.describe.map(|f| f(p)),
+            form.describe_pair.map(|f| f(p)),
+        )
+    });
+    let pair = pair.unwrap_or_else(|| match (s.pair.get("mu1"), s.pair.get("mu2")) {
+        (Some(mu1), Some(mu2)) => format!("μ = {mu1} vs {mu2}"),
+        _ => assignments(&s.pair.inputs),
+    });
+    let mech = mech.unwrap_or_else(|| assignments(&s.mechanism.params));
     format!("{mech}; pair {pair}")
 }
 
 /// Renders the summary.
 pub(crate) fn render(inp: &SummaryInput) -> String {
     let mut o = String::new();
-    let violations: Vec<&String> = inp
-        .results
-        .iter()
-        .flat_map(|(t, _)| t.violations.iter())
-        .collect();
+    render_intro(&mut o, inp);
+    render_verdict(&mut o, inp);
+    render_overview(&mut o, inp);
+    render_per_mechanism(&mut o, inp);
+    render_controls(&mut o, inp);
+    render_golden(&mut o, inp);
+    render_plots(&mut o, inp);
+    o
+}
+
+/// The title and the introduction.
+fn render_intro(o: &mut String, inp: &SummaryInput) {
     let _ = writeln!(o, "# {}\n", inp.title);
     let _ = writeln!(
         o,
@@ -149,6 +147,15 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
         inp.results.len(),
         inp.results.len()
     );
+}
+
+/// The verdict: violations, specs not run, golden and control counts, wall time.
+fn render_verdict(o: &mut String, inp: &SummaryInput) {
+    let violations: Vec<&String> = inp
+        .results
+        .iter()
+        .flat_map(|(t, _)| t.violations.iter())
+        .collect();
     let _ = writeln!(o, "## Verdict\n");
     if violations.is_empty() {
         let _ = writeln!(
@@ -210,7 +217,10 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
         "- Wall time: {:.1} s (wall times appear only in this file; the CSVs are deterministic).\n",
         inp.total.as_secs_f64()
     );
+}
 
+/// The overview table.
+fn render_overview(o: &mut String, inp: &SummaryInput) {
     let _ = writeln!(o, "## Overview\n");
     let overview = Table::of(
         inp.results,
@@ -232,7 +242,10 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
         "\n\"≥ exact\" marks an upper bound on the exact ε (the exact RDP curve converted with \
          Canonne–Kamath–Steinke), shown where no certified ε(δ) is available.\n"
     );
+}
 
+/// One section per spec: its figures, violations and remarks.
+fn render_per_mechanism(o: &mut String, inp: &SummaryInput) {
     let _ = writeln!(o, "## Per mechanism\n");
     for (tw, wall) in inp.results {
         let s = &tw.spec;
@@ -277,7 +290,10 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
             let _ = writeln!(o);
         }
     }
+}
 
+/// The positive controls.
+fn render_controls(o: &mut String, inp: &SummaryInput) {
     if let Some(Ok(c)) = inp.controls {
         let _ = writeln!(o, "## Positive controls\n");
         let _ = writeln!(
@@ -313,7 +329,10 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
         );
         let _ = writeln!(o, "{}", controls.markdown());
     }
+}
 
+/// The golden verification.
+fn render_golden(o: &mut String, inp: &SummaryInput) {
     if let Some(Ok(g)) = inp.golden {
         let _ = writeln!(o, "## Golden verification\n");
         let _ = writeln!(
@@ -378,7 +397,10 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
             let _ = writeln!(o);
         }
     }
+}
 
+/// The plots.
+fn render_plots(o: &mut String, inp: &SummaryInput) {
     if !inp.plots.is_empty() {
         let _ = writeln!(o, "## Plots\n");
         for (stem, caption) in inp.plots {
@@ -388,5 +410,4 @@ pub(crate) fn render(inp: &SummaryInput) -> String {
             );
         }
     }
-    o
 }

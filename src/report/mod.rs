@@ -25,7 +25,7 @@ pub mod samples;
 
 pub(crate) use crate::compare::{curves, golden, shards, sources, threeway};
 
-use crate::compare::spec::{self, AuditSpec, MechanismSpec};
+use crate::compare::spec::{self, AuditSpec};
 use crate::error::{Error, Result};
 use csv::{fmt_num, write_atomic, Table};
 use std::path::{Path, PathBuf};
@@ -230,6 +230,19 @@ fn ensure_dir(dir: &Path) -> Result<()> {
     })
 }
 
+/// The privacy-profile figures the registry's families name, each once, in registry order.
+fn profile_figures() -> Vec<&'static crate::model::spec_form::ProfileFigure> {
+    let mut figures: Vec<&'static crate::model::spec_form::ProfileFigure> = Vec::new();
+    for f in crate::model::FAMILIES {
+        if let Some(p) = &f.spec.panels {
+            if !figures.iter().any(|g| g.stem == p.profile.stem) {
+                figures.push(p.profile);
+            }
+        }
+    }
+    figures
+}
+
 /// The CSV of the three-way figures (deterministic).
 pub(crate) fn threeway_table(results: &[&ThreeWay]) -> Table {
     let mut t = Table::new(&[
@@ -430,8 +443,9 @@ pub(crate) fn run_report(opts: &ReportOptions) -> Result<ReportOutcome> {
     ))
 }
 
-/// The report's plots: the privacy profiles (Gaussian, RGM, bounded support), D_α against α
-/// and HG's location figure, listed in `plot_list` and `files`.
+/// The report's plots: the privacy-profile figures that the specs' families name (registry
+/// data, [`crate::model::spec_form::Panels`]), D_α against α and HG's location figure, listed in
+/// `plot_list` and `files`.
 fn write_plots(
     opts: &ReportOptions,
     tws: &[&ThreeWay],
@@ -440,58 +454,25 @@ fn write_plots(
     files: &mut Vec<PathBuf>,
 ) -> Result<()> {
     let out = &opts.out;
-    let pick = |f: fn(&MechanismSpec) -> bool| -> Vec<&ThreeWay> {
-        tws.iter()
-            .copied()
-            .filter(|t| f(&t.spec.mechanism))
-            .collect()
+    let profile_of = |t: &ThreeWay| {
+        let panels = t.spec.mechanism.family.spec.panels.as_ref();
+        panels.map(|p| p.profile.stem)
     };
-    let gauss = pick(|m| matches!(m, MechanismSpec::Gaussian { .. }));
-    let rgm = pick(|m| matches!(m, MechanismSpec::Rgm { .. }));
-    let bounded = pick(|m| {
-        matches!(
-            m,
-            MechanismSpec::Rectified { .. }
-                | MechanismSpec::Truncated { .. }
-                | MechanismSpec::StochasticSign { .. }
-        )
-    });
-    write_plot(
-        &curves::profile_figure(
-            "Privacy profile ε(δ): Gaussian mechanism",
-            &gauss,
-            opts.per_decade(),
-        ),
-        out,
-        "profile_gaussian",
-        "Privacy profile of the Gaussian mechanism: exact vs bounds vs audit",
-        plot_list,
-        files,
-    )?;
-    write_plot(
-        &curves::profile_figure(
-            "Privacy profile ε(δ): Relative Gaussian Mechanism",
-            &rgm,
-            opts.per_decade(),
-        ),
-        out,
-        "profile_rgm",
-        "Privacy profiles of the RGM pairs: exact vs HMB bounds vs audit",
-        plot_list,
-        files,
-    )?;
-    write_plot(
-        &curves::profile_figure(
-            "Privacy profile ε(δ): bounded-support mechanisms vs the Gaussian bound",
-            &bounded,
-            opts.per_decade(),
-        ),
-        out,
-        "profile_bounded",
-        "Privacy profiles of the rectified, truncated and sign mechanisms against the Gaussian bound",
-        plot_list,
-        files,
-    )?;
+    for fig in profile_figures() {
+        let members: Vec<&ThreeWay> = tws
+            .iter()
+            .copied()
+            .filter(|t| profile_of(t) == Some(fig.stem))
+            .collect();
+        write_plot(
+            &curves::profile_figure(fig.title, &members, opts.per_decade()),
+            out,
+            fig.stem,
+            fig.caption,
+            plot_list,
+            files,
+        )?;
+    }
     let specs_ref: Vec<&AuditSpec> = specs.iter().collect();
     write_plot(
         &curves::renyi_figure(&specs_ref),

@@ -158,10 +158,7 @@ fn bounded_families_need_a_support() {
         "{e}"
     );
     let t3 = t.replace("sigma = 5", "sigma = 5\na = -1\nb = 1");
-    assert!(matches!(
-        parse(&t3).unwrap().mechanism,
-        MechanismSpec::Rectified { .. }
-    ));
+    assert_eq!(parse(&t3).unwrap().mechanism.family.name, "rectified");
 }
 
 #[test]
@@ -238,7 +235,9 @@ fn parses_a_gaussian_dd_spec_through_the_registry() {
     assert_eq!(s.mechanism.family(), "gaussian_dd");
     assert_eq!(
         s.pair,
-        PairSpec::Inputs(vec![("dist", "1".parse().unwrap())])
+        PairSpec {
+            inputs: vec![("dist", "1".parse().unwrap())]
+        }
     );
     assert_eq!(s.shift().f64(), 1.0);
     let pair = s.divergence_pair().unwrap();
@@ -275,6 +274,64 @@ fn parses_a_gaussian_dd_spec_through_the_registry() {
                     "laplace",
                     "\"subsampled_gaussian\"",
                 ],
+            ),
+        ],
+    );
+}
+
+/// The RGM's extra `[mechanism]` keys come from its registry data (`SpecForm::extra_keys`): the
+/// optional Rényi order `alpha` is kept when given, checked > 1, and left out when absent.
+#[test]
+fn rgm_extra_keys_come_from_the_family() {
+    let s = parse(RGM).unwrap();
+    assert!(s.mechanism.params.iter().all(|(k, _)| *k != "alpha"));
+    let keys: Vec<&str> = s.mechanism.params.iter().map(|(k, _)| *k).collect();
+    assert_eq!(keys, ["d", "gamma", "sigma2", "eta", "R"]);
+    let with = RGM.replace("R = \"0.75\"", "R = \"0.75\"\n    alpha = \"3\"");
+    let s = parse(&with).unwrap();
+    let alpha = s.mechanism.params.iter().find(|(k, _)| *k == "alpha");
+    assert_eq!(alpha.map(|(_, v)| v.to_string()), Some("3".to_string()));
+    assert_errors(
+        &with,
+        &[
+            (
+                "alpha = \"3\"",
+                "alpha = \"1\"",
+                &["mechanism.alpha", "> 1"],
+            ),
+            ("d = 10", "d = \"10\"", &["mechanism.d", "an integer"]),
+            ("R = \"0.75\"", "R = \"-1\"", &["mechanism.R", ">= 0"]),
+            ("n1 = \"100\"", "n1 = \"-100\"", &["pair.n1", ">= 0"]),
+        ],
+    );
+}
+
+/// A key that the family does not take is refused, naming the field and the family, in either
+/// section; a spec without a family names the missing field.
+#[test]
+fn keys_outside_the_family_are_refused() {
+    assert_errors(
+        GAUSS,
+        &[
+            (
+                "sigma = 5",
+                "sigma = 5\n    eta = 1",
+                &["mechanism.eta", "does not take it", "gaussian"],
+            ),
+            (
+                "mu2 = 1",
+                "mu2 = 1\n    dist = 1",
+                &["pair.dist", "does not take it"],
+            ),
+            (
+                "family = \"gaussian\"\n",
+                "",
+                &["mechanism.family", "missing"],
+            ),
+            (
+                "family = \"gaussian\"",
+                "family = 3",
+                &["mechanism.family", "one of"],
             ),
         ],
     );

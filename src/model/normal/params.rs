@@ -221,13 +221,14 @@ impl Law {
 }
 
 /// The registry entry of a family with two locations and one σ (Gaussian, stochastic sign): keys
-/// mu1, mu2, sigma (the pair) and mu, sigma (one law).
+/// mu1, mu2, sigma (the pair) and mu, sigma (one law), with its part in audit specs and reports `spec`.
 pub(crate) const fn shift_family(
     name: &'static str,
     pair: fn(crate::model::ParamLookup<'_>) -> Result<std::sync::Arc<dyn crate::model::PairModel>>,
     location: crate::model::LocationBuilder,
     claim: crate::model::Guarantee,
     claim_source: &'static str,
+    spec: crate::model::SpecForm,
 ) -> crate::model::Family {
     crate::model::Family {
         name,
@@ -238,6 +239,7 @@ pub(crate) const fn shift_family(
         location: Some(location),
         claim,
         claim_source,
+        spec,
     }
 }
 
@@ -248,6 +250,7 @@ pub(crate) const fn clipped_family(
     pair: fn(crate::model::ParamLookup<'_>) -> Result<std::sync::Arc<dyn crate::model::PairModel>>,
     location: crate::model::LocationBuilder,
     claim_source: &'static str,
+    spec: crate::model::SpecForm,
 ) -> crate::model::Family {
     crate::model::Family {
         name,
@@ -258,5 +261,6 @@ pub(crate) const fn clipped_family(
         location: Some(location),
         claim: crate::model::Guarantee::Exact,
         claim_source,
+        spec,
     }
 }
