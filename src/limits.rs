@@ -155,6 +155,38 @@ pub fn current() -> Option<Deadline> {
     DEADLINE.with(|d| d.get())
 }
 
+/// The time limits of one thread — the loop deadline of [`with_deadline`] and the certified
+/// computations' limit (`numeric::deadline`) — taken into worker threads. Both are
+/// thread-local, so work fanned out with rayon runs without any limit unless its closures run
+/// under [`Carried::run`]: a report's certified curves computed on rayon's threads used to go on
+/// for seconds past `audit --max-seconds`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Carried {
+    deadline: Option<Deadline>,
+    numeric: Option<(Instant, f64)>,
+}
+
+/// This thread's limits, to carry into worker threads.
+pub(crate) fn carry() -> Carried {
+    Carried {
+        deadline: current(),
+        numeric: crate::numeric::deadline::current(),
+    }
+}
+
+impl Carried {
+    /// Runs `f` on the calling (worker) thread under the carried limits, restoring that
+    /// thread's own limits afterwards.
+    pub(crate) fn run<T>(&self, f: impl FnOnce() -> T) -> T {
+        crate::numeric::deadline::within(self.numeric, || {
+            let old = DEADLINE.with(|d| d.replace(self.deadline));
+            let out = f();
+            DEADLINE.with(|d| d.set(old));
+            out
+        })
+    }
+}
+
 /// [`Error::TimeLimit`] once this thread's deadline (if any) has passed.
 pub fn check_deadline(what: &str) -> Result<()> {
     match current() {
@@ -242,6 +274,35 @@ mod tests {
         assert!(check_memory("n", 1, "x", None).is_err());
         assert_eq!(product(&[u128::MAX, 2]), None);
         assert_eq!(product(&[3, 4]), Some(12));
+    }
+
+    #[test]
+    fn carried_limits_reach_worker_threads() {
+        with_deadline(Some(1e-9), || {
+            crate::numeric::deadline::with_limit(Some(1e-9), || {
+                std::thread::sleep(Duration::from_millis(2));
+                let lim = carry();
+                let (plain, carried) = std::thread::spawn(move || {
+                    let plain = (
+                        check_deadline("x").is_ok(),
+                        crate::numeric::deadline::expired(),
+                    );
+                    let carried = lim.run(|| {
+                        (
+                            check_deadline("x").is_ok(),
+                            crate::numeric::deadline::expired(),
+                        )
+                    });
+                    // The worker's own (absent) limits are restored.
+                    assert!(check_deadline("x").is_ok());
+                    (plain, carried)
+                })
+                .join()
+                .unwrap();
+                assert_eq!(plain, (true, None));
+                assert_eq!(carried, (false, Some(1e-9)));
+            })
+        });
     }
 
     #[test]

@@ -73,9 +73,10 @@ fn eps_curve_point(pair: &Pair, delta: f64) -> Option<f64> {
 pub fn exact_profile_dd(pair: &Pair, deltas: &[f64], digits: u32) -> Result<Vec<(f64, f64)>> {
     let ds: Vec<Scalar> = deltas.iter().map(|&d| Scalar::from(d)).collect();
     let swapped = pair.swapped();
+    let lim = crate::limits::carry();
     let (a, b) = rayon::join(
-        || divergence::eps_profile(pair, &ds, digits),
-        || divergence::eps_profile(&swapped, &ds, digits),
+        || lim.run(|| divergence::eps_profile(pair, &ds, digits)),
+        || lim.run(|| divergence::eps_profile(&swapped, &ds, digits)),
     );
     let (a, b) = (a?, b?);
     Ok(deltas
@@ -113,9 +114,10 @@ pub(crate) fn profile_panel(tw: &ThreeWay, per_decade: u32) -> Panel {
 /// profile and the upper bound exact D_α → CKS.
 fn exact_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Series>) {
     if let Ok(pair) = spec.divergence_pair() {
+        let lim = crate::limits::carry();
         let exact: Vec<(f64, f64)> = deltas
             .par_iter()
-            .filter_map(|&d| eps_curve_point(&pair, d).map(|e| (d, e)))
+            .filter_map(|&d| lim.run(|| eps_curve_point(&pair, d).map(|e| (d, e))))
             .collect();
         if exact.len() == deltas.len() {
             series.push(Series::new("exact ε(δ)", exact, Style::Line, 0));
@@ -126,7 +128,7 @@ fn exact_profile_series(spec: &AuditSpec, deltas: &[f64], series: &mut Vec<Serie
             }
             let curve: Vec<(f64, f64)> = conversion_alphas(alpha_max(spec))
                 .into_par_iter()
-                .filter_map(|a| renyi_f64_both(&pair, a).map(|d| (a, d)))
+                .filter_map(|a| lim.run(|| renyi_f64_both(&pair, a).map(|d| (a, d))))
                 .collect();
             let up: Vec<(f64, f64)> = deltas
                 .iter()
@@ -281,9 +283,10 @@ fn bound_curve(
 
 /// The exact D_α (max of both orders) at every α of `alphas` where it is finite.
 fn exact_curve(pair: &Pair, alphas: &[f64]) -> Vec<(f64, f64)> {
+    let lim = crate::limits::carry();
     alphas
         .par_iter()
-        .filter_map(|&a| renyi_f64_both(pair, a).map(|v| (a, v)))
+        .filter_map(|&a| lim.run(|| renyi_f64_both(pair, a).map(|v| (a, v))))
         .collect()
 }
 
@@ -434,6 +437,7 @@ pub(crate) fn location_figure(w: &LocationSweep) -> PlotFigure {
     let mus: Vec<f64> = (0..n)
         .map(|i| lo + (hi - lo) * i as f64 / (n - 1) as f64)
         .collect();
+    let lim = crate::limits::carry();
     let sweep = |f: fn(&str, f64, &LocationSweep) -> Result<f64>| -> Vec<Series> {
         let mut others = 0;
         figure_families()
@@ -441,7 +445,7 @@ pub(crate) fn location_figure(w: &LocationSweep) -> PlotFigure {
             .map(|(fam, curve)| {
                 let pts: Vec<(f64, f64)> = mus
                     .par_iter()
-                    .filter_map(|&m| f(fam, m, w).ok().map(|v| (m, v)))
+                    .filter_map(|&m| lim.run(|| f(fam, m, w).ok().map(|v| (m, v))))
                     .collect();
                 if curve.reference {
                     Series::new(curve.legend, pts, Style::Dashed, 6)

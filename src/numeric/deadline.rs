@@ -26,6 +26,21 @@ pub(crate) fn with_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
     out
 }
 
+/// This thread's limit (instant and seconds), to carry into worker threads
+/// ([`crate::limits::carry`]).
+pub(crate) fn current() -> Option<(Instant, f64)> {
+    DEADLINE.with(|d| d.get())
+}
+
+/// Runs `f` under the limit `limit` as [`current`] gave it (the same instant, not a new one),
+/// restoring this thread's limit afterwards.
+pub(crate) fn within<T>(limit: Option<(Instant, f64)>, f: impl FnOnce() -> T) -> T {
+    let old = DEADLINE.with(|d| d.replace(limit));
+    let out = f();
+    DEADLINE.with(|d| d.set(old));
+    out
+}
+
 /// `Some(limit in seconds)` once this thread's time limit has passed.
 pub(crate) fn expired() -> Option<f64> {
     DEADLINE.with(|d| {

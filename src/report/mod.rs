@@ -464,26 +464,25 @@ fn write_plots(
             .copied()
             .filter(|t| profile_of(t) == Some(fig.stem))
             .collect();
-        write_plot(
-            &curves::profile_figure(fig.title, &members, opts.per_decade()),
-            out,
-            fig.stem,
-            fig.caption,
-            plot_list,
-            files,
-        )?;
+        let figure = curves::profile_figure(fig.title, &members, opts.per_decade());
+        crate::limits::check_deadline("the report's privacy-profile curves")?;
+        write_plot(&figure, out, fig.stem, fig.caption, plot_list, files)?;
     }
     let specs_ref: Vec<&AuditSpec> = specs.iter().collect();
+    let figure = curves::renyi_figure(&specs_ref);
+    crate::limits::check_deadline("the report's Rényi curves")?;
     write_plot(
-        &curves::renyi_figure(&specs_ref),
+        &figure,
         out,
         "renyi_alpha",
         "D_α against α: exact vs Theorem 1 (RGM), Gaussian, bounded support",
         plot_list,
         files,
     )?;
+    let figure = curves::location_figure(&curves::LocationSweep::default());
+    crate::limits::check_deadline("the report's location curves")?;
     write_plot(
-        &curves::location_figure(&curves::LocationSweep::default()),
+        &figure,
         out,
         "location",
         "Fisher information and per-instance RDP against the location (Hu & Guo, Fig. 1)",
@@ -590,12 +589,16 @@ fn write_single(
     let mut files = Vec::new();
     let mut plot_list = Vec::new();
     let stem = format!("{}_profile", spec.name);
+    let figure = curves::profile_figure(
+        &format!("Privacy profile ε(δ): {}", spec.name),
+        &tws,
+        opts.per_decade(),
+    );
+    // The curves are computed on rayon's threads under the command's limits (a point past the
+    // limit is left out): past `--max-seconds`, the command stops here and writes nothing.
+    crate::limits::check_deadline("the report's privacy-profile curves")?;
     write_plot(
-        &curves::profile_figure(
-            &format!("Privacy profile ε(δ): {}", spec.name),
-            &tws,
-            opts.per_decade(),
-        ),
+        &figure,
         out,
         &stem,
         "Privacy profile: exact vs bounds vs audit",
