@@ -25,19 +25,21 @@ use dpaudit::compare::spec::AuditSpec;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const SURFACES: [&str; 6] = [
+const SURFACES: [&str; 7] = [
     "eval",
     "audit_spec",
     "experiment",
     "account",
     "data",
     "shard",
+    "samples",
 ];
 
-/// The surface of input `i`. The smoke subset (`weighted = false`) cycles through the six. The
+/// The surface of input `i`. The smoke subset (`weighted = false`) cycles through the seven. The
 /// long campaign gives each of `eval` (certified values, up to a row limit each) and shard merges
 /// (files written and read), which cost milliseconds, 1 input in 200, and the parsers that cost
-/// microseconds the rest: audit and experiment specs 40 each, schedules and data 59 each.
+/// microseconds the rest: audit and experiment specs 40 each, schedules 59, data 39 and sample
+/// files (`audit-samples`' CSV and .npy readers, files written and read) 20.
 fn surface(i: u64, weighted: bool) -> &'static str {
     if !weighted {
         return SURFACES[(i % SURFACES.len() as u64) as usize];
@@ -48,6 +50,7 @@ fn surface(i: u64, weighted: bool) -> &'static str {
         2..=41 => "audit_spec",
         42..=81 => "experiment",
         82..=140 => "account",
+        141..=160 => "samples",
         _ => "data",
     }
 }
@@ -244,7 +247,81 @@ struct Seeds {
     csv: Vec<String>,
     /// (file name, text) of each shard of one mechanism audit and one training audit.
     shards: Vec<Vec<(String, String)>>,
+    /// Pairs of sample files (name A, bytes A, name B, bytes B) for `audit-samples`: CSV and
+    /// .npy, scalars and 3-vectors.
+    samples: Vec<[(String, Vec<u8>); 2]>,
     work: PathBuf,
+}
+
+/// Seed pairs of sample files: 1,500 Gaussian draws per side at locations 0 and 1 (σ = 1), as
+/// scalars and as 3-vectors, each pair as CSV (with and without a header) and as .npy.
+fn sample_seeds(work: &Path) -> Vec<[(String, Vec<u8>); 2]> {
+    use dpaudit::audit::samples::SampleSet;
+    use rand_distr::{Distribution, StandardNormal};
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut out = Vec::new();
+    for d in [1usize, 3] {
+        let side = |rng: &mut ChaCha8Rng, mu: f64| -> Vec<f64> {
+            (0..1500 * d)
+                .map(|_| mu + <StandardNormal as Distribution<f64>>::sample(&StandardNormal, rng))
+                .collect()
+        };
+        let (a, b) = (side(&mut rng, 0.0), side(&mut rng, 1.0));
+        let csv = |v: &[f64], header: bool| -> Vec<u8> {
+            let mut t = if header {
+                (0..d)
+                    .map(|j| format!("x{j}"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+                    + "\n"
+            } else {
+                String::new()
+            };
+            for row in v.chunks(d) {
+                let cells: Vec<String> = row.iter().map(|x| format!("{x:e}")).collect();
+                t.push_str(&cells.join(","));
+                t.push('\n');
+            }
+            t.into_bytes()
+        };
+        out.push([
+            ("a.csv".to_string(), csv(&a, d > 1)),
+            ("b.csv".to_string(), csv(&b, d > 1)),
+        ]);
+        let npy = |v: Vec<f64>, name: &str| -> (String, Vec<u8>) {
+            let p = work.join(name);
+            SampleSet::from_rows(d, v).unwrap().write_npy(&p).unwrap();
+            (name.to_string(), std::fs::read(&p).unwrap())
+        };
+        out.push([npy(a, "a.npy"), npy(b, "b.npy")]);
+    }
+    out
+}
+
+/// A small random edit of a sample file's bytes: a text edit of the file (the whole CSV, or an
+/// .npy header with its binary body kept), a byte changed, the file truncated, or bytes appended.
+fn mutate_bytes(rng: &mut ChaCha8Rng, b: &[u8]) -> Vec<u8> {
+    let mut v = b.to_vec();
+    match rng.random_range(0..4u32) {
+        0 => {
+            // Text edit of the CSV, or of the first 128 bytes of an .npy (its header).
+            let cut = if b.starts_with(b"\x93NUMPY") {
+                b.len().min(128)
+            } else {
+                b.len()
+            };
+            let head = String::from_utf8_lossy(&b[..cut]).into_owned();
+            v = mutate(rng, &head).into_bytes();
+            v.extend_from_slice(&b[cut..]);
+        }
+        1 if !v.is_empty() => {
+            let i = rng.random_range(0..v.len().min(200));
+            v[i] = rng.random();
+        }
+        2 => v.truncate(rng.random_range(0..=b.len())),
+        _ => v.extend((0..rng.random_range(1..64)).map(|_| rng.random::<u8>())),
+    }
+    v
 }
 
 fn repo() -> PathBuf {
@@ -342,6 +419,7 @@ impl Seeds {
                 "+1 1:1\n-1 1:-1\n".into(),
             ],
             csv: vec![csv_small],
+            samples: sample_seeds(work),
             shards: vec![pair(&sd, "fz"), pair(&td, "dpsgd_audit")],
             work: work.to_path_buf(),
         }
@@ -554,6 +632,66 @@ impl Campaign {
                         Dataset::parse_libsvm(&text, dim).is_ok()
                     } else {
                         Dataset::parse_csv(&text, 0).is_ok()
+                    }
+                });
+            }
+            "samples" => {
+                use dpaudit::audit::samples::{audit_samples, SampleSet, SamplesOptions};
+                let pair =
+                    self.seeds.samples[rng.random_range(0..self.seeds.samples.len())].clone();
+                let k = rng.random_range(0..2);
+                let bytes = mutate_bytes(rng, &pair[k].1);
+                let stat = ["auto", "value", "norm", "projection", "exact-bits", "score"]
+                    [rng.random_range(0..6)];
+                let d = work.join("smp");
+                let _ = std::fs::remove_dir_all(&d);
+                std::fs::create_dir_all(&d).unwrap();
+                let paths: Vec<PathBuf> = (0..2)
+                    .map(|j| {
+                        let p = d.join(&pair[j].0);
+                        std::fs::write(&p, if j == k { &bytes } else { &pair[j].1 }).unwrap();
+                        p
+                    })
+                    .collect();
+                let input = format!(
+                    "{} (mutated, statistic {stat}), as lossy text:\n{}",
+                    pair[k].0,
+                    String::from_utf8_lossy(&bytes)
+                );
+                self.run("samples", &input, || {
+                    if full < 10 {
+                        // The whole command: reading, audit, Markdown/CSV report.
+                        let out = work.join("smp_out").display().to_string();
+                        let (a, b) = (
+                            paths[0].display().to_string(),
+                            paths[1].display().to_string(),
+                        );
+                        let args = [
+                            "audit-samples",
+                            &a,
+                            &b,
+                            "--eps",
+                            "1",
+                            "--delta",
+                            "1e-5",
+                            "--statistic",
+                            stat,
+                            "--out",
+                            &out,
+                            "--max-seconds",
+                            "5",
+                        ];
+                        cli(&args) != 2
+                    } else {
+                        match (SampleSet::read(&paths[0]), SampleSet::read(&paths[1])) {
+                            (Ok(a), Ok(b)) if full < 100 => {
+                                let mut o = SamplesOptions::new(1.0, 1e-5);
+                                o.statistic = stat.parse().unwrap();
+                                audit_samples(&a, &b, &o).is_ok()
+                            }
+                            (Ok(_), Ok(_)) => true,
+                            _ => false,
+                        }
                     }
                 });
             }
