@@ -15,6 +15,7 @@
 //! | [`laplace`] | Lap(μ, b) | sign bit and `rand_distr::Exp1` |
 //! | [`subsampled`] | the Poisson-subsampled Gaussian mixture (remove, add, substitution) | — |
 //! | [`discrete_gaussian`] | N_Z(μ, σ²) on the integers (CKS 2020) | exact: CKS Algorithms 1–3 on rationals |
+//! | [`gen_gaussian`] | GG(μ, α, p) ∝ exp(−(\|x − μ\|/α)^p), p ≥ 1 (Liu 2019) | sign bit and `rand_distr::Gamma`(1/p)^{1/p} |
 //!
 //! Every scalar law implements [`ScalarDist`] (densities, atoms, cdf and survival function in
 //! both precisions), which is what the shared consistency test runs over, and
@@ -53,6 +54,7 @@ macro_rules! clipped_accessors {
 pub mod discrete_gaussian;
 pub mod gaussian;
 pub mod gaussian_dd;
+pub mod gen_gaussian;
 pub mod laplace;
 pub mod rectified;
 pub mod rgm;

@@ -501,6 +501,7 @@ pub static FAMILIES: &[&Family] = &[
     &crate::mechanisms::subsampled::FAMILY_ADD,
     &crate::mechanisms::subsampled::FAMILY_SUBST,
     &crate::mechanisms::discrete_gaussian::FAMILY,
+    &crate::mechanisms::gen_gaussian::FAMILY,
 ];
 
 /// The registered family called `name`.
