@@ -733,6 +733,7 @@ pub(crate) static FAMILY: Family = Family {
     claim_source: "exact eps(delta) of the pair, both orders: for symmetric log-concave noise \
                    (GG, p >= 1) the necessary and sufficient (eps, delta) condition (Vinterbo, \
                    AISTATS 2022); p = 1 is Laplace, pure eps = |mu1 - mu2|/scale (Liu 2019)",
+    spec: crate::model::SpecForm::GENERIC,
 };
 
 #[cfg(test)]
