@@ -413,6 +413,19 @@ pub(crate) static FAMILY: Family = normal::shift_family(
 // curve α·Δ²/(2σ²) (Mironov 2017, Prop. 7) converted with Canonne–Kamath–Steinke 2020, Prop. 12,
 // and Balle & Wang 2018, Thm 8 (exact for the Gaussian mechanism).
 
+/// [`DOMINATED_SPEC`] for a law clipped to a support [`a`, `b`] (HG's rectified and truncated
+/// Gaussian): the support checked (a < b) and described; the family file adds its theorem's
+/// `bounds` and its `location_curve`.
+pub(crate) const CLIPPED_SPEC: SpecForm = SpecForm {
+    profile_bounds: Some(|p, deltas| dominating_profile(p, deltas, "Gaussian bound: ")),
+    check: Some(crate::model::spec_form::support_check),
+    describe: Some(|p| {
+        let v = |k: &str| p.get(k).map_or_else(String::new, ToString::to_string);
+        format!("σ = {}, support [{}, {}]", v("sigma"), v("a"), v("b"))
+    }),
+    ..DOMINATED_SPEC
+};
+
 /// The spec form of a mechanism bounded by the Gaussian mechanism of its σ (`sigma` > 0) and its
 /// pair's shift: its family file sets `bounds` and `profile_bounds` with its theorem's text
 /// ([`dominating_bounds`], [`dominating_profile`]).

@@ -572,19 +572,11 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
     "exact eps(delta) of the rectified pair, both orders (docs/formulas.md §7.2)",
     SpecForm {
         bounds: Some(|p, digits| super::gaussian::dominating_bounds(p, digits, HG_BOUND)),
-        profile_bounds: Some(|p, deltas| {
-            super::gaussian::dominating_profile(p, deltas, "Gaussian bound: ")
-        }),
-        check: Some(crate::model::spec_form::support_check),
-        describe: Some(|p| {
-            let v = |k: &str| p.get(k).map_or_else(String::new, ToString::to_string);
-            format!("σ = {}, support [{}, {}]", v("sigma"), v("a"), v("b"))
-        }),
         location_curve: Some(crate::model::spec_form::LocationCurve {
             legend: "rectified Gaussian",
             reference: false,
         }),
-        ..super::gaussian::DOMINATED_SPEC
+        ..super::gaussian::CLIPPED_SPEC
     },
 );
 
