@@ -692,12 +692,24 @@ pub(crate) fn read_rows<R: Read>(input: R) -> Vec<(Row, Option<String>)> {
                     family: field(2),
                     params: field(3),
                 };
-                let problem = (r.len() != 4).then(|| {
-                    format!(
-                        "expected 4 fields id,quantity,family,params, found {}",
-                        r.len()
-                    )
-                });
+                // A quoted field that runs over line ends (an unbalanced quote) has swallowed the
+                // lines after it: say how many, not the parse error they cause.
+                let swallowed: usize = r.iter().map(|f| f.matches('\n').count()).sum();
+                let problem = if swallowed > 0 {
+                    Some(format!(
+                        "a quoted field runs over {swallowed} line end(s): lines {}-{} were read \
+                         into this row (an unbalanced quote \")",
+                        line + 1,
+                        line + swallowed
+                    ))
+                } else {
+                    (r.len() != 4).then(|| {
+                        format!(
+                            "expected 4 fields id,quantity,family,params, found {}",
+                            r.len()
+                        )
+                    })
+                };
                 out.push((row, problem));
             }
             Err(e) => {
@@ -780,4 +792,27 @@ pub fn run<R: Read, W: Write, L: Write>(
     }
     wtr.flush()?;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_rows;
+
+    #[test]
+    fn an_unbalanced_quote_says_which_lines_it_swallowed() {
+        let csv = "id,quantity,family,params\n\
+                   a,renyi,gaussian,\"mu1=0;mu2=1;sigma=5;alpha=2\n\
+                   b,renyi,gaussian,mu1=0;mu2=1;sigma=5;alpha=3\n\
+                   c,kl,gaussian,mu1=0;mu2=1;sigma=5\"\n\
+                   d,kl,gaussian,mu1=0;mu2=1;sigma=5\n";
+        let rows = read_rows(csv.as_bytes());
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let (row, problem) = &rows[0];
+        assert_eq!(row.line, 2);
+        let p = problem.as_deref().unwrap();
+        assert!(p.contains("runs over 2 line end(s): lines 3-4"), "{p}");
+        // The row after the quote closes is read as usual.
+        assert_eq!(rows[1].0.id, "d");
+        assert!(rows[1].1.is_none());
+    }
 }

@@ -161,12 +161,14 @@ pub fn current() -> Option<Deadline> {
 /// under [`Carried::run`]: a report's certified curves computed on rayon's threads used to go on
 /// for seconds past `audit --max-seconds`.
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // its users (the report's curves) are cli-only
 pub(crate) struct Carried {
     deadline: Option<Deadline>,
     numeric: Option<(Instant, f64)>,
 }
 
 /// This thread's limits, to carry into worker threads.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub(crate) fn carry() -> Carried {
     Carried {
         deadline: current(),
@@ -177,6 +179,7 @@ pub(crate) fn carry() -> Carried {
 impl Carried {
     /// Runs `f` on the calling (worker) thread under the carried limits, restoring that
     /// thread's own limits afterwards.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn run<T>(&self, f: impl FnOnce() -> T) -> T {
         crate::numeric::deadline::within(self.numeric, || {
             let old = DEADLINE.with(|d| d.replace(self.deadline));

@@ -57,6 +57,11 @@ const POINTS: &[(&str, &str, Option<&str>)] = &[
         "mu1=0;mu2=2;sigma=1.3",
         Some("mu=0.4;sigma=1.3"),
     ),
+    (
+        "gen_gaussian",
+        "mu1=0;mu2=1;scale=1.2;p=1.5",
+        Some("mu=0.3;scale=1.2;p=1.5"),
+    ),
 ];
 
 const DIGITS: u32 = 15;

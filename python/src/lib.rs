@@ -536,7 +536,7 @@ fn audit_samples_py(
 /// The quantity names `evaluate` accepts.
 #[pyfunction]
 fn quantities() -> Vec<&'static str> {
-    eval::Quantity::ALL.iter().map(|q| q.name()).collect()
+    eval::Quantity::all().iter().map(|q| q.name()).collect()
 }
 
 /// The family names `evaluate` accepts (the model registry).

@@ -28,12 +28,14 @@ pub(crate) fn with_limit<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
 
 /// This thread's limit (instant and seconds), to carry into worker threads
 /// ([`crate::limits::carry`]).
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub(crate) fn current() -> Option<(Instant, f64)> {
     DEADLINE.with(|d| d.get())
 }
 
 /// Runs `f` under the limit `limit` as [`current`] gave it (the same instant, not a new one),
 /// restoring this thread's limit afterwards.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub(crate) fn within<T>(limit: Option<(Instant, f64)>, f: impl FnOnce() -> T) -> T {
     let old = DEADLINE.with(|d| d.replace(limit));
     let out = f();
