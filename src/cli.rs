@@ -234,6 +234,12 @@ enum Command {
     /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
     /// Exit status: 0 when clean; 1 on a VIOLATION; 2 on an error or when the audit or the
     /// exact value could not be computed ("NOT RUN").
+    ///
+    /// A spec may name your own sampler as a command instead of a family (`[mechanism] command =
+    /// [...]`, a `[claim]` section; docs/samples.md#command): dpaudit runs it once per chunk of
+    /// each side with DPAUDIT_SIDE, DPAUDIT_COUNT and DPAUDIT_SEED set, reads the samples it
+    /// prints (text or .npy), audits them as `audit-samples` does and writes NAME.md, NAME.csv,
+    /// NAME_a.npy and NAME_b.npy.
     Audit {
         /// The spec (TOML).
         spec: PathBuf,
@@ -352,9 +358,10 @@ enum Command {
         format: String,
     },
     /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
-    /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs); or, told apart
-    /// by the files' format, those of one training-audit suite (`dpaudit train-audit --shard
-    /// K/N`) and write the unsharded `dpaudit train-audit`'s dpsgd_audit.{md,csv}.
+    /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs; for a command
+    /// spec, every file byte-identical); or, told apart by the files' format, those of one
+    /// training-audit suite (`dpaudit train-audit --shard K/N`) and write the unsharded
+    /// `dpaudit train-audit`'s dpsgd_audit.{md,csv}.
     ///
     /// Refuses shards of different specs, configurations, seeds or sample sizes, a missing shard,
     /// a shard given twice and a mix of the two kinds (exit 2). Otherwise exit statuses as for
@@ -431,6 +438,92 @@ fn run_shard(
             ExitCode::SUCCESS
         }
         Err(e) => fail(e),
+    }
+}
+
+/// The text of `spec` if it is a command-audit spec (`[mechanism] command = [...]`); `None` for
+/// a family spec or a file that cannot be read (the family route reports that).
+fn command_spec_text(spec: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(spec).ok()?;
+    crate::compare::command::is_command_spec(&text).then_some(text)
+}
+
+/// `dpaudit audit SPEC` on a command spec: the whole run, or one shard's file.
+fn command_audit(
+    path: &Path,
+    text: &str,
+    out: &Path,
+    quick: bool,
+    samples: Option<u64>,
+    shard: Option<&str>,
+) -> ExitCode {
+    use crate::compare::command::{self, CommandSpec};
+    let spec = match CommandSpec::from_toml(text, path) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let n = samples.unwrap_or(if quick {
+        (spec.plan.samples_per_side / 20).max(2)
+    } else {
+        spec.plan.samples_per_side
+    });
+    let plan = match spec.plan_for(n) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    let progress = report::progress::bar("audit", std::io::stderr().is_terminal());
+    if let Some(k) = shard {
+        let res = k
+            .parse::<crate::audit::engine::Shard>()
+            .and_then(|sh| command::write_shard(&spec, plan, sh, &progress, out).map(|p| (sh, p)));
+        return match res {
+            Ok((sh, p)) => {
+                eprintln!(
+                    "dpaudit: shard {sh} of {} ({n} samples per side in all): wrote {}",
+                    spec.name,
+                    p.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    command_audit_exit(command::run(&spec, plan, &progress), out)
+}
+
+/// Writes a command audit's files and prints its verdict: exit 0 (ok), 1 (VIOLATION) or 2.
+fn command_audit_exit(
+    run: crate::Result<crate::compare::command::CommandRun>,
+    out: &Path,
+) -> ExitCode {
+    let run = match run {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let files = match report::command::write(&run, out) {
+        Ok(f) => f,
+        Err(e) => return fail(e),
+    };
+    let a = &run.audit;
+    println!(
+        "{}: {}: eps_lb = {} (confidence {}), strict eps_lb = {}, claimed eps = {} (delta = {}); statistic {}, {} samples per side",
+        run.spec.name,
+        a.verdict,
+        a.eps_lb,
+        a.confidence,
+        a.eps_lb_strict,
+        a.eps_claimed,
+        a.delta,
+        a.statistic,
+        run.plan.samples_per_side
+    );
+    for f in files {
+        eprintln!("dpaudit: wrote {}", f.display());
+    }
+    if a.verdict == crate::audit::samples::Verdict::Violation {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 
@@ -828,6 +921,9 @@ where
                 Err(e) => return fail(e),
             };
             with_limits(max_seconds, || {
+                if let Some(text) = command_spec_text(&spec) {
+                    return command_audit(&spec, &text, &out, quick, samples, shard.as_deref());
+                }
                 if let Some(k) = shard {
                     return run_shard(&spec, &k, &out, quick, samples);
                 }
@@ -966,6 +1062,9 @@ where
                     ShardKind::Training => {
                         crate::train::sgd::shard::check(&files).map(|_| files.len())
                     }
+                    ShardKind::Command => {
+                        crate::compare::command::read_shards(&files).map(|m| m.files.len())
+                    }
                 });
                 return match checked {
                     Ok(n) => {
@@ -978,6 +1077,19 @@ where
             match kind {
                 Err(e) => return fail(e),
                 Ok((ShardKind::Mechanism, _)) => {}
+                Ok((ShardKind::Command, files)) => {
+                    use crate::compare::command;
+                    let res = command::read_shards(&files).and_then(|m| {
+                        eprintln!(
+                            "dpaudit: merging {} shards of {} ({} samples per side)",
+                            m.files.len(),
+                            m.spec.name,
+                            m.plan.samples_per_side
+                        );
+                        command::finish_merged(&m)
+                    });
+                    return command_audit_exit(res, &out);
+                }
                 Ok((ShardKind::Training, files)) => {
                     use crate::train::sgd::shard;
                     let m = match shard::merge(&files) {

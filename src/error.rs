@@ -73,6 +73,16 @@ pub enum Error {
     /// Input/output failure (files, CSV, TOML).
     #[error("{0}")]
     Io(String),
+    /// A command dpaudit ran for the user (an audited sampler, `audit::command`) failed: it could
+    /// not start, exited with a failure, printed what cannot be read as samples, or ran past its
+    /// time limit.
+    #[error("command {command}: {what}")]
+    Command {
+        /// The command line, and which invocation (side, chunk).
+        command: String,
+        /// What went wrong, with the end of its stderr when it said something.
+        what: String,
+    },
     /// A time limit (`--max-seconds`) passed before the work was done.
     #[error("time limit --max-seconds {seconds} reached: {what} stopped")]
     TimeLimit {

@@ -129,6 +129,16 @@ impl Deadline {
             Ok(())
         }
     }
+
+    /// Time left before the deadline (zero once it has passed).
+    pub(crate) fn remaining(&self) -> Duration {
+        self.at.saturating_duration_since(Instant::now())
+    }
+
+    /// The limit in seconds this deadline came from.
+    pub(crate) fn seconds(&self) -> f64 {
+        self.seconds
+    }
 }
 
 thread_local! {

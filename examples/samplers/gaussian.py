@@ -11,10 +11,15 @@ eps = 2, delta = 0.021 (Balle & Wang 2018, Thm 8: delta(2) = Phi(-1.5) - e^2 Phi
 
 Usage: python3 gaussian.py --impl correct --n 20000 --seed 1 --out DIR [--csv] [--dim D]
 (D > 1: the shift is along the first coordinate, the noise isotropic.)
+
+As a command that dpaudit runs (an audit spec with ``command = [...]``, docs/samples.md#command):
+python3 gaussian.py --impl correct --protocol  -- reads DPAUDIT_SIDE (a: mu = 0, b: mu = 1),
+DPAUDIT_COUNT and DPAUDIT_SEED and writes that many samples to standard output as .npy.
 """
 
 import argparse
 import os
+import sys
 
 import numpy as np
 
@@ -26,9 +31,21 @@ def main():
     ap.add_argument("--dim", type=int, default=1, help="dimension d of each sample")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--csv", action="store_true", help="write CSV (one sample per line) instead of .npy")
-    ap.add_argument("--out", required=True, help="directory for a.* and b.*")
+    ap.add_argument("--out", help="directory for a.* and b.*")
+    ap.add_argument("--protocol", action="store_true",
+                    help="dpaudit's command protocol: one side's samples on stdout as .npy")
     args = ap.parse_args()
     sigma = 1.0 if args.impl == "correct" else 0.5
+    if args.protocol:
+        side = os.environ["DPAUDIT_SIDE"]
+        n = int(os.environ["DPAUDIT_COUNT"])
+        rng = np.random.default_rng(int(os.environ["DPAUDIT_SEED"]))
+        x = rng.normal(0.0, sigma, size=(n, args.dim))
+        x[:, 0] += {"a": 0.0, "b": 1.0}[side]
+        np.save(sys.stdout.buffer, x[:, 0] if args.dim == 1 else x)
+        return
+    if args.out is None:
+        ap.error("--out is required (or --protocol)")
     rng = np.random.default_rng(args.seed)
     os.makedirs(args.out, exist_ok=True)
     for name, mu in (("a", 0.0), ("b", 1.0)):

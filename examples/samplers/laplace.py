@@ -14,10 +14,15 @@ Two implementations of the Laplace mechanism with sensitivity 1 and scale b (cla
   post-processing of the (discretised) Laplace mechanism: the low bits no longer depend on mu.
 
 Usage: python3 laplace.py --impl naive --n 20000 --seed 1 --out DIR   (writes DIR/a.npy, DIR/b.npy)
+
+As a command that dpaudit runs (docs/samples.md#command): python3 laplace.py --impl naive
+--protocol reads DPAUDIT_SIDE (a: mu = 0, b: mu = 1), DPAUDIT_COUNT and DPAUDIT_SEED and writes
+that many samples to standard output as .npy.
 """
 
 import argparse
 import os
+import sys
 
 import numpy as np
 
@@ -38,10 +43,19 @@ def main():
     ap.add_argument("--n", type=int, default=20000, help="samples per file")
     ap.add_argument("--b", type=float, default=10.0, help="Laplace scale")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", required=True, help="directory for a.npy and b.npy")
+    ap.add_argument("--out", help="directory for a.npy and b.npy")
+    ap.add_argument("--protocol", action="store_true",
+                    help="dpaudit's command protocol: one side's samples on stdout as .npy")
     args = ap.parse_args()
-    rng = np.random.default_rng(args.seed)
     f = naive if args.impl == "naive" else snapped
+    if args.protocol:
+        mu = {"a": 0.0, "b": 1.0}[os.environ["DPAUDIT_SIDE"]]
+        rng = np.random.default_rng(int(os.environ["DPAUDIT_SEED"]))
+        np.save(sys.stdout.buffer, f(mu, args.b, int(os.environ["DPAUDIT_COUNT"]), rng))
+        return
+    if args.out is None:
+        ap.error("--out is required (or --protocol)")
+    rng = np.random.default_rng(args.seed)
     os.makedirs(args.out, exist_ok=True)
     np.save(os.path.join(args.out, "a.npy"), f(0.0, args.b, args.n, rng))
     np.save(os.path.join(args.out, "b.npy"), f(1.0, args.b, args.n, rng))

@@ -7,6 +7,7 @@
 //! ε_lb, threshold selection with Bonferroni or held-out correction); [`gdp`] the Gaussian-DP
 //! route, which is valid only under the assumption that the trade-off curve is Gaussian.
 
+pub mod command;
 pub mod controls;
 pub mod engine;
 pub mod gdp;

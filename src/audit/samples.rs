@@ -89,6 +89,16 @@ impl SampleSet {
         SampleSet::build(d, values, Dtype::F64, "rows".into())
     }
 
+    /// Samples from row-major values of the given type, named `source` (as a reader builds them).
+    pub(crate) fn from_parts(
+        d: usize,
+        values: Vec<f64>,
+        dtype: Dtype,
+        source: String,
+    ) -> Result<SampleSet> {
+        SampleSet::build(d, values, dtype, source)
+    }
+
     pub(super) fn build(d: usize, values: Vec<f64>, dtype: Dtype, source: String) -> Result<Self> {
         if d == 0 {
             return Err(Error::invalid("d", 0, ">= 1"));
@@ -123,6 +133,46 @@ impl SampleSet {
     /// big-endian; shape (n,) or (n, d); C order). See `docs/samples.md`.
     pub fn read(path: impl AsRef<Path>) -> Result<SampleSet> {
         read::read_path(path.as_ref())
+    }
+
+    /// Parses a program's output: NumPy `.npy` bytes when they start with the format's magic
+    /// string (or when `npy` is `Some(true)`), else CSV text as [`SampleSet::read`] reads a file
+    /// (`Some(false)` insists on text). `name` names the output in errors (it takes the place of
+    /// a file name: "line 3, column 1" is a line of the output).
+    pub(crate) fn parse_output(bytes: &[u8], name: &str, npy: Option<bool>) -> Result<SampleSet> {
+        read::parse_output(bytes, name, npy)
+    }
+
+    /// The values, row-major (n rows of [`SampleSet::dim`] coordinates).
+    pub(crate) fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The rows of `parts`, in order, as one set named `source`. Errors: no part, or parts of
+    /// different dimensions or types (each named).
+    pub(crate) fn concat(parts: &[SampleSet], source: String) -> Result<SampleSet> {
+        let Some(first) = parts.first() else {
+            return Err(Error::invalid(
+                "samples",
+                format!("{source}: none"),
+                "at least one row",
+            ));
+        };
+        let mut values = Vec::with_capacity(parts.iter().map(|p| p.values.len()).sum());
+        for p in parts {
+            if p.d != first.d || p.dtype != first.dtype {
+                return Err(Error::invalid(
+                    "samples",
+                    format!("{} (d = {}, {})", p.source, p.d, p.dtype),
+                    &format!(
+                        "the dimension and type of {} (d = {}, {})",
+                        first.source, first.d, first.dtype
+                    ),
+                ));
+            }
+            values.extend_from_slice(&p.values);
+        }
+        SampleSet::build(first.d, values, first.dtype, source)
     }
 
     /// Writes the samples as a `.npy` file (version 1.0, `<f8`), atomically.
@@ -216,6 +266,12 @@ impl SamplesOptions {
             statistic: SampleStatistic::Auto,
             seed: 0,
         }
+    }
+
+    /// The options' own checks (claim, confidence, pilot fraction), as [`audit_samples`] runs
+    /// them first.
+    pub(crate) fn check(&self) -> Result<()> {
+        self.validate()
     }
 
     fn validate(&self) -> Result<()> {

@@ -13,6 +13,7 @@
 
 pub(crate) mod accounting;
 pub(crate) mod claims;
+pub mod command;
 pub mod curves;
 pub mod figure;
 pub(crate) mod fmt;

@@ -424,6 +424,8 @@ pub(crate) enum ShardKind {
     Mechanism,
     /// `dpaudit train-audit --shard K/N` ([`crate::train::sgd::shard::FORMAT`]).
     Training,
+    /// `dpaudit audit SPEC --shard K/N` on a command spec ([`super::command::FORMAT`]).
+    Command,
 }
 
 /// The kind of every shard file in `files`, read from their `format` field; an error for an
@@ -439,13 +441,15 @@ pub(crate) fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
         let k = match tag.format.as_str() {
             FORMAT => ShardKind::Mechanism,
             crate::train::sgd::shard::FORMAT => ShardKind::Training,
+            super::command::FORMAT => ShardKind::Command,
             other => {
                 return Err(Error::Parse {
                     what: "shard file".into(),
                     text: p.display().to_string(),
                     reason: format!(
-                        "format {other:?}, expected {FORMAT:?} or {:?}",
-                        crate::train::sgd::shard::FORMAT
+                        "format {other:?}, expected {FORMAT:?}, {:?} or {:?}",
+                        crate::train::sgd::shard::FORMAT,
+                        super::command::FORMAT
                     ),
                 })
             }
@@ -457,12 +461,13 @@ pub(crate) fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
                     "shard",
                     p.display(),
                     &format!(
-                        "of the same kind as {} (a {} shard; mechanism- and training-audit \
-                         shards do not merge)",
+                        "of the same kind as {} (a {} shard; shards of different kinds of \
+                         audit do not merge)",
                         p0.display(),
                         match k0 {
                             ShardKind::Mechanism => "mechanism-audit",
                             ShardKind::Training => "training-audit",
+                            ShardKind::Command => "command-audit",
                         }
                     ),
                 ))

@@ -16,6 +16,7 @@
 
 pub mod accounting;
 pub mod claims;
+pub mod command;
 pub mod csv;
 pub mod json;
 pub mod markdown;

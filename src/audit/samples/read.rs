@@ -67,6 +67,30 @@ pub(super) fn read_path(path: &Path) -> Result<SampleSet> {
     }
 }
 
+/// Parses a program's output (see [`SampleSet::parse_output`]).
+pub(super) fn parse_output(bytes: &[u8], name: &str, npy: Option<bool>) -> Result<SampleSet> {
+    let path = Path::new(name);
+    let is_npy = npy.unwrap_or_else(|| bytes.starts_with(NPY_MAGIC));
+    if is_npy {
+        return parse_npy(bytes, path);
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        file_error(
+            path,
+            format!(
+                "not UTF-8 text (byte offset {}){}",
+                e.valid_up_to(),
+                if bytes.starts_with(NPY_MAGIC) {
+                    ""
+                } else {
+                    "; a .npy output must start with the magic string \\x93NUMPY"
+                }
+            ),
+        )
+    })?;
+    parse_csv(text, path)
+}
+
 // ---------------------------------------------------------------------------------------------
 // CSV
 // ---------------------------------------------------------------------------------------------

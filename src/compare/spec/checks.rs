@@ -11,6 +11,17 @@ pub(crate) fn load_dir(dir: &Path) -> Result<Vec<AuditSpec>> {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     paths.sort();
+    // A command spec is run by `dpaudit audit SPEC`; the report audits the built-in families.
+    for p in &paths {
+        if std::fs::read_to_string(p).is_ok_and(|t| crate::compare::command::is_command_spec(&t)) {
+            return Err(Error::invalid(
+                "audit spec",
+                p.display(),
+                "a family spec: a spec naming a command is run with `dpaudit audit SPEC` \
+                 (examples/commands/), not from the report's directory of built-in audits",
+            ));
+        }
+    }
     let specs = paths
         .iter()
         .map(|p| AuditSpec::from_file(p))
