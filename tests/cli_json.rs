@@ -270,6 +270,8 @@ fn train_audit_json_has_every_row_and_its_verdict() {
     let header = err.find("| audit | runs/side |").expect("a header line");
     let row = err.find("| DP-GD, q = 1, white box |").expect("the row");
     assert!(header < row, "{err}");
+    // Not a terminal: no progress bar.
+    assert!(!err.contains("train-audit rows"), "{err}");
     let v = doc(&o, "train-audit");
     assert_eq!(v["ok"], true);
     assert_eq!(v["options"]["runs"].as_u64(), Some(20_000));

@@ -1308,6 +1308,48 @@ pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
 mod tests {
     use super::*;
 
+    /// `--quick` keeps the first seed and caps steps, synthetic records and grid points, each
+    /// reduction said; values under the caps are left alone, and the name gets `_quick`.
+    #[test]
+    fn quick_reduces_seeds_steps_records_and_points_and_says_so() {
+        let mut t: toml::Table = toml::from_str(
+            "name = \"s\"\ndata = \"synthetic\"\nsteps = 40\nseeds = [4, 5, 6]\nsplits = [\"random\"]\n",
+        )
+        .unwrap();
+        let done = quicken(&mut t, "hmb");
+        assert_eq!(
+            t["seeds"].as_array().unwrap(),
+            &vec![toml::Value::Integer(4)]
+        );
+        assert_eq!(t["steps"].as_integer(), Some(QUICK_STEPS));
+        assert_eq!(
+            t["n"].as_integer(),
+            Some(QUICK_RECORDS),
+            "141,691 by default"
+        );
+        assert_eq!(t["name"].as_str(), Some("s_quick"));
+        assert_eq!(done.len(), 4, "{done:?}");
+        assert!(
+            done.contains(&"steps: 40 -> 10 steps".to_string()),
+            "{done:?}"
+        );
+        // Under the caps: only the name changes.
+        let mut t: toml::Table =
+            toml::from_str("name = \"m\"\nn = 100\npoints = 3\nseeds = [1]\n").unwrap();
+        let done = quicken(&mut t, "hg_mean");
+        assert_eq!(
+            (t["n"].as_integer(), t["points"].as_integer()),
+            (Some(100), Some(3))
+        );
+        assert_eq!(
+            done,
+            vec!["name: m -> m_quick (output directory)".to_string()]
+        );
+        let mut t: toml::Table = toml::from_str("name = \"m\"\npoints = 25\n").unwrap();
+        quicken(&mut t, "hg_mean");
+        assert_eq!(t["points"].as_integer(), Some(QUICK_POINTS));
+    }
+
     /// A curve label with a comma (the matched clip, "clip c @ RGM's (eps, delta)") stays one CSV
     /// field: every record has the header's field count. The hand-written CSV this replaced split
     /// the label in two, and figure1_synthetic's CSVs had 15 header fields over 13-field rows.
