@@ -302,6 +302,37 @@ fn train_audit_json_has_every_row_and_its_verdict() {
         "{line} vs {lb}, {strict}"
     );
     assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    // Two shards merged: what was merged, then the same rows (timings aside).
+    let shards = dir.join("shards");
+    for k in 1..=2 {
+        let o = run(bin()
+            .args(["train-audit", "--rows", "first", "--runs", "20000"])
+            .args(["--control-runs", "20000", "--format", "json", "--shard"])
+            .arg(format!("{k}/2"))
+            .arg("--out")
+            .arg(&shards));
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        assert_eq!(doc(&o, "train-audit")["shard"], format!("{k}/2"));
+    }
+    let o = run(bin()
+        .arg("merge")
+        .arg(&shards)
+        .args(["--format", "json", "--out"])
+        .arg(dir.join("merged")));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let m = doc(&o, "merge");
+    assert_eq!(m["merged"]["kind"], "train-audit");
+    assert_eq!(m["merged"]["shards"].as_u64(), Some(2));
+    assert_eq!(m["options"], v["options"]);
+    let strip = |r: &Value| {
+        let mut r = r.clone();
+        let o = r.as_object_mut().unwrap();
+        o.remove("seconds");
+        o.remove("runs_per_second");
+        r
+    };
+    assert_eq!(strip(&m["rows"][0]), strip(r));
+    assert_eq!(m["all_expected"], true);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
