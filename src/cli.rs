@@ -120,7 +120,7 @@ fn check_format(format: &str) -> Result<bool, String> {
         "text" => Ok(false),
         "json" => Ok(true),
         other => Err(format!(
-            "invalid parameter format = {other:?}: must be text or json"
+            "invalid parameter --format = {other:?}: must be text or json"
         )),
     }
 }
@@ -191,11 +191,19 @@ enum Command {
         #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Time limit in seconds: training stops with an error once it has passed.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         max_seconds: Option<f64>,
         /// Start even when the estimated work exceeds an hour.
         #[arg(long)]
         yes: bool,
+        /// Reduced run: only the spec's first seed, at most 10 steps, at most 10,000 synthetic
+        /// records (`n`), at most 5 grid points (`points`, hg_mean); written to OUT/NAME_quick/
+        /// (docs/training.md).
+        #[arg(long)]
+        quick: bool,
+        /// text (the Markdown summary) | json (docs/json.md; the files are written either way).
+        #[arg(long, default_value = "text")]
+        format: String,
     },
     /// Audit DP-SGD and OSO-DPSGD through the training loop (Dirac-canary white-box audits,
     /// black-box view, positive controls): writes dpsgd_audit.md and dpsgd_audit.csv into --out.
@@ -206,16 +214,16 @@ enum Command {
         #[arg(long, default_value = DEFAULT_OUT)]
         out: PathBuf,
         /// Runs per side of the two tightness rows.
-        #[arg(long, default_value_t = 10_000_000)]
+        #[arg(long, default_value_t = 10_000_000, allow_negative_numbers = true)]
         runs: u64,
         /// Runs per side of the other rows.
-        #[arg(long, default_value_t = 1_000_000)]
+        #[arg(long, default_value_t = 1_000_000, allow_negative_numbers = true)]
         control_runs: u64,
         /// Which rows: all, first (full-batch tightness only) or rest.
         #[arg(long, default_value = "all")]
         rows: String,
         /// Seed of every audit.
-        #[arg(long, default_value_t = 9)]
+        #[arg(long, default_value_t = 9, allow_negative_numbers = true)]
         seed: u64,
         /// Run only shard K of N (1 <= K <= N): every row's pilot and the main-run chunks c with
         /// c mod N = K - 1; writes dpsgd_audit.shard-K-of-N.toml into --out (exit 0 once
@@ -223,11 +231,14 @@ enum Command {
         #[arg(long, value_name = "K/N")]
         shard: Option<String>,
         /// Time limit in seconds: the audit stops with an error once it has passed.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         max_seconds: Option<f64>,
         /// Start even when the estimated work exceeds an hour.
         #[arg(long)]
         yes: bool,
+        /// text (the table on stderr) | json (every row on stdout, docs/json.md).
+        #[arg(long, default_value = "text")]
+        format: String,
     },
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
@@ -251,7 +262,7 @@ enum Command {
         #[arg(long)]
         quick: bool,
         /// Samples per side (overrides the spec).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         samples: Option<u64>,
         /// Draw only shard K of N of the audit's chunk streams (1 <= K <= N) and write
         /// NAME.shard-K-of-N.toml into --out; combine the N files with `dpaudit merge`.
@@ -259,8 +270,11 @@ enum Command {
         shard: Option<String>,
         /// Time limit in seconds (sampling, exact values and plots): past it the audit stops
         /// with an error (exit 2) and writes nothing, so earlier outputs stay as they were.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         max_seconds: Option<f64>,
+        /// text | json (docs/json.md; the files are written either way).
+        #[arg(long, default_value = "text")]
+        format: String,
     },
     /// Black-box audit of a claimed (ε, δ) from two files of your own sampler's outputs: A drawn
     /// on an input x, B on a neighbour x′ (CSV: one sample per line, d columns, optional header;
@@ -299,6 +313,9 @@ enum Command {
         /// Compute and write only the row with this id (e.g. hmb-thm2-eq8).
         #[arg(long, value_name = "ID")]
         only: Option<String>,
+        /// text | json (every row on stdout, docs/json.md; the files are written either way).
+        #[arg(long, default_value = "text")]
+        format: String,
     },
     /// Certified accounting of a composition written in TOML (see examples/account/*.toml):
     /// prints the two-sided bracket on ε(δ) and/or δ(ε), the RDP route with its optimal order,
@@ -378,6 +395,9 @@ enum Command {
         /// exit 0 if they would merge; nothing is computed or written.
         #[arg(long)]
         check: bool,
+        /// text | json (what was merged, then the unsharded command's document; docs/json.md).
+        #[arg(long, default_value = "text")]
+        format: String,
     },
 }
 
@@ -405,6 +425,30 @@ fn finish(outcome: crate::Result<crate::report::ReportOutcome>, out: &std::path:
     }
 }
 
+/// [`finish`], and in JSON mode the document `doc` builds from the outcome on stdout (an error:
+/// the error document, exit status 2).
+fn finish_as(
+    json: bool,
+    command: &str,
+    outcome: crate::Result<crate::report::ReportOutcome>,
+    out: &Path,
+    doc: impl FnOnce(&crate::report::ReportOutcome) -> report::json::Json,
+) -> ExitCode {
+    match (&outcome, json) {
+        (Err(e), true) => return fail_as(true, command, e),
+        (Ok(o), true) => println!("{}", doc(o)),
+        _ => {}
+    }
+    finish(outcome, out)
+}
+
+/// `--shard K/N`, an error naming the flag.
+fn parse_shard(t: &str) -> crate::Result<crate::audit::engine::Shard> {
+    t.parse().map_err(|_: crate::Error| {
+        crate::Error::invalid("--shard", t, "K/N with integers 1 <= K <= N")
+    })
+}
+
 /// `dpaudit audit SPEC --shard K/N`: draws one shard and writes its file.
 fn run_shard(
     spec: &std::path::Path,
@@ -412,8 +456,10 @@ fn run_shard(
     out: &std::path::Path,
     quick: bool,
     samples: Option<u64>,
+    json: bool,
 ) -> ExitCode {
-    let shard: crate::audit::engine::Shard = match shard.parse() {
+    let fail = |e: crate::Error| fail_as(json, "audit", e);
+    let shard: crate::audit::engine::Shard = match parse_shard(shard) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
@@ -430,6 +476,11 @@ fn run_shard(
     let progress = report::progress::bar("audit", std::io::stderr().is_terminal());
     match report::shards::write_shard(spec, n, shard, progress, out) {
         Ok(p) => {
+            if json {
+                let doc =
+                    report::json::commands::audit_shard(&parsed.name, &shard.to_string(), n, &p);
+                println!("{doc}");
+            }
             eprintln!(
                 "dpaudit: shard {shard} of {} ({n} samples per side in all): wrote {}",
                 parsed.name,
@@ -573,10 +624,17 @@ fn command_line() -> String {
 }
 
 /// The training audit's files and exit status: 0 when every verdict is the expected one, 1
-/// otherwise, 2 on an error.
-fn train_audit_exit(res: crate::Result<(bool, Vec<PathBuf>)>) -> ExitCode {
+/// otherwise, 2 on an error; in JSON mode its document (or the error document) on stdout.
+fn train_audit_exit(
+    res: crate::Result<(bool, Vec<PathBuf>, report::json::Json)>,
+    json: bool,
+    command: &str,
+) -> ExitCode {
     match res {
-        Ok((ok, files)) => {
+        Ok((ok, files, doc)) => {
+            if json {
+                println!("{doc}");
+            }
             for f in files {
                 eprintln!("dpaudit: wrote {}", f.display());
             }
@@ -587,7 +645,7 @@ fn train_audit_exit(res: crate::Result<(bool, Vec<PathBuf>)>) -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Err(e) => fail(e),
+        Err(e) => fail_as(json, command, e),
     }
 }
 
@@ -609,11 +667,12 @@ fn train_audit(
     opts: crate::Result<crate::train::sgd::suite::SuiteOptions>,
     shard: Option<String>,
     out: &Path,
+    json: bool,
 ) -> ExitCode {
     use crate::train::sgd::suite::write_report;
     if let Some(k) = shard {
         use crate::train::sgd::shard::{write_shard, RowShard};
-        let written = k.parse().and_then(|sh: crate::audit::engine::Shard| {
+        let written = parse_shard(&k).and_then(|sh| {
             let o = opts?;
             let mut show = |r: &RowShard| {
                 eprintln!(
@@ -625,6 +684,14 @@ fn train_audit(
         });
         return match written {
             Ok((sh, o, p)) => {
+                if json {
+                    let doc = report::json::commands::train_audit_shard(
+                        &sh.to_string(),
+                        &o.command_line(),
+                        &p,
+                    );
+                    println!("{doc}");
+                }
                 eprintln!(
                     "dpaudit: shard {sh} of `{}`: wrote {}",
                     o.command_line(),
@@ -632,10 +699,16 @@ fn train_audit(
                 );
                 ExitCode::SUCCESS
             }
-            Err(e) => fail(e),
+            Err(e) => fail_as(json, "train-audit", e),
         };
     }
-    train_audit_exit(opts.and_then(|o| write_report(out, &o, &command_line())))
+    let run = opts.and_then(|o| {
+        let r = write_report(out, &o, &command_line(), true)?;
+        let doc =
+            report::json::commands::train_audit(&o, &r.notes, &r.results, r.all_expected, &r.files);
+        Ok((r.all_expected, r.files, doc))
+    });
+    train_audit_exit(run, json, "train-audit")
 }
 
 /// The flags of `audit-samples` that become [`crate::audit::samples::SamplesOptions`].
@@ -719,10 +792,16 @@ where
         }
     };
     match cli.command {
-        Command::Claims { out, only } => {
+        Command::Claims { out, only, format } => {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
             match report::claims::write_claims(&out, &command_line(), only.as_deref()) {
                 Ok((claims, files)) => {
-                    if only.is_some() {
+                    if json {
+                        println!("{}", report::json::commands::claims(&claims, &files));
+                    } else if only.is_some() {
                         for c in &claims {
                             println!(
                             "{}\n  source:    {}\n  statement: {}\n  figure:    {}\n  verdict:   {}\n  reason:    {}\n  command:   {}",
@@ -736,7 +815,7 @@ where
                     }
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(e),
+                Err(e) => fail_as(json, "claims", e),
             }
         }
         Command::TrainAudit {
@@ -748,8 +827,14 @@ where
             shard,
             max_seconds,
             yes,
+            format,
         } => {
             use crate::train::sgd::suite::{estimate, SuiteOptions};
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
+            let fail = |e: crate::Error| fail_as(json, "train-audit", e);
             // The flags first, by their names, before any work (the suite's own checks name
             // its fields, e.g. runs_per_side).
             for (flag, v) in [("--runs", runs), ("--control-runs", control_runs)] {
@@ -757,15 +842,20 @@ where
                     return fail(e);
                 }
             }
-            let opts = rows.parse().map(|rows| SuiteOptions {
-                big_runs: runs,
-                control_runs,
-                rows,
-                seed,
-                ..SuiteOptions::default()
-            });
+            let opts = rows
+                .parse()
+                .map_err(|_: crate::Error| {
+                    crate::Error::invalid("--rows", &rows, "one of all, first, rest")
+                })
+                .map(|rows| SuiteOptions {
+                    big_runs: runs,
+                    control_runs,
+                    rows,
+                    seed,
+                    ..SuiteOptions::default()
+                });
             let sh: Option<crate::audit::engine::Shard> =
-                match shard.as_deref().map(str::parse).transpose() {
+                match shard.as_deref().map(parse_shard).transpose() {
                     Ok(sh) => sh,
                     Err(e) => return fail(e),
                 };
@@ -788,7 +878,7 @@ where
                     ),
                     Err(e) => return fail(e),
                 }
-                train_audit(opts, shard, &out)
+                train_audit(opts, shard, &out, json)
             })
         }
         Command::Train {
@@ -796,20 +886,33 @@ where
             out,
             max_seconds,
             yes,
+            quick,
+            format,
         } => {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
             if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
-                return fail(e);
+                return fail_as(json, "train", e);
             }
             let bar = report::progress::bar("train", true);
             let res = with_limits(max_seconds, || {
-                crate::train::experiment::run_file_confirmed(&spec, &out, &bar, yes)
+                crate::train::experiment::run_file_outcome(&spec, &out, &bar, yes, quick)
             });
             match res {
-                Ok(md) => {
-                    println!("{md}");
+                Ok(o) => {
+                    for r in &o.reductions {
+                        eprintln!("dpaudit: --quick: {r}");
+                    }
+                    if json {
+                        println!("{}", report::json::commands::train(&o));
+                    } else {
+                        println!("{}", o.markdown);
+                    }
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail(e),
+                Err(e) => fail_as(json, "train", e),
             }
         }
         Command::Eval {
@@ -913,21 +1016,32 @@ where
             samples,
             shard,
             max_seconds,
+            format,
         } => {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
             let opts = match run_options(&out, quick, samples)
                 .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
-            {
+                .and_then(|o| {
+                    shard
+                        .as_deref()
+                        .map_or(Ok(()), |k| parse_shard(k).map(|_| ()))
+                        .map(|()| o)
+                }) {
                 Ok(o) => o,
-                Err(e) => return fail(e),
+                Err(e) => return fail_as(json, "audit", e),
             };
             with_limits(max_seconds, || {
                 if let Some(text) = command_spec_text(&spec) {
                     return command_audit(&spec, &text, &out, quick, samples, shard.as_deref());
                 }
                 if let Some(k) = shard {
-                    return run_shard(&spec, &k, &out, quick, samples);
+                    return run_shard(&spec, &k, &out, quick, samples, json);
                 }
-                finish(report::run_single(&spec, &opts), &out)
+                let outcome = report::run_single(&spec, &opts);
+                finish_as(json, "audit", outcome, &out, report::json::commands::audit)
             })
         }
         Command::AuditSamples {
@@ -1053,22 +1167,38 @@ where
                 Err(e) => fail_as(json, "calibrate", e),
             }
         }
-        Command::Merge { dirs, out, check } => {
+        Command::Merge {
+            dirs,
+            out,
+            check,
+            format,
+        } => {
+            use report::json::commands as jc;
             use report::shards::{find_shards, shard_kind, ShardKind};
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
+            let fail = |e: crate::Error| fail_as(json, "merge", e);
             let kind = find_shards(&dirs).and_then(|f| Ok((shard_kind(&f)?, f)));
             if check {
                 let checked = kind.and_then(|(k, files)| match k {
-                    ShardKind::Mechanism => report::shards::merge(&dirs).map(|m| m.files.len()),
+                    ShardKind::Mechanism => {
+                        report::shards::merge(&dirs).map(|m| ("audit", m.files))
+                    }
                     ShardKind::Training => {
-                        crate::train::sgd::shard::check(&files).map(|_| files.len())
+                        crate::train::sgd::shard::check(&files).map(|_| ("train-audit", files))
                     }
                     ShardKind::Command => {
                         crate::compare::command::read_shards(&files).map(|m| m.files.len())
                     }
                 });
                 return match checked {
-                    Ok(n) => {
-                        eprintln!("dpaudit: {n} shards check out: they merge");
+                    Ok((k, files)) => {
+                        if json {
+                            println!("{}", jc::merge_check(k, &files));
+                        }
+                        eprintln!("dpaudit: {} shards check out: they merge", files.len());
                         ExitCode::SUCCESS
                     }
                     Err(e) => fail(e),
@@ -1105,7 +1235,11 @@ where
                     for r in &m.results {
                         eprintln!("{}", crate::train::sgd::suite::markdown_line(r));
                     }
-                    return train_audit_exit(shard::write_merged(&m, &out, &command_line()));
+                    let written =
+                        shard::write_merged(&m, &out, &command_line()).map(|(ok, files)| {
+                            (ok, files.clone(), jc::merge_train_audit(&m, ok, &files))
+                        });
+                    return train_audit_exit(written, json, "merge");
                 }
             }
             let merged = match report::shards::merge(&dirs) {
@@ -1123,7 +1257,10 @@ where
                 command: command_line(),
                 ..ReportOptions::default()
             };
-            finish(report::run_merged(&merged, &opts), &out)
+            let outcome = report::run_merged(&merged, &opts);
+            finish_as(json, "merge", outcome, &out, |o| {
+                jc::merge_audit(&merged.files, merged.samples, o)
+            })
         }
     }
 }

@@ -212,7 +212,7 @@ pub fn check_deadline(what: &str) -> Result<()> {
 pub fn check_max_seconds(s: Option<f64>) -> Result<()> {
     match s {
         Some(v) if !(v.is_finite() && v > 0.0) => {
-            Err(Error::invalid("max-seconds", v, "finite and > 0"))
+            Err(Error::invalid("--max-seconds", v, "finite and > 0"))
         }
         _ => Ok(()),
     }

@@ -5,12 +5,16 @@
 use crate::accounting::Bracket;
 use std::fmt::Write as _;
 
+pub(crate) mod commands;
+
 /// Version of the document shape (`"schema"` field); bumped on an incompatible change.
 pub(crate) const SCHEMA: &str = "dpaudit/1";
 
 /// A JSON value.
 #[derive(Clone, Debug)]
 pub(crate) enum Json {
+    /// null (a figure that was not computed).
+    Null,
     /// true / false
     Bool(bool),
     /// A finite number (non-finite values are written as null).
@@ -78,6 +82,7 @@ impl Json {
     fn write(&self, o: &mut String, indent: usize) {
         let pad = |o: &mut String, n: usize| o.extend(std::iter::repeat_n(' ', n));
         match self {
+            Json::Null => o.push_str("null"),
             Json::Bool(b) => o.push_str(if *b { "true" } else { "false" }),
             Json::Num(x) if x.is_finite() => {
                 let _ = write!(o, "{x:e}");

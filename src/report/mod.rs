@@ -128,6 +128,9 @@ pub(crate) struct ReportOutcome {
     pub summary: Option<PathBuf>,
     /// Files written.
     pub files: Vec<PathBuf>,
+    /// The three-way comparisons of `dpaudit audit` and `dpaudit merge` (for `--format json`;
+    /// empty for `dpaudit report`).
+    pub threeways: Vec<ThreeWay>,
 }
 
 impl ReportOutcome {
@@ -554,6 +557,7 @@ fn outcome(
         slowest: slowest(results),
         summary: Some(out.join("summary.md")),
         files,
+        threeways: Vec::new(),
     }
 }
 
@@ -633,6 +637,7 @@ fn write_single(
         slowest: slowest(&results),
         summary: Some(out.join(format!("{}.md", spec.name))),
         files,
+        threeways: results.iter().map(|(t, _)| t.clone()).collect(),
         ..ReportOutcome::default()
     })
 }

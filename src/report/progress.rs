@@ -41,3 +41,48 @@ pub(crate) fn bar(what: &str, asked: bool) -> Observer {
     }
     Observer::new(Bar(bar))
 }
+
+/// Lines printed on stderr under a bar counting `what` (e.g. the training audit's table rows as
+/// they complete): with a bar (only when [`wanted`]) the lines are printed above it, so the two
+/// do not garble each other; without one, plain `eprintln!`.
+pub(crate) struct Lines(Option<ProgressBar>);
+
+impl Lines {
+    /// A bar of `total` steps labelled `what` if [`wanted`]`(asked)`, else plain lines.
+    pub(crate) fn new(what: &str, total: u64, asked: bool) -> Lines {
+        if !wanted(asked) {
+            return Lines(None);
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let template =
+            format!("{{spinner}} {what} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}}");
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style);
+        }
+        bar.enable_steady_tick(std::time::Duration::from_millis(250));
+        Lines(Some(bar))
+    }
+
+    /// Prints `line` on stderr (above the bar, if any).
+    pub(crate) fn line(&self, line: &str) {
+        match &self.0 {
+            Some(b) => b.suspend(|| eprintln!("{line}")),
+            None => eprintln!("{line}"),
+        }
+    }
+
+    /// One step done.
+    pub(crate) fn advance(&self) {
+        if let Some(b) = &self.0 {
+            b.inc(1);
+        }
+    }
+}
+
+impl Drop for Lines {
+    fn drop(&mut self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}

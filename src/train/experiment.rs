@@ -1116,6 +1116,105 @@ pub(crate) fn run_file_confirmed(
     progress: &Observer,
     yes: bool,
 ) -> Result<String> {
+    run_file_outcome(path, out, progress, yes, false).map(|o| o.markdown)
+}
+
+/// Steps of a `dpaudit train --quick` run: the spec's `steps`, at most this.
+pub const QUICK_STEPS: i64 = 10;
+/// Records of a quick run's synthetic data (`n`): at most this.
+pub const QUICK_RECORDS: i64 = 10_000;
+/// Grid points of a quick `hg_mean` run (`points`): at most this.
+pub const QUICK_POINTS: i64 = 5;
+
+/// What `dpaudit train` ran and wrote.
+#[derive(Debug, Clone)]
+pub(crate) struct TrainOutcome {
+    /// The experiment's name (with `_quick` for a quick run).
+    pub name: String,
+    /// `hmb`, `hg_mean` or `hg_gd`.
+    pub kind: String,
+    /// The Markdown summary (also written as `summary.md`).
+    pub markdown: String,
+    /// The experiment's output directory, `OUT/NAME`.
+    pub dir: PathBuf,
+    /// What `--quick` reduced, one line each (empty for a full run).
+    pub reductions: Vec<String>,
+    /// An HMB Figure 1 experiment's spec and results.
+    pub hmb: Option<(Spec, Vec<SplitResult>)>,
+    /// The files this run wrote (those of `dir` modified since it started), sorted.
+    pub files: Vec<PathBuf>,
+}
+
+/// The reductions of `dpaudit train --quick`, applied to the spec's table before it is parsed:
+/// only the first seed, at most [`QUICK_STEPS`] steps, at most [`QUICK_RECORDS`] synthetic
+/// records (`n`; an HMB spec on `data = "synthetic"` without `n` gets it), at most
+/// [`QUICK_POINTS`] grid points (`points`), and `_quick` appended to the name (its own output
+/// directory, so a quick run never overwrites a full one). Returns what was reduced.
+pub(crate) fn quicken(table: &mut toml::Table, kind: &str) -> Vec<String> {
+    use toml::Value;
+    let mut done = Vec::new();
+    if let Some(Value::Array(seeds)) = table.get_mut("seeds") {
+        if seeds.len() > 1 {
+            let first = seeds[0].clone();
+            done.push(format!(
+                "seeds: {} seeds -> the first, {first}",
+                seeds.len()
+            ));
+            seeds.truncate(1);
+        }
+    }
+    for (key, cap, what) in [
+        ("steps", QUICK_STEPS, "steps"),
+        ("n", QUICK_RECORDS, "records"),
+        ("points", QUICK_POINTS, "grid points"),
+    ] {
+        if let Some(Value::Integer(v)) = table.get_mut(key) {
+            if *v > cap {
+                done.push(format!("{key}: {v} -> {cap} {what}"));
+                *v = cap;
+            }
+        }
+    }
+    let synthetic = table.get("data").and_then(Value::as_str) == Some("synthetic");
+    if kind == "hmb" && synthetic && !table.contains_key("n") {
+        let sp = SyntheticSpec::ijcnn1_scale();
+        done.push(format!("n: {} -> {QUICK_RECORDS} records", sp.n));
+        table.insert("n".into(), Value::Integer(QUICK_RECORDS));
+    }
+    if let Some(Value::String(name)) = table.get_mut("name") {
+        done.push(format!("name: {name} -> {name}_quick (output directory)"));
+        name.push_str("_quick");
+    }
+    done
+}
+
+/// The files under `dir` modified at or after `since`, sorted (what a run wrote).
+fn files_since(dir: &Path, since: std::time::SystemTime) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| {
+            e.metadata()
+                .ok()
+                .filter(|m| m.is_file())
+                .and_then(|m| m.modified().ok())
+                .is_some_and(|t| t >= since)
+        })
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+/// [`run_file_confirmed`], `quick` applying [`quicken`]; returns what ran and what it wrote.
+pub(crate) fn run_file_outcome(
+    path: &Path,
+    out: &Path,
+    progress: &Observer,
+    yes: bool,
+    quick: bool,
+) -> Result<TrainOutcome> {
     let len = std::fs::metadata(path)
         .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?
         .len();
@@ -1124,29 +1223,58 @@ pub(crate) fn run_file_confirmed(
         std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
     let base = path.parent().unwrap_or(Path::new("."));
     // `kind` selects the experiment; absent (or "hmb") is HMB Figure 1, parsed exactly as before.
-    let mut table: toml::Table = toml::from_str(&text).map_err(|e| Error::Parse {
+    let parse_err = |e: toml::de::Error| Error::Parse {
         what: "experiment spec".into(),
         text: String::new(),
         reason: e.to_string(),
-    })?;
-    let spec = match table.remove("kind") {
-        None => Spec::parse(&text)?,
-        Some(toml::Value::String(k)) if k == "hmb" => Spec::check(
-            toml::Value::Table(table)
-                .try_into()
-                .map_err(|e: toml::de::Error| Error::Parse {
-                    what: "experiment spec".into(),
-                    text: String::new(),
-                    reason: e.to_string(),
-                })?,
-        )?,
-        Some(toml::Value::String(k)) => {
-            return super::hg_report::run_table(&k, table, base, out, yes, progress)
-        }
+    };
+    let mut table: toml::Table = toml::from_str(&text).map_err(parse_err)?;
+    let kind = match table.remove("kind") {
+        None => "hmb".to_string(),
+        Some(toml::Value::String(k)) => k,
         Some(v) => return Err(Error::invalid("kind", v, "hmb, hg_mean or hg_gd")),
     };
-    let res = run_confirmed(&spec, base, progress, yes)?;
-    write_outputs(&spec, &res, out)
+    let reductions = if quick {
+        quicken(&mut table, &kind)
+    } else {
+        Vec::new()
+    };
+    let name = table
+        .get("name")
+        .and_then(toml::Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let since = std::time::SystemTime::now();
+    let (markdown, hmb) = if kind == "hmb" {
+        let spec = if quick {
+            Spec::check(toml::Value::Table(table).try_into().map_err(parse_err)?)?
+        } else {
+            // Parsed exactly as before (the text, without `kind` when it is "hmb").
+            match toml::from_str::<toml::Table>(&text)
+                .map_err(parse_err)?
+                .remove("kind")
+            {
+                None => Spec::parse(&text)?,
+                Some(_) => Spec::check(toml::Value::Table(table).try_into().map_err(parse_err)?)?,
+            }
+        };
+        let res = run_confirmed(&spec, base, progress, yes)?;
+        let md = write_outputs(&spec, &res, out)?;
+        (md, Some((spec, res)))
+    } else {
+        let md = super::hg_report::run_table(&kind, table, base, out, yes, progress)?;
+        (md, None)
+    };
+    let dir = out.join(&name);
+    Ok(TrainOutcome {
+        files: files_since(&dir, since),
+        name,
+        kind,
+        markdown,
+        dir,
+        reductions,
+        hmb,
+    })
 }
 
 /// The quick experiment run by `dpaudit report` (< 1 min): the committed breast-cancer table,
@@ -1179,6 +1307,48 @@ pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--quick` keeps the first seed and caps steps, synthetic records and grid points, each
+    /// reduction said; values under the caps are left alone, and the name gets `_quick`.
+    #[test]
+    fn quick_reduces_seeds_steps_records_and_points_and_says_so() {
+        let mut t: toml::Table = toml::from_str(
+            "name = \"s\"\ndata = \"synthetic\"\nsteps = 40\nseeds = [4, 5, 6]\nsplits = [\"random\"]\n",
+        )
+        .unwrap();
+        let done = quicken(&mut t, "hmb");
+        assert_eq!(
+            t["seeds"].as_array().unwrap(),
+            &vec![toml::Value::Integer(4)]
+        );
+        assert_eq!(t["steps"].as_integer(), Some(QUICK_STEPS));
+        assert_eq!(
+            t["n"].as_integer(),
+            Some(QUICK_RECORDS),
+            "141,691 by default"
+        );
+        assert_eq!(t["name"].as_str(), Some("s_quick"));
+        assert_eq!(done.len(), 4, "{done:?}");
+        assert!(
+            done.contains(&"steps: 40 -> 10 steps".to_string()),
+            "{done:?}"
+        );
+        // Under the caps: only the name changes.
+        let mut t: toml::Table =
+            toml::from_str("name = \"m\"\nn = 100\npoints = 3\nseeds = [1]\n").unwrap();
+        let done = quicken(&mut t, "hg_mean");
+        assert_eq!(
+            (t["n"].as_integer(), t["points"].as_integer()),
+            (Some(100), Some(3))
+        );
+        assert_eq!(
+            done,
+            vec!["name: m -> m_quick (output directory)".to_string()]
+        );
+        let mut t: toml::Table = toml::from_str("name = \"m\"\npoints = 25\n").unwrap();
+        quicken(&mut t, "hg_mean");
+        assert_eq!(t["points"].as_integer(), Some(QUICK_POINTS));
+    }
 
     /// A curve label with a comma (the matched clip, "clip c @ RGM's (eps, delta)") stays one CSV
     /// field: every record has the header's field count. The hand-written CSV this replaced split

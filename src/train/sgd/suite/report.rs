@@ -90,24 +90,49 @@ pub(crate) fn write_files(out: &Path, report: &Report) -> Result<Vec<PathBuf>> {
     Ok(vec![mdp, csvp])
 }
 
+/// What [`write_report`] ran and wrote.
+#[derive(Debug, Clone)]
+pub(crate) struct SuiteRun {
+    /// Whether every verdict is the expected one.
+    pub all_expected: bool,
+    /// The files written.
+    pub files: Vec<PathBuf>,
+    /// The accounting notes.
+    pub notes: Vec<String>,
+    /// Every row's result, in table order.
+    pub results: Vec<SuiteResult>,
+}
+
 /// Runs the suite and writes `dpsgd_audit.md` (with timings) and `dpsgd_audit.csv` (without)
-/// into `out`, printing each Markdown line to stderr as it completes. Returns whether every
-/// verdict is the expected one, and the files written.
+/// into `out`, printing the table's header and then each Markdown line to stderr as it
+/// completes (under a bar counting the rows, on a terminal: `progress`).
 pub(crate) fn write_report(
     out: &Path,
     opts: &SuiteOptions,
     command: &str,
-) -> Result<(bool, Vec<PathBuf>)> {
+    progress: bool,
+) -> Result<SuiteRun> {
     create_dir(out)?;
     let (rows, notes) = suite_rows(opts)?;
     let mut report = new_report(opts, &notes, &format!("`{command}`"))?;
+    let lines =
+        crate::report::progress::Lines::new("train-audit rows", rows.len() as u64, progress);
     // The table's header first, so the lines printed as rows complete can be read.
-    eprintln!("{MARKDOWN_HEADER}");
+    lines.line(MARKDOWN_HEADER);
+    let mut results = Vec::with_capacity(rows.len());
     for r in &rows {
         let res = run_row(r, opts.seed)?;
-        eprintln!("{}", markdown_line(&res));
+        lines.line(&markdown_line(&res));
+        lines.advance();
         push_result(&mut report, &res);
+        results.push(res);
     }
+    drop(lines);
     let files = write_files(out, &report)?;
-    Ok((report.all_expected, files))
+    Ok(SuiteRun {
+        all_expected: report.all_expected,
+        files,
+        notes,
+        results,
+    })
 }
