@@ -504,11 +504,12 @@ fn command_audit(
     path: &Path,
     text: &str,
     out: &Path,
-    quick: bool,
-    samples: Option<u64>,
+    (quick, samples): (bool, Option<u64>),
     shard: Option<&str>,
+    json: bool,
 ) -> ExitCode {
     use crate::compare::command::{self, CommandSpec};
+    let fail = |e: crate::Error| fail_as(json, "audit", e);
     let spec = match CommandSpec::from_toml(text, path) {
         Ok(s) => s,
         Err(e) => return fail(e),
@@ -524,11 +525,21 @@ fn command_audit(
     };
     let progress = report::progress::bar("audit", std::io::stderr().is_terminal());
     if let Some(k) = shard {
-        let res = k
-            .parse::<crate::audit::engine::Shard>()
+        let res = parse_shard(k)
             .and_then(|sh| command::write_shard(&spec, plan, sh, &progress, out).map(|p| (sh, p)));
         return match res {
             Ok((sh, p)) => {
+                if json {
+                    println!(
+                        "{}",
+                        report::json::commands::audit_shard(
+                            &path.display().to_string(),
+                            &sh.to_string(),
+                            n,
+                            &p
+                        )
+                    );
+                }
                 eprintln!(
                     "dpaudit: shard {sh} of {} ({n} samples per side in all): wrote {}",
                     spec.name,
@@ -539,14 +550,18 @@ fn command_audit(
             Err(e) => fail(e),
         };
     }
-    command_audit_exit(command::run(&spec, plan, &progress), out)
+    command_audit_exit(command::run(&spec, plan, &progress), out, json, None)
 }
 
 /// Writes a command audit's files and prints its verdict: exit 0 (ok), 1 (VIOLATION) or 2.
 fn command_audit_exit(
     run: crate::Result<crate::compare::command::CommandRun>,
     out: &Path,
+    json: bool,
+    merged: Option<&[PathBuf]>,
 ) -> ExitCode {
+    let command = if merged.is_some() { "merge" } else { "audit" };
+    let fail = |e: crate::Error| fail_as(json, command, e);
     let run = match run {
         Ok(r) => r,
         Err(e) => return fail(e),
@@ -556,7 +571,10 @@ fn command_audit_exit(
         Err(e) => return fail(e),
     };
     let a = &run.audit;
-    println!(
+    if json {
+        println!("{}", report::command::json(&run, &files, merged));
+    } else {
+        println!(
         "{}: {}: eps_lb = {} (confidence {}), strict eps_lb = {}, claimed eps = {} (delta = {}); statistic {}, {} samples per side",
         run.spec.name,
         a.verdict,
@@ -568,6 +586,7 @@ fn command_audit_exit(
         a.statistic,
         run.plan.samples_per_side
     );
+    }
     for f in files {
         eprintln!("dpaudit: wrote {}", f.display());
     }
@@ -1035,7 +1054,14 @@ where
             };
             with_limits(max_seconds, || {
                 if let Some(text) = command_spec_text(&spec) {
-                    return command_audit(&spec, &text, &out, quick, samples, shard.as_deref());
+                    return command_audit(
+                        &spec,
+                        &text,
+                        &out,
+                        (quick, samples),
+                        shard.as_deref(),
+                        json,
+                    );
                 }
                 if let Some(k) = shard {
                     return run_shard(&spec, &k, &out, quick, samples, json);
@@ -1189,9 +1215,8 @@ where
                     ShardKind::Training => {
                         crate::train::sgd::shard::check(&files).map(|_| ("train-audit", files))
                     }
-                    ShardKind::Command => {
-                        crate::compare::command::read_shards(&files).map(|m| m.files.len())
-                    }
+                    ShardKind::Command => crate::compare::command::read_shards(&files)
+                        .map(|_| ("command-audit", files)),
                 });
                 return match checked {
                     Ok((k, files)) => {
@@ -1218,7 +1243,7 @@ where
                         );
                         command::finish_merged(&m)
                     });
-                    return command_audit_exit(res, &out);
+                    return command_audit_exit(res, &out, json, Some(&files));
                 }
                 Ok((ShardKind::Training, files)) => {
                     use crate::train::sgd::shard;

@@ -178,3 +178,59 @@ fn a_crash_a_hang_or_garbage_is_an_error_and_writes_nothing() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn json_documents_of_a_command_audit_and_its_merge() {
+    let d = tmp("json");
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let spec = "examples/commands/stdlib_gaussian_wrong_scale.toml";
+    let (code, out, err) = run(&["audit", spec, "--format", "json", "--out", &s(&d.join("w"))]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["command"], "audit");
+    assert_eq!(v["ok"], true);
+    assert_eq!(v["verdict"], "VIOLATION");
+    assert_eq!(v["samples_per_side"], 4000);
+    assert_eq!(v["chunks"], 4);
+    assert!(v["eps_lb_strict"].as_f64().unwrap() > 2.0);
+    assert_eq!(v["files"].as_array().unwrap().len(), 4);
+    for k in ["1/2", "2/2"] {
+        let (code, out, err) = run(&[
+            "audit",
+            spec,
+            "--shard",
+            k,
+            "--format",
+            "json",
+            "--out",
+            &s(&d.join("s")),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["shard"], k);
+    }
+    let (code, out, err) = run(&[
+        "merge",
+        &s(&d.join("s")),
+        "--format",
+        "json",
+        "--out",
+        &s(&d.join("m")),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let m: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(m["command"], "merge");
+    assert_eq!(m["merged"]["kind"], "command-audit");
+    assert_eq!(m["merged"]["shards"], 2);
+    assert_eq!(m["eps_lb_strict"], v["eps_lb_strict"]);
+    let (code, out, _) = run(&[
+        "audit",
+        "examples/commands/nonexistent.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 2);
+    let e: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["ok"], false);
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::csv::{fmt_num, write_atomic};
+use super::json::Json;
 use crate::compare::command::CommandRun;
 use crate::error::{Error, Result};
 
@@ -82,4 +83,61 @@ pub fn write(run: &CommandRun, out: &Path) -> Result<Vec<PathBuf>> {
     super::samples::table(&run.audit).write(&csv)?;
     write_atomic(&md, markdown(run))?;
     Ok(vec![md, csv, a, b])
+}
+
+/// The `--format json` document of a command audit (docs/json.md#audit-of-a-command): the
+/// command and its plan, then the fields of `audit-samples`' document, then the files written;
+/// `merged` (the shard files) makes it `dpaudit merge`'s document, as for other audits.
+pub(crate) fn json(run: &CommandRun, files: &[PathBuf], merged: Option<&[PathBuf]>) -> Json {
+    let s = &run.spec;
+    let p = &run.plan;
+    let mut body = Vec::new();
+    if let Some(shards) = merged {
+        body.push((
+            "merged",
+            Json::obj(vec![
+                ("kind", Json::str("command-audit")),
+                ("shards", Json::Int(shards.len() as u64)),
+                ("files", super::json::commands::paths(shards)),
+            ]),
+        ));
+    }
+    body.extend([
+        ("spec", Json::str(s.path.display().to_string())),
+        ("name", Json::str(s.name.clone())),
+        (
+            "argv",
+            Json::Arr(
+                s.command
+                    .argv
+                    .iter()
+                    .map(|a| Json::str(a.clone()))
+                    .collect(),
+            ),
+        ),
+        (
+            "working_directory",
+            Json::str(s.command.dir.display().to_string()),
+        ),
+        ("samples_per_side", Json::Int(p.samples_per_side)),
+        ("chunk", Json::Int(p.chunk)),
+        ("chunks", Json::Int(p.chunks())),
+        (
+            "claim_source",
+            s.claim_source.clone().map_or(Json::Null, Json::str),
+        ),
+    ]);
+    let mut out = match super::samples::json(&run.audit) {
+        Json::Obj(fields) => fields,
+        other => vec![("audit".to_string(), other)],
+    };
+    // The samples document's own envelope is replaced by this command's.
+    out.retain(|(k, _)| !matches!(k.as_str(), "schema" | "command" | "ok"));
+    let mut doc = match Json::document(if merged.is_some() { "merge" } else { "audit" }, body) {
+        Json::Obj(fields) => fields,
+        _ => unreachable!("a document is an object"),
+    };
+    doc.extend(out);
+    doc.push(("files".to_string(), super::json::commands::paths(files)));
+    Json::Obj(doc)
 }
