@@ -179,6 +179,14 @@ enum Command {
         /// Samples per side for every audit (overrides the specs).
         #[arg(long)]
         samples: Option<u64>,
+        /// Time limit in seconds for the whole report: past it the report stops with an error
+        /// (exit 2). The report's files are written only once the audits, golden tables and
+        /// controls have all finished in time; the quick training experiment runs after them.
+        #[arg(long)]
+        max_seconds: Option<f64>,
+        /// text | json (docs/json.md; the files are written either way)
+        #[arg(long, default_value = "text")]
+        format: String,
     },
     /// Run one training experiment (HMB App. C two-node DP-GD): writes
     /// OUT/NAME/{SPLIT.csv, SPLIT.svg, SPLIT.png, summary.md} (SPLIT_authors_code.* under the
@@ -1007,26 +1015,58 @@ where
             golden,
             quick,
             samples,
+            max_seconds,
+            format,
         } => {
-            let opts = match run_options(&out, quick, samples) {
+            let json = match check_format(&format) {
+                Ok(j) => j,
+                Err(e) => return fail(e),
+            };
+            let opts = match run_options(&out, quick, samples)
+                .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
+            {
                 Ok(o) => ReportOptions {
                     specs_dir: specs,
                     golden_dir: golden,
                     ..o
                 },
-                Err(e) => return fail(e),
+                Err(e) => return fail_as(json, "report", e),
             };
-            let mut outcome = report::run_report(&opts);
-            // Quick training experiment (HMB App. C on the committed breast-cancer table). If it
-            // cannot run, that is a NOT RUN line of the report, not a reason to hide its verdict.
-            let bar = report::progress::bar("train", opts.progress);
-            if let Err(e) = crate::train::experiment::run_quick(&out, &bar) {
-                if let Ok(o) = outcome.as_mut() {
-                    o.not_run
-                        .push(format!("NOT RUN: quick training experiment: {e}"));
+            with_limits(max_seconds, || {
+                let mut outcome = report::run_report(&opts);
+                // Quick training experiment (HMB App. C on the committed breast-cancer table). If
+                // it cannot run, that is a NOT RUN line of the report, not a reason to hide its
+                // verdict; past the time limit the whole report is an error.
+                let bar = report::progress::bar("train", opts.progress);
+                if let Err(e) = crate::train::experiment::run_quick(&out, &bar) {
+                    match (&e, outcome.as_mut()) {
+                        (crate::Error::TimeLimit { .. }, Ok(_)) => outcome = Err(e),
+                        (_, Ok(o)) => o
+                            .not_run
+                            .push(format!("NOT RUN: quick training experiment: {e}")),
+                        (_, Err(_)) => {}
+                    }
                 }
-            }
-            finish(outcome, &out)
+                if let Ok(o) = &outcome {
+                    if let Some(limit) = max_seconds.filter(|_| {
+                        o.not_run
+                            .iter()
+                            .any(|l| l.contains("time limit --max-seconds"))
+                    }) {
+                        outcome = Err(crate::Error::TimeLimit {
+                            seconds: limit,
+                            what: "report".into(),
+                        });
+                    }
+                }
+                finish_as(
+                    json,
+                    "report",
+                    outcome,
+                    &out,
+                    report::json::commands::report,
+                )
+            })
         }
         Command::Audit {
             spec,

@@ -504,3 +504,90 @@ fn train_quick_json_reduces_the_run_and_reports_curves_privacy_and_statements() 
     assert!(!dir.join("bad").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `report --format json --max-seconds`: the limit stops the whole report (the golden rows run on
+/// rayon's threads took it with them only after this test's fix: `--max-seconds 1` used to run
+/// for 30 s) and the error is a JSON document; nothing is written.
+#[test]
+fn report_honours_max_seconds_with_a_json_error() {
+    let out = std::env::temp_dir().join(format!("dpaudit-report-limit-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let t = std::time::Instant::now();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dpaudit"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("CI", "1")
+        .args([
+            "report",
+            "--quick",
+            "--max-seconds",
+            "1",
+            "--format",
+            "json",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let secs = t.elapsed().as_secs_f64();
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["command"], "report");
+    assert_eq!(v["ok"], false);
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("time limit --max-seconds 1"),
+        "{v}"
+    );
+    assert!(secs < 15.0, "report --max-seconds 1 took {secs} s");
+    assert!(!out.join("summary.md").exists());
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `report --format json` on one spec and a four-row golden table: every spec's comparison, the
+/// golden and control counts, the verdict. The exact ε(δ) of the Gaussian mechanism at σ = 5,
+/// Δ = 1, δ = 1e-5 is 0.725521750858 (Balle & Wang 2018, Thm 8; mpmath, the audit test above).
+#[test]
+fn report_json_lists_every_spec_the_golden_and_the_controls() {
+    let d = tmp_dir("report-json");
+    let (specs, golden, out) = (d.join("specs"), d.join("golden"), d.join("out"));
+    std::fs::create_dir_all(&specs).unwrap();
+    std::fs::create_dir_all(&golden).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("audits/gaussian.toml"),
+        specs.join("gaussian.toml"),
+    )
+    .unwrap();
+    let fisher = std::fs::read_to_string(root.join("golden/fisher.csv")).unwrap();
+    let head: Vec<&str> = fisher.lines().take(5).collect();
+    std::fs::write(golden.join("fisher.csv"), head.join("\n") + "\n").unwrap();
+    let o = run(bin()
+        .args([
+            "report",
+            "--quick",
+            "--samples",
+            "20000",
+            "--format",
+            "json",
+        ])
+        .arg("--specs")
+        .arg(&specs)
+        .arg("--golden")
+        .arg(&golden)
+        .arg("--out")
+        .arg(&out));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v = doc(&o, "report");
+    assert_eq!(v["verdict"], "ok");
+    assert_eq!(v["golden"]["passed"], 4);
+    assert_eq!(v["golden"]["failed"], 0);
+    assert_eq!(v["controls"]["missed"], 0);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1);
+    let exact = dec(&results[0]["exact"]["value"]);
+    assert!((exact - 0.725521750858).abs() < 1e-11, "{exact}");
+    assert!(out.join("summary.md").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}

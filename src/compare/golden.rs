@@ -175,7 +175,13 @@ pub(crate) fn verify_dir(dir: &Path, cap: u32) -> Result<GoldenSummary> {
     for f in &files {
         rows.extend(read_file(f, &mut unreadable)?);
     }
-    let checks: Vec<GoldenCheck> = rows.into_par_iter().map(|g| check_row(g, cap)).collect();
+    // The rows run on rayon's threads: they take the caller's time limits with them (the limits
+    // are thread-local; `report --max-seconds 1` used to go on for 30 s here).
+    let limits = crate::limits::carry();
+    let checks: Vec<GoldenCheck> = rows
+        .into_par_iter()
+        .map(|g| limits.run(|| check_row(g, cap)))
+        .collect();
     Ok(GoldenSummary {
         files: files
             .iter()

@@ -128,8 +128,7 @@ pub(crate) struct ReportOutcome {
     pub summary: Option<PathBuf>,
     /// Files written.
     pub files: Vec<PathBuf>,
-    /// The three-way comparisons of `dpaudit audit` and `dpaudit merge` (for `--format json`;
-    /// empty for `dpaudit report`).
+    /// The three-way comparisons, one per spec (for `--format json`).
     pub threeways: Vec<ThreeWay>,
 }
 
@@ -557,7 +556,7 @@ fn outcome(
         slowest: slowest(results),
         summary: Some(out.join("summary.md")),
         files,
-        threeways: Vec::new(),
+        threeways: results.iter().map(|(t, _)| t.clone()).collect(),
     }
 }
 

@@ -171,6 +171,61 @@ fn audit_body(o: &ReportOutcome) -> Vec<(&'static str, Json)> {
     ]
 }
 
+/// The document of `dpaudit report`: every spec's comparison, the golden verification, the
+/// positive controls, what did not run, the verdict and the files written.
+pub(crate) fn report(o: &ReportOutcome) -> Json {
+    let pair = |p: Option<(usize, usize)>, ok: &str, bad: usize, bad_name: &str| {
+        p.map_or(Json::Null, |(n, total)| {
+            Json::obj(vec![
+                (ok, Json::Int(n as u64)),
+                ("total", Json::Int(total as u64)),
+                (bad_name, Json::Int(bad as u64)),
+            ])
+        })
+    };
+    Json::document(
+        "report",
+        vec![
+            (
+                "results",
+                Json::Arr(
+                    o.threeways
+                        .iter()
+                        .map(|tw| threeway(tw, &o.not_run))
+                        .collect(),
+                ),
+            ),
+            (
+                "golden",
+                pair(o.golden_passed, "passed", o.golden_failures, "failed"),
+            ),
+            (
+                "controls",
+                pair(o.controls_caught, "caught", o.controls_missed, "missed"),
+            ),
+            ("violations", strings(&o.violations)),
+            ("not_run", strings(&o.not_run)),
+            ("verdict_lines", strings(&o.verdict_lines())),
+            (
+                "verdict",
+                Json::str(match o.exit_status() {
+                    1 => "VIOLATION",
+                    2 => "NOT RUN",
+                    _ => "ok",
+                }),
+            ),
+            ("exit_status", Json::Int(u64::from(o.exit_status()))),
+            (
+                "summary",
+                o.summary
+                    .as_ref()
+                    .map_or(Json::Null, |p| Json::str(p.display().to_string())),
+            ),
+            ("files", paths(&o.files)),
+        ],
+    )
+}
+
 /// The document of `dpaudit audit SPEC`.
 pub(crate) fn audit(o: &ReportOutcome) -> Json {
     Json::document("audit", audit_body(o))
