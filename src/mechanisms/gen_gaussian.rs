@@ -676,7 +676,10 @@ pub(crate) static FAMILY: Family = Family {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{
+        Arc, Family, Float, GenGaussian, GenGaussianLocation, GenGaussianPair, LinePair,
+        LocationModel, Result, Scalar, ScalarDist, Which,
+    };
     use crate::divergence::{self, Method};
     use crate::mechanisms::stream::chunk_rng;
     use crate::model::Pair;

@@ -1231,7 +1231,7 @@ pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{csv_of, Conventions, Curve, Privacy, SplitResult};
 
     /// A curve label with a comma (the matched clip, "clip c @ RGM's (eps, delta)") stays one CSV
     /// field: every record has the header's field count. The hand-written CSV this replaced split

@@ -593,7 +593,7 @@ fn prop3_row() -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{thm2_cases, worst_violation, StepRule, Thm2Case};
 
     #[test]
     fn mutated_theorem2_bounds_flip_their_verdicts() {
