@@ -115,7 +115,7 @@ impl Table {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::Table;
 
     #[test]
     fn a_table_renders_as_csv_and_markdown() {

@@ -88,10 +88,12 @@
 //!
 //! # Features
 //!
-//! `cli` (default) adds the command line ([`cli`], which `src/main.rs` only calls), audit specs
-//! and the three-way comparison as plain data ([`compare`]), and the crate-private `report`
-//! module that formats it into Markdown, CSV and plots (clap, toml, indicatif, plotters).
-//! `cargo build --lib --no-default-features` builds the numerical library alone.
+//! `cli` (default) adds the command line ([`cli`], which `src/main.rs` only calls) and the
+//! crate-private `report` module that formats the comparison into Markdown, CSV and plots
+//! (clap, indicatif, plotters, sha2/hmac for shard files), with the comparison's report-only
+//! parts (plot data, golden verification, positive controls, shards). Audit specs, the
+//! three-way comparison and the seed-claims table ([`compare`]) are in the library either way:
+//! `cargo build --lib --no-default-features` builds the library without the command line.
 //!
 //! Formulas are restated, with derivations and stable-evaluation notes, in the repository's
 //! `docs/formulas.md`; every closed form cites its paper and equation and the section of that
@@ -104,7 +106,6 @@ pub mod audit;
 pub mod bounds;
 #[cfg(feature = "cli")]
 pub mod cli;
-#[cfg(feature = "cli")]
 pub mod compare;
 pub mod divergence;
 pub mod error;

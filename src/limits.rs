@@ -275,7 +275,10 @@ pub(crate) fn fmt_seconds(s: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{
+        carry, check_deadline, check_memory, current, product, with_deadline, Duration, Error,
+        Estimate,
+    };
 
     #[test]
     fn memory_check_names_key_value_and_need() {

@@ -206,7 +206,7 @@ impl PartialEq for Scalar {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Float, Scalar, TomlNum};
 
     #[test]
     fn huge_and_tiny_toml_floats_are_written_in_scientific_notation() {

@@ -234,7 +234,7 @@ impl Mechanism for CappedRejectionTruncated {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{CappedRejectionTruncated, HalvedSigmaGaussian, Side, StaleNormRgm, StreamRng};
     use rand::SeedableRng;
 
     #[test]

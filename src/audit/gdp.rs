@@ -136,7 +136,10 @@ pub fn gdp_held_out(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{
+        gaussian_eps_for_delta, gdp_best_region, gdp_eps_for_delta, mu_raw, ndtri_upper, GdpAudit,
+        ThresholdTable, GDP_ASSUMPTION,
+    };
     use crate::audit::stats::{cp_upper, Tail};
 
     #[test]

@@ -90,6 +90,7 @@ impl SampleSet {
     }
 
     /// Samples from row-major values of the given type, named `source` (as a reader builds them).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // command shards (cli)
     pub(crate) fn from_parts(
         d: usize,
         values: Vec<f64>,
@@ -144,6 +145,7 @@ impl SampleSet {
     }
 
     /// The values, row-major (n rows of [`SampleSet::dim`] coordinates).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // command shards (cli)
     pub(crate) fn values(&self) -> &[f64] {
         &self.values
     }

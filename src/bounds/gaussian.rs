@@ -217,7 +217,7 @@ pub(crate) fn dp_eps_f64(sensitivity: f64, sigma: f64, delta: f64) -> Result<f64
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{dp_delta, dp_delta_f64, dp_eps, rdp_eps, rdp_eps_f64, Error};
     use crate::bounds::test_support::{agree, s};
 
     // (Δ, σ, ε, δ): mpmath 1.3.0 at dps 60, ncdf(Δ/(2σ) − εσ/Δ) − exp(ε) ncdf(−Δ/(2σ) − εσ/Δ)

@@ -123,7 +123,7 @@ pub(crate) mod f64chk {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{alpha_above_one, ge_tol, lt_strict, positive, show, Error, Float, Scalar};
 
     #[test]
     fn tolerant_comparisons() {

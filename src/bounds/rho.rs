@@ -187,7 +187,7 @@ pub fn rho_bar_quadrature(d: u32, rc: &Scalar, digits: u32) -> Result<Certified>
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{rho, rho_bar, rho_bar_f64, rho_bar_quadrature, Error};
     use crate::bounds::test_support::{agree, s};
     use crate::numeric::mp::agreement_digits;
 

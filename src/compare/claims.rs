@@ -21,14 +21,14 @@ use rug::Float;
 use serde::Serialize;
 
 /// Digits certified for every figure of the table (modest, to keep [`claims`] fast).
-pub(crate) const DIGITS: u32 = 15;
+pub const DIGITS: u32 = 15;
 
 /// Working precision (bits) of the comparisons made here.
 const P: u32 = 256;
 
 /// The verdict on one claim (the taxonomy of `docs/claims.md#verdicts`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub(crate) enum Verdict {
+pub enum Verdict {
     /// The computed figure agrees with the claim (to its stated digits / the inequality holds),
     /// and nothing we checked in its derivation is wrong.
     Holds,
@@ -55,7 +55,7 @@ crate::error::named_enum!(Verdict {
 
 /// One row of the claims table.
 #[derive(Clone, Debug, Serialize)]
-pub(crate) struct Claim {
+pub struct Claim {
     /// Stable identifier, e.g. `hmb-cor1-example`.
     pub id: &'static str,
     /// Where the claim is stated: seed file, section, equation.
@@ -248,7 +248,7 @@ pub(crate) fn claims() -> Vec<Claim> {
 }
 
 /// The claims with the Theorem 2 simulation table behind rows `hmb-thm2-*`.
-pub(crate) struct Claims {
+pub struct Claims {
     /// The rows.
     pub rows: Vec<Claim>,
     /// The Theorem 2 cases (None when no `hmb-thm2-*` row was asked for).
@@ -257,7 +257,7 @@ pub(crate) struct Claims {
 
 /// The rows (all, or only the row `only`); an unknown id is an error naming the known ids.
 /// The simulations of HMB §5 run only for the rows asked for.
-pub(crate) fn claims_only(only: Option<&str>) -> Result<Claims> {
+pub fn claims_only(only: Option<&str>) -> Result<Claims> {
     let wanted: Vec<&ClaimRow> = TABLE
         .iter()
         .flat_map(|rows| rows.iter())
@@ -290,7 +290,7 @@ mod oso;
 mod seed002;
 
 use hmb_alg::thm2_cases;
-pub(crate) use hmb_alg::Thm2Case;
+pub use hmb_alg::Thm2Case;
 
 #[cfg(test)]
 mod tests;

@@ -46,6 +46,7 @@ use crate::error::{Error, Result};
 use crate::scalar::TomlNum as Num;
 
 /// Format tag of a command-audit shard file.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the shard files (cli)
 pub(crate) const FORMAT: &str = "dpaudit-command-shard/1";
 
 /// Default samples per invocation.
@@ -316,6 +317,7 @@ pub fn run(spec: &CommandSpec, plan: ChunkPlan, progress: &Observer) -> Result<C
 }
 
 /// One chunk as a shard file holds it: its invocation and its samples' exact bits.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the shard files (cli)
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 struct ChunkRecord {
     side: String,
@@ -329,6 +331,7 @@ struct ChunkRecord {
 }
 
 /// A command-audit shard file.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the shard files (cli)
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct ShardFile {
     format: String,
@@ -340,6 +343,7 @@ struct ShardFile {
     chunks: Vec<ChunkRecord>,
 }
 
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the shard files (cli)
 fn encode(c: &ChunkSamples) -> ChunkRecord {
     let mut values = String::with_capacity(16 * c.samples.values().len());
     for v in c.samples.values() {
@@ -356,6 +360,7 @@ fn encode(c: &ChunkSamples) -> ChunkRecord {
     }
 }
 
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the shard files (cli)
 fn decode(r: &ChunkRecord, plan: &ChunkPlan, path: &Path) -> Result<ChunkSamples> {
     let bad = |what: String| Error::Parse {
         what: "command shard file".into(),
@@ -417,6 +422,7 @@ fn decode(r: &ChunkRecord, plan: &ChunkPlan, path: &Path) -> Result<ChunkSamples
 
 /// Runs shard `shard` of the spec at `path` with `plan` and writes its file
 /// `NAME.shard-K-of-N.toml` into `out` (atomically, sealed as every shard file). Returns the path.
+#[cfg(feature = "cli")]
 pub(crate) fn write_shard(
     spec: &CommandSpec,
     plan: ChunkPlan,
@@ -443,6 +449,7 @@ pub(crate) fn write_shard(
 }
 
 /// The shard files of one command audit, checked and read, ready to audit.
+#[cfg(feature = "cli")]
 #[derive(Debug)]
 pub struct Merged {
     /// The spec (from the shards' copy of its text).
@@ -456,6 +463,7 @@ pub struct Merged {
 
 /// Reads the command-audit shard files `files` and checks that they are the N shards of one run
 /// (same spec text, samples and shard count; every shard once; each holding exactly its chunks).
+#[cfg(feature = "cli")]
 pub fn read_shards(files: &[PathBuf]) -> Result<Merged> {
     let mut shards = Vec::with_capacity(files.len());
     for p in files {
@@ -561,6 +569,7 @@ pub fn read_shards(files: &[PathBuf]) -> Result<Merged> {
 }
 
 /// Audits merged shards: the same [`CommandRun`] as the unsharded run of the same plan.
+#[cfg(feature = "cli")]
 pub fn finish_merged(m: &Merged) -> Result<CommandRun> {
     finish(&m.spec, m.plan, &m.chunks)
 }

@@ -240,7 +240,7 @@ fn check_row(g: GoldenRow, cap: u32) -> GoldenCheck {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::verify_dir;
 
     #[test]
     fn verifies_a_small_table_and_reports_failures() {

@@ -11,13 +11,17 @@
 //! Audit specs (`audits/*.toml`, [`spec`]) parse into the same models the rest of the crate
 //! uses.
 
+#[cfg(feature = "cli")]
 pub(crate) mod accounting;
-pub(crate) mod claims;
+pub mod claims;
 pub mod command;
 pub mod curves;
+#[cfg(feature = "cli")]
 pub mod figure;
 pub(crate) mod fmt;
+#[cfg(feature = "cli")]
 pub(crate) mod golden;
+#[cfg(feature = "cli")]
 pub(crate) mod shards;
 pub mod sources;
 pub mod spec;

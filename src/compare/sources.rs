@@ -2,11 +2,10 @@
 //! [`crate::audit`]: RDP curves converted to (ε, δ), the audits of specs (whole, or in shards for
 //! parallel runs) and the positive controls.
 
-use crate::audit::engine::{self, AuditConfig, Observer};
-use crate::audit::mechanisms::{Mechanism, Statistic};
+use crate::audit::engine::{self, Observer};
 use crate::bounds;
 use crate::compare::spec::AuditSpec;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Digits certified for the figures of the three-way table.
 pub(crate) const DIGITS: u32 = 12;
@@ -39,6 +38,7 @@ pub fn run_audit(spec: &AuditSpec, samples: u64, progress: Observer) -> Result<A
 }
 
 /// Draws shard `shard` of the spec's audit with `samples` per side.
+#[cfg(feature = "cli")]
 pub(crate) fn draw_shard(
     spec: &AuditSpec,
     samples: u64,
@@ -52,6 +52,7 @@ pub(crate) fn draw_shard(
 
 /// The spec's audit finished from the merged draws of all its shards: the same result as
 /// [`run_audit`] with the same `samples`.
+#[cfg(feature = "cli")]
 pub(crate) fn audit_from_draws(
     spec: &AuditSpec,
     samples: u64,
@@ -116,6 +117,7 @@ fn outcome(r: &engine::AuditResult) -> Result<AuditOutcome> {
 }
 
 /// A positive control: a deliberately broken mechanism with the ε it claims.
+#[cfg(feature = "cli")]
 #[derive(Clone, Debug)]
 pub(crate) struct ControlOutcome {
     /// Name of the control.
@@ -136,19 +138,25 @@ pub(crate) struct ControlOutcome {
 }
 
 /// δ of the positive controls.
+#[cfg(feature = "cli")]
 pub(crate) const CONTROL_DELTA: f64 = 1e-3;
 /// Confidence of the positive controls' audits.
+#[cfg(feature = "cli")]
 pub(crate) const CONTROL_CONFIDENCE: f64 = 0.95;
 
 /// Runs every positive control of [`crate::audit::controls`] with `samples` per side (white-box
 /// statistic, held-out selection, fixed seeds). The parameters are those of the engine's own
 /// control tests, where the broken mechanisms' true ε exceeds the claim by ≥ 1.8.
 /// `progress` makes the observer of each control's audit.
+#[cfg(feature = "cli")]
 pub(crate) fn run_controls(
     samples: u64,
     progress: &dyn Fn() -> Observer,
 ) -> Result<Vec<ControlOutcome>> {
     use crate::audit::controls::{CappedRejectionTruncated, HalvedSigmaGaussian, StaleNormRgm};
+    use crate::audit::engine::AuditConfig;
+    use crate::audit::mechanisms::{Mechanism, Statistic};
+    use crate::error::Error;
     let controls: Vec<(Box<dyn Mechanism>, &str, u64)> =
         vec![
         (
@@ -205,6 +213,7 @@ pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
 
 /// Verdict of a positive control: the audit's strict lower bound (confidence 1 − 1e-6, the
 /// VIOLATION test) is expected to exceed the claim.
+#[cfg(feature = "cli")]
 pub(crate) fn control_caught(c: &ControlOutcome) -> bool {
     c.eps_lb_strict > c.claimed_eps
 }

@@ -428,7 +428,7 @@ impl AuditSpec {
 }
 
 mod checks;
-pub(crate) use checks::*;
+pub use checks::load_dir;
 
 /// The spec's name: `name`, else the file stem; it names output files, so only ASCII letters,
 /// digits, '_' and '-'.

@@ -65,7 +65,7 @@ pub(crate) fn hockey_stick_at(pair: &Pair, eps: &Float, p: u32) -> Result<Float>
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{renyi, Float, Pair, Scalar};
     use crate::mechanisms::rectified::RectifiedPair;
     use crate::mechanisms::sign::SignPair;
     use crate::mechanisms::truncated::TruncatedPair;

@@ -1057,7 +1057,10 @@ pub(crate) static FAMILY: Family = Family {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{
+        cks_renyi_bound, decimal_rational, Arc, DiscreteGaussianLocation, DiscreteGaussianPair,
+        DiscreteGaussianSampler, Error, Float, Pair, Scalar, CLAIMS, FAMILY,
+    };
     use crate::divergence::{self, Method};
     use crate::mechanisms::stream::chunk_rng;
     use crate::numeric::mp::agreement_digits;

@@ -300,7 +300,7 @@ pub(crate) fn ln_mp(prec: u32, x: f64) -> Float {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{bernoulli_exact, ExactBernoulli};
     use crate::numeric::f64s::ln_mills;
     use rand::SeedableRng;
 

@@ -305,6 +305,19 @@ impl ScalarDist for Rectified {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RectifiedPair(pub(crate) Clipped);
 
+impl crate::model::Pair {
+    /// The rectified pair, validated (σ > 0, a < b, all finite).
+    pub fn rectified(
+        mu1: Scalar,
+        mu2: Scalar,
+        sigma: Scalar,
+        a: Scalar,
+        b: Scalar,
+    ) -> Result<Self> {
+        Clipped::new(mu1, mu2, sigma, a, b).map(|c| crate::model::Pair::from(RectifiedPair(c)))
+    }
+}
+
 impl RectifiedPair {
     /// D_α in the log-space form of docs/formulas.md §9.10 (used above
     /// [`normal::LARGE_ALPHA`]): log S = log(J + Σ_atoms P1^α P2^{1−α}), each term in log space.

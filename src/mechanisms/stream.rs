@@ -100,7 +100,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{chunk_rng, fill_chunked, map_chunks};
     use rand::Rng;
 
     #[test]

@@ -522,6 +522,19 @@ impl ScalarDist for Truncated {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TruncatedPair(pub(crate) Clipped);
 
+impl crate::model::Pair {
+    /// The truncated pair, validated (σ > 0, a < b, all finite).
+    pub fn truncated(
+        mu1: Scalar,
+        mu2: Scalar,
+        sigma: Scalar,
+        a: Scalar,
+        b: Scalar,
+    ) -> Result<Self> {
+        Clipped::new(mu1, mu2, sigma, a, b).map(|c| crate::model::Pair::from(TruncatedPair(c)))
+    }
+}
+
 impl TruncatedPair {
     /// D_α in the log-space form of docs/formulas.md §9.10 (used above
     /// [`normal::LARGE_ALPHA`]): log S = log J − α log Z1 − (1 − α) log Z2, so

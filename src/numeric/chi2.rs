@@ -199,7 +199,7 @@ pub(crate) fn chi2_sf(k: u32, x: &Float) -> Result<Float> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{chi2_cdf, chi2_sf, gamma_pq_half, lower_series, upper_finite, Float};
     use crate::numeric::mp::{agreement_digits, bits_for_digits};
 
     fn parse(prec: u32, s: &str) -> Float {

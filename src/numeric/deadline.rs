@@ -53,7 +53,7 @@ pub(crate) fn expired() -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{expired, with_limit, Duration};
 
     #[test]
     fn limit_is_scoped_and_restored() {

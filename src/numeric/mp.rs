@@ -374,7 +374,10 @@ pub(crate) fn log_ndtr_diff(u: &Float, v: &Float) -> Float {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{
+        agreement_digits, bits_for_digits, certify, log_diff_exp, log_ndtr, log_ndtr_diff, Error,
+        Float,
+    };
 
     fn parse(prec: u32, s: &str) -> Float {
         Float::with_val(prec, Float::parse(s).unwrap())

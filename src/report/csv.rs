@@ -63,7 +63,7 @@ impl crate::compare::golden::GoldenSummary {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{fmt_num, fmt_sig, tmp_path, Table};
 
     #[test]
     fn number_format() {

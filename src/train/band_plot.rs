@@ -217,7 +217,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{int_tick_label, log_tick_label};
 
     /// Tick labels carry no float artefacts: powers of ten print as 1e-k, others to 2 digits.
     #[test]

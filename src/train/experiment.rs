@@ -385,17 +385,63 @@ fn run_split(
     progress: &Observer,
 ) -> Result<SplitResult> {
     let nseeds = spec.seeds.len() as u64;
+    let problems = two_node_problems(spec, data, conv, sname)?;
+    let (releases, skipped) = releases_of(spec, conv, &problems, target)?;
+    // Progress counts six releases per split; the ones not run are counted as done.
+    progress.advance(6u64.saturating_sub(releases.len() as u64) * nseeds);
+    let mut curves = Vec::new();
+    for (label, rel) in releases {
+        let (sum, min, max) = seed_band(spec, &problems, rel, target, progress)?;
+        curves.push(Curve {
+            label,
+            mean: sum.iter().map(|s| s / spec.seeds.len() as f64).collect(),
+            min,
+            max,
+            privacy: privacy_of(spec, conv, &problems[0], rel, target)?,
+        });
+    }
+    Ok(SplitResult {
+        split: sname.to_string(),
+        conventions: conv,
+        curves,
+        skipped,
+        params: params_of(&problems[0], target),
+    })
+}
+
+/// The two-node problem of split `sname` for every seed. `--max-seconds` covers the set-up too
+/// (a few seconds per seed at ijcnn1 scale).
+fn two_node_problems(
+    spec: &Spec,
+    data: &Dataset,
+    conv: Conventions,
+    sname: &str,
+) -> Result<Vec<TwoNode>> {
     let split = spec.split_of(sname, conv)?;
     let problems: Vec<TwoNode> = spec
         .seeds
         .iter()
         .map(|&s| {
-            // `--max-seconds` covers the set-up too (a few seconds per seed at ijcnn1 scale).
             crate::limits::check_deadline("the two-node set-up")?;
             TwoNode::with_conventions(data, spec.mu_reg, split, s, conv)
         })
         .collect::<Result<_>>()?;
     crate::limits::check_deadline("the two-node set-up")?;
+    Ok(problems)
+}
+
+/// The releases of a split, each with its label.
+type Releases = Vec<(String, Release)>;
+
+/// The releases run on a split (label, release) and the reasons of those skipped: the
+/// non-private and clipped ones always, RGM when it can meet the per-step target, and under the
+/// paper's conventions the clip matched to RGM's certified (ε, δ).
+fn releases_of(
+    spec: &Spec,
+    conv: Conventions,
+    problems: &[TwoNode],
+    target: RdpTarget,
+) -> Result<(Releases, Vec<String>)> {
     let mut skipped = Vec::new();
     let mut releases = vec![
         ("non-private".to_string(), Release::NonPrivate),
@@ -449,57 +495,64 @@ fn run_split(
             );
         }
     }
-    // Progress counts six releases per split; the ones not run are counted as done.
-    progress.advance(6u64.saturating_sub(releases.len() as u64) * nseeds);
-    let mut curves = Vec::new();
-    for (label, rel) in releases {
-        // The accumulators are made from the first run's curve, not allocated up front: three
-        // vectors of steps + 1 doubles written before the first step (2.4 GB at 10^8 steps)
-        // took seconds, past any `--max-seconds`. Same operations as from (0, +inf, -inf).
-        let (mut sum, mut min, mut max) = (Vec::new(), Vec::new(), Vec::new());
-        for (pb, &seed) in problems.iter().zip(&spec.seeds) {
-            let sub = pb.run(rel, target, spec.steps as usize, seed)?;
-            if sum.is_empty() {
-                sum = sub.iter().map(|v| 0.0 + v).collect();
-                min = sub.iter().map(|v| f64::INFINITY.min(*v)).collect();
-                max = sub.iter().map(|v| f64::NEG_INFINITY.max(*v)).collect();
-            } else {
-                for (t, v) in sub.iter().enumerate() {
-                    sum[t] += *v;
-                    min[t] = min[t].min(*v);
-                    max[t] = max[t].max(*v);
-                }
-            }
-            progress.advance(1);
-        }
-        let privacy = if rel == Release::Rgm && conv == Conventions::AuthorsCode {
-            Privacy::NotCertified(
-                "the authors' code's RGM noise (standard deviation gamma|g| + sigma) is not HMB \
-                 Definition 3's (variance gamma|g|^2 + sigma^2); Theorem 1 does not cover it and \
-                 dpaudit has no accountant for it"
-                    .into(),
-            )
+    Ok((releases, skipped))
+}
+
+/// The sum, minimum and maximum over seeds of release `rel`'s curve, each seed's run advancing
+/// `progress` by one.
+///
+/// The accumulators are made from the first run's curve, not allocated up front: three vectors
+/// of steps + 1 doubles written before the first step (2.4 GB at 10^8 steps) took seconds, past
+/// any `--max-seconds`. Same operations as from (0, +inf, -inf).
+fn seed_band(
+    spec: &Spec,
+    problems: &[TwoNode],
+    rel: Release,
+    target: RdpTarget,
+    progress: &Observer,
+) -> Result<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let (mut sum, mut min, mut max) = (Vec::new(), Vec::new(), Vec::new());
+    for (pb, &seed) in problems.iter().zip(&spec.seeds) {
+        let sub = pb.run(rel, target, spec.steps as usize, seed)?;
+        if sum.is_empty() {
+            sum = sub.iter().map(|v| 0.0 + v).collect();
+            min = sub.iter().map(|v| f64::INFINITY.min(*v)).collect();
+            max = sub.iter().map(|v| f64::NEG_INFINITY.max(*v)).collect();
         } else {
-            match run_privacy(&problems[0].nodes, rel, target, spec.steps, spec.delta)? {
-                Some(p) => Privacy::Certified(p),
-                None => Privacy::NonPrivate,
+            for (t, v) in sub.iter().enumerate() {
+                sum[t] += *v;
+                min[t] = min[t].min(*v);
+                max[t] = max[t].max(*v);
             }
-        };
-        curves.push(Curve {
-            label,
-            mean: sum.iter().map(|s| s / spec.seeds.len() as f64).collect(),
-            min,
-            max,
-            privacy,
-        });
+        }
+        progress.advance(1);
     }
-    Ok(SplitResult {
-        split: sname.to_string(),
-        conventions: conv,
-        curves,
-        skipped,
-        params: params_of(&problems[0], target),
-    })
+    Ok((sum, min, max))
+}
+
+/// The privacy of release `rel` (first seed's problem): certified, non-private, or not
+/// certified (the authors' code's RGM noise, with the reason).
+fn privacy_of(
+    spec: &Spec,
+    conv: Conventions,
+    first: &TwoNode,
+    rel: Release,
+    target: RdpTarget,
+) -> Result<Privacy> {
+    if rel == Release::Rgm && conv == Conventions::AuthorsCode {
+        return Ok(Privacy::NotCertified(
+            "the authors' code's RGM noise (standard deviation gamma|g| + sigma) is not HMB \
+             Definition 3's (variance gamma|g|^2 + sigma^2); Theorem 1 does not cover it and \
+             dpaudit has no accountant for it"
+                .into(),
+        ));
+    }
+    Ok(
+        match run_privacy(&first.nodes, rel, target, spec.steps, spec.delta)? {
+            Some(p) => Privacy::Certified(p),
+            None => Privacy::NonPrivate,
+        },
+    )
 }
 
 fn plot(dir: &Path, title: &str, r: &SplitResult) -> Result<()> {
@@ -1306,7 +1359,7 @@ pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{csv_of, Conventions, Curve, Privacy, SplitResult};
 
     /// `--quick` keeps the first seed and caps steps, synthetic records and grid points, each
     /// reduction said; values under the caps are left alone, and the name gets `_quick`.

@@ -643,6 +643,37 @@ pub(crate) fn run_gd(
     progress.start((runs as u64).saturating_mul(spec.steps as u64));
     let dir = out.join(&spec.name);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    let mut md = gd_header(spec, &data);
+    let np = hg_gd::run(&data, &spec.config(None, 1.0), 0)?;
+    progress.advance(spec.steps as u64);
+    let _ = writeln!(
+        md,
+        "Non-private clipped GD: F(θ_T) = {:.6} (F(θ_0) = {:.6}).\n",
+        np.loss[spec.steps], np.loss[0]
+    );
+    for &sigma in &spec.sigmas {
+        let runs = gd_runs(spec, &data, sigma, progress)?;
+        let stem = format!("sigma{sigma}");
+        write_gd_loss(&dir, spec, sigma, &stem, &np, &runs)?;
+        write_gd_rdp(&dir, spec, sigma, &stem, &runs)?;
+        let _ = writeln!(
+            md,
+            "## σ = {sigma} ([loss](loss_{stem}.svg), [csv](loss_{stem}.csv); \
+             [RDP](rdp_{stem}.svg), [csv](rdp_{stem}.csv))\n"
+        );
+        md.push_str(&gd_table(spec, &runs).markdown());
+        md.push('\n');
+    }
+    progress.finish();
+    write_atomic(&dir.join("summary.md"), &md)?;
+    Ok(md)
+}
+
+/// The runs at one σ: per noise of [`NOISES`], one run per seed.
+type GdRuns = Vec<(Noise, Vec<hg_gd::GdRun>)>;
+
+/// The summary's heading and setting paragraph.
+fn gd_header(spec: &GdSpec, data: &Dataset) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -670,180 +701,191 @@ pub(crate) fn run_gd(
         spec.digits,
         c = spec.clip
     );
-    let np = hg_gd::run(&data, &spec.config(None, 1.0), 0)?;
-    progress.advance(spec.steps as u64);
-    let _ = writeln!(
-        md,
-        "Non-private clipped GD: F(θ_T) = {:.6} (F(θ_0) = {:.6}).\n",
-        np.loss[spec.steps], np.loss[0]
-    );
-    for &sigma in &spec.sigmas {
-        let mut runs = Vec::new();
-        for noise in NOISES {
-            let cfg = spec.config(Some(noise), sigma);
-            let rs: Vec<_> = spec
-                .seeds
-                .iter()
-                .map(|&s| {
-                    let r = hg_gd::run(&data, &cfg, s);
-                    progress.advance(spec.steps as u64);
-                    r
-                })
-                .collect::<Result<_>>()?;
-            runs.push((noise, rs));
-        }
-        let stem = format!("sigma{sigma}");
-        // Loss curves.
-        let mut csv = String::from("t,non-private");
-        for (noise, _) in &runs {
-            let _ = write!(csv, ",{0} min,{0} mean,{0} max", noise.name());
-        }
-        csv.push('\n');
-        let mut series = vec![Series {
-            label: "non-private (clipped)".into(),
-            pts: np
-                .loss
-                .iter()
-                .enumerate()
-                .map(|(t, &v)| (t as f64, v, v, v))
-                .collect(),
-        }];
-        let stats = |rs: &[hg_gd::GdRun], t: usize| {
-            min_mean_max(&rs.iter().map(|r| r.loss[t]).collect::<Vec<_>>())
-        };
-        for (noise, rs) in &runs {
-            series.push(Series {
-                label: noise.name().into(),
-                pts: (0..=spec.steps)
-                    .map(|t| {
-                        let (l, m, h) = stats(rs, t);
-                        (t as f64, l, m, h)
-                    })
-                    .collect(),
-            });
-        }
-        for t in 0..=spec.steps {
-            let _ = write!(csv, "{t},{:e}", np.loss[t]);
-            for (_, rs) in &runs {
-                let (l, m, h) = stats(rs, t);
-                let _ = write!(csv, ",{l:e},{m:e},{h:e}");
-            }
-            csv.push('\n');
-        }
-        write_atomic(&dir.join(format!("loss_{stem}.csv")), &csv)?;
-        plot(
-            &dir.join(format!("loss_{stem}.svg")),
-            &format!("{}: sigma = {sigma}, clip = {}", spec.name, spec.clip),
-            "step t",
-            "F(theta_t)",
-            &series,
-        )?;
-        // Composed RDP after t steps.
-        let cum = |r: &hg_gd::GdRun| {
-            let mut acc = 0.0;
-            let mut v = vec![0.0];
-            for s in &r.step_rdp {
-                acc += s;
-                v.push(acc);
-            }
-            v
-        };
-        let mut csv = String::from("t");
-        for (noise, _) in &runs {
-            let _ = write!(csv, ",{0} min,{0} mean,{0} max", noise.name());
-        }
-        csv.push('\n');
-        let cums: Vec<Vec<Vec<f64>>> = runs
+    md
+}
+
+/// Every noise's runs at `sigma`, one per seed, each advancing `progress` by its steps.
+fn gd_runs(spec: &GdSpec, data: &Dataset, sigma: f64, progress: &Observer) -> Result<GdRuns> {
+    let mut runs = Vec::new();
+    for noise in NOISES {
+        let cfg = spec.config(Some(noise), sigma);
+        let rs: Vec<_> = spec
+            .seeds
             .iter()
-            .map(|(_, rs)| rs.iter().map(cum).collect())
-            .collect();
-        let cstat =
-            |k: usize, t: usize| min_mean_max(&cums[k].iter().map(|v| v[t]).collect::<Vec<_>>());
-        let mut series = Vec::new();
-        for (k, (noise, _)) in runs.iter().enumerate() {
-            series.push(Series {
-                label: noise.name().into(),
-                pts: (0..=spec.steps)
-                    .map(|t| {
-                        let (l, m, h) = cstat(k, t);
-                        (t as f64, l, m, h)
-                    })
-                    .collect(),
-            });
+            .map(|&s| {
+                let r = hg_gd::run(data, &cfg, s);
+                progress.advance(spec.steps as u64);
+                r
+            })
+            .collect::<Result<_>>()?;
+        runs.push((noise, rs));
+    }
+    Ok(runs)
+}
+
+/// Min, mean and max over seeds of F(θ_t).
+fn loss_stats(rs: &[hg_gd::GdRun], t: usize) -> (f64, f64, f64) {
+    min_mean_max(&rs.iter().map(|r| r.loss[t]).collect::<Vec<_>>())
+}
+
+/// The CSV header `t[,first]` followed by min, mean and max columns per noise.
+fn band_header(first: &str, runs: &GdRuns) -> String {
+    let mut csv = format!("t{first}");
+    for (noise, _) in runs {
+        let _ = write!(csv, ",{0} min,{0} mean,{0} max", noise.name());
+    }
+    csv.push('\n');
+    csv
+}
+
+/// `loss_<stem>.{csv,svg}`: the non-private loss and each noise's band over seeds.
+fn write_gd_loss(
+    dir: &Path,
+    spec: &GdSpec,
+    sigma: f64,
+    stem: &str,
+    np: &hg_gd::GdRun,
+    runs: &GdRuns,
+) -> Result<()> {
+    let mut csv = band_header(",non-private", runs);
+    let mut series = vec![Series {
+        label: "non-private (clipped)".into(),
+        pts: np
+            .loss
+            .iter()
+            .enumerate()
+            .map(|(t, &v)| (t as f64, v, v, v))
+            .collect(),
+    }];
+    for (noise, rs) in runs {
+        series.push(Series {
+            label: noise.name().into(),
+            pts: (0..=spec.steps)
+                .map(|t| {
+                    let (l, m, h) = loss_stats(rs, t);
+                    (t as f64, l, m, h)
+                })
+                .collect(),
+        });
+    }
+    for t in 0..=spec.steps {
+        let _ = write!(csv, "{t},{:e}", np.loss[t]);
+        for (_, rs) in runs {
+            let (l, m, h) = loss_stats(rs, t);
+            let _ = write!(csv, ",{l:e},{m:e},{h:e}");
         }
-        for t in 0..=spec.steps {
-            let _ = write!(csv, "{t}");
-            for k in 0..runs.len() {
-                let (l, m, h) = cstat(k, t);
-                let _ = write!(csv, ",{l:e},{m:e},{h:e}");
-            }
-            csv.push('\n');
+        csv.push('\n');
+    }
+    write_atomic(&dir.join(format!("loss_{stem}.csv")), &csv)?;
+    plot(
+        &dir.join(format!("loss_{stem}.svg")),
+        &format!("{}: sigma = {sigma}, clip = {}", spec.name, spec.clip),
+        "step t",
+        "F(theta_t)",
+        &series,
+    )
+}
+
+/// The composed RDP after t = 0, 1, …, T steps of one run.
+fn cumulative_rdp(r: &hg_gd::GdRun) -> Vec<f64> {
+    let mut acc = 0.0;
+    let mut v = vec![0.0];
+    for s in &r.step_rdp {
+        acc += s;
+        v.push(acc);
+    }
+    v
+}
+
+/// `rdp_<stem>.{csv,svg}`: each noise's composed RDP after t steps, band over seeds.
+fn write_gd_rdp(dir: &Path, spec: &GdSpec, sigma: f64, stem: &str, runs: &GdRuns) -> Result<()> {
+    let mut csv = band_header("", runs);
+    let cums: Vec<Vec<Vec<f64>>> = runs
+        .iter()
+        .map(|(_, rs)| rs.iter().map(cumulative_rdp).collect())
+        .collect();
+    let cstat =
+        |k: usize, t: usize| min_mean_max(&cums[k].iter().map(|v| v[t]).collect::<Vec<_>>());
+    let mut series = Vec::new();
+    for (k, (noise, _)) in runs.iter().enumerate() {
+        series.push(Series {
+            label: noise.name().into(),
+            pts: (0..=spec.steps)
+                .map(|t| {
+                    let (l, m, h) = cstat(k, t);
+                    (t as f64, l, m, h)
+                })
+                .collect(),
+        });
+    }
+    for t in 0..=spec.steps {
+        let _ = write!(csv, "{t}");
+        for k in 0..runs.len() {
+            let (l, m, h) = cstat(k, t);
+            let _ = write!(csv, ",{l:e},{m:e},{h:e}");
         }
-        write_atomic(&dir.join(format!("rdp_{stem}.csv")), &csv)?;
-        plot(
-            &dir.join(format!("rdp_{stem}.svg")),
-            &format!("{}: composed per-instance RDP, sigma = {sigma}", spec.name),
-            "step t",
-            &format!("RDP at alpha = {}", spec.alpha),
-            &series,
-        )?;
-        let _ = writeln!(
-            md,
-            "## σ = {sigma} ([loss](loss_{stem}.svg), [csv](loss_{stem}.csv); \
-             [RDP](rdp_{stem}.svg), [csv](rdp_{stem}.csv))\n"
-        );
-        let mut table = Table::new(&[
-            "mechanism".to_string(),
-            "F(θ_T) min".into(),
-            "F(θ_T) max".into(),
-            format!("per-run RDP(α = {}) min", spec.alpha),
-            "max".into(),
-            "mean reduction vs Gaussian".into(),
-            "per-run FIL min".into(),
-            "max".into(),
-            "mean FIL reduction".into(),
-        ]);
-        let gauss: Vec<f64> = runs[0]
-            .1
+        csv.push('\n');
+    }
+    write_atomic(&dir.join(format!("rdp_{stem}.csv")), &csv)?;
+    plot(
+        &dir.join(format!("rdp_{stem}.svg")),
+        &format!("{}: composed per-instance RDP, sigma = {sigma}", spec.name),
+        "step t",
+        &format!("RDP at alpha = {}", spec.alpha),
+        &series,
+    )
+}
+
+/// The summary's table at one σ: final loss, per-run RDP and FIL per noise, with the mean
+/// reductions against the Gaussian (the first noise).
+fn gd_table(spec: &GdSpec, runs: &GdRuns) -> Table {
+    let mut table = Table::new(&[
+        "mechanism".to_string(),
+        "F(θ_T) min".into(),
+        "F(θ_T) max".into(),
+        format!("per-run RDP(α = {}) min", spec.alpha),
+        "max".into(),
+        "mean reduction vs Gaussian".into(),
+        "per-run FIL min".into(),
+        "max".into(),
+        "mean FIL reduction".into(),
+    ]);
+    let gauss: Vec<f64> = runs[0]
+        .1
+        .iter()
+        .map(|r| r.rdp.as_ref().map_or(f64::NAN, |c| c.to_f64()))
+        .collect();
+    for (noise, rs) in runs {
+        let (ll, _, lh) = loss_stats(rs, spec.steps);
+        let eps: Vec<f64> = rs
             .iter()
             .map(|r| r.rdp.as_ref().map_or(f64::NAN, |c| c.to_f64()))
             .collect();
-        for (noise, rs) in &runs {
-            let (ll, _, lh) = stats(rs, spec.steps);
-            let eps: Vec<f64> = rs
-                .iter()
-                .map(|r| r.rdp.as_ref().map_or(f64::NAN, |c| c.to_f64()))
-                .collect();
-            let (el, _, eh) = min_mean_max(&eps);
-            let red: Vec<f64> = eps.iter().zip(&gauss).map(|(e, g)| 1.0 - e / g).collect();
-            let (_, rm, _) = min_mean_max(&red);
-            let fil = |r: &hg_gd::GdRun| r.fil.as_ref().map_or(f64::NAN, |c| c.to_f64());
-            let fils: Vec<f64> = rs.iter().map(fil).collect();
-            let (fl, _, fh) = min_mean_max(&fils);
-            let fred: Vec<f64> = fils
-                .iter()
-                .zip(runs[0].1.iter().map(fil))
-                .map(|(f, g)| 1.0 - f / g)
-                .collect();
-            let (_, fm, _) = min_mean_max(&fred);
-            table.push(vec![
-                noise.name().into(),
-                format!("{ll:.6}"),
-                format!("{lh:.6}"),
-                format!("{el:.6e}"),
-                format!("{eh:.6e}"),
-                format!("{:.1} %", 100.0 * rm),
-                format!("{fl:.6e}"),
-                format!("{fh:.6e}"),
-                format!("{:.1} %", 100.0 * fm),
-            ]);
-        }
-        md.push_str(&table.markdown());
-        md.push('\n');
+        let (el, _, eh) = min_mean_max(&eps);
+        let red: Vec<f64> = eps.iter().zip(&gauss).map(|(e, g)| 1.0 - e / g).collect();
+        let (_, rm, _) = min_mean_max(&red);
+        let fil = |r: &hg_gd::GdRun| r.fil.as_ref().map_or(f64::NAN, |c| c.to_f64());
+        let fils: Vec<f64> = rs.iter().map(fil).collect();
+        let (fl, _, fh) = min_mean_max(&fils);
+        let fred: Vec<f64> = fils
+            .iter()
+            .zip(runs[0].1.iter().map(fil))
+            .map(|(f, g)| 1.0 - f / g)
+            .collect();
+        let (_, fm, _) = min_mean_max(&fred);
+        table.push(vec![
+            noise.name().into(),
+            format!("{ll:.6}"),
+            format!("{lh:.6}"),
+            format!("{el:.6e}"),
+            format!("{eh:.6e}"),
+            format!("{:.1} %", 100.0 * rm),
+            format!("{fl:.6e}"),
+            format!("{fh:.6e}"),
+            format!("{:.1} %", 100.0 * fm),
+        ]);
     }
-    progress.finish();
-    write_atomic(&dir.join("summary.md"), &md)?;
-    Ok(md)
+    table
 }
 
 /// Runs an HG experiment spec (already parsed to a TOML table, `kind` removed) of the given kind.

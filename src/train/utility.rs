@@ -240,7 +240,7 @@ pub fn geometric_quadratic(d: usize, mu: f64, l: f64) -> (DMatrix<f64>, DVector<
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{exact_mse, geometric_quadratic, simulate, GdSetting, StepRule};
 
     #[test]
     fn simulation_interval_covers_the_exact_second_moment() {

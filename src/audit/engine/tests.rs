@@ -1,4 +1,8 @@
-use super::*;
+use super::{
+    draw_audit, finish_audit, histograms, merge_draws, run_audit, stream_id, AuditConfig,
+    AuditDraws, Grid, Instant, Mechanism, Observer, Phase, Selection, Shard, Side, Statistic,
+    CHUNK,
+};
 use crate::audit::mechanisms::GaussianMechanism;
 
 #[test]

@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    for_pair, AuditDraws, GaussianMechanism, Mechanism, ModelMechanism, Pair, Result, Scalar, Side,
+    Statistic, StreamRng, Which,
+};
 use crate::mechanisms::gaussian_dd::norm;
 use crate::mechanisms::rectified::RectifiedDraws;
 use crate::mechanisms::rgm::{RgmDraws, RgmPair};

@@ -1,6 +1,10 @@
 // The mpmath reference values are pasted with all 20 printed digits, as produced.
 #![allow(clippy::excessive_precision)]
-use super::*;
+use super::{
+    audit_region, best_region, beta_inc, binom_cdf, binom_sf, cp_interval, cp_lower, cp_upper,
+    eps_lower_bound, eps_raw, held_out_region, Direction, Error, RegionAudit, Tail, ThresholdTable,
+    MAX_COUNT, STATEMENT_KINDS,
+};
 
 fn rel(a: f64, b: f64) -> f64 {
     if a == b {

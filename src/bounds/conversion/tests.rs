@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    canonne_kamath_steinke, mironov, mironov_f64, optimize_over_alpha, optimize_over_alpha_f64,
+    Conversion, Float,
+};
 use crate::bounds::test_support::s;
 use crate::numeric::mp::agreement_digits;
 

@@ -1,4 +1,9 @@
-use super::*;
+use super::{
+    check_lemma1_setup, check_theorem1_setup, corollary1_eps, corollary1_eps_f64, eq6_eps,
+    lemma1_ratio_bounds, lemma1_sigma2_min, optimized_dp_eps, optimized_dp_eps_f64,
+    relative_sensitivity_holds, tcdp, theorem1_alpha_sup, theorem1_eps, theorem1_eps_f64,
+    theorem1_sigma2_min, Error, Float, Scalar, TcdpForm, COR1, THM1, THM1_SIGMA,
+};
 use crate::bounds::test_support::{agree, f, s};
 use crate::numeric::mp::agreement_digits;
 

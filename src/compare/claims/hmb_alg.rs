@@ -34,7 +34,7 @@ const GAMMA: f64 = 0.5;
 
 /// One Theorem 2 case: a problem, a dimension, a step rule, the simulation and the bounds.
 #[derive(Clone, Debug)]
-pub(crate) struct Thm2Case {
+pub struct Thm2Case {
     /// "quadratic" (eigenvalues geometric on [1, 4]) or "ridge" (§5, eq. (9)).
     pub problem: &'static str,
     /// Dimension.
@@ -593,7 +593,7 @@ fn prop3_row() -> Outcome {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{thm2_cases, worst_violation, StepRule, Thm2Case};
 
     #[test]
     fn mutated_theorem2_bounds_flip_their_verdicts() {

@@ -1,6 +1,6 @@
 //! Tests of the seed-claims table: size, unique ids, pinned verdicts, no empty cells.
 
-use super::*;
+use super::{claims, claims_only, hmb_alg};
 use std::collections::HashSet;
 
 /// The pinned verdict of every row: a changed verdict, or a row that appears or disappears,

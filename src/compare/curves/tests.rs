@@ -1,4 +1,4 @@
-use super::*;
+use super::{location_figure, LocationSweep};
 
 #[test]
 fn location_sweep_orders_match_hg() {

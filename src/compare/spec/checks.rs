@@ -3,7 +3,7 @@
 use super::{AuditSpec, Error, Path, PathBuf, Result};
 
 /// Reads every `*.toml` in `dir`, sorted by file name. Stops at the first invalid spec.
-pub(crate) fn load_dir(dir: &Path) -> Result<Vec<AuditSpec>> {
+pub fn load_dir(dir: &Path) -> Result<Vec<AuditSpec>> {
     let rd = std::fs::read_dir(dir)
         .map_err(|e| Error::Io(format!("cannot list audit specs in {}: {e}", dir.display())))?;
     let mut paths: Vec<PathBuf> = rd

@@ -1,4 +1,4 @@
-use super::*;
+use super::{load_dir, AuditSpec, Float, PairSpec, Path, Result};
 
 fn parse(text: &str) -> Result<AuditSpec> {
     AuditSpec::from_toml(text, Path::new("audits/t.toml"))

@@ -1,4 +1,4 @@
-use super::*;
+use super::{check, exact, theorem1_scan, three_way, AuditSpec, Figure, Role};
 use std::path::Path;
 
 fn fig(role: Role, v: f64) -> Figure {

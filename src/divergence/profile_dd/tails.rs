@@ -204,7 +204,7 @@ impl Chi2Tails {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{Chi2Tails, Float};
     use crate::numeric::chi2::{chi2_cdf, chi2_sf};
     use crate::numeric::mp::agreement_digits;
 

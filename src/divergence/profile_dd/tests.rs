@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    certify, hockey_stick_dd, hockey_stick_pair, pair_vars, profile_at, w_outer, Certified, Float,
+    Pair, Scalar, Variances,
+};
 use crate::divergence::{closed, Method};
 use crate::numeric::mp::agreement_digits;
 

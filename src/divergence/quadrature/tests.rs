@@ -1,4 +1,4 @@
-use super::*;
+use super::{fisher, hockey_stick, kl, renyi, Certified, Float, Location, Pair, Result, Scalar};
 use crate::numeric::mp::agreement_digits;
 
 /// Reference values: python3 + mpmath 1.3 at mp.dps = 200 from the closed forms of docs/formulas.md

@@ -1,4 +1,4 @@
-use super::*;
+use super::Truncated;
 
 /// log Z against mpmath 1.3 at dps 50: log(ncdf(B) − ncdf(A)) (as ncdf(−A) − ncdf(−B) when A > 0) for
 /// (μ, σ, a, b), independent of

@@ -95,25 +95,6 @@ impl Clipped {
     }
 }
 
-/// The validated constructors of the clipped pairs (σ > 0, a < b, all finite).
-macro_rules! clipped_constructors {
-    ($($name:ident => $wrap:path),*) => {
-        impl crate::model::Pair {
-            $(
-                #[doc = concat!("The ", stringify!($name), " pair, validated (σ > 0, a < b, all finite).")]
-                pub fn $name(mu1: Scalar, mu2: Scalar, sigma: Scalar, a: Scalar, b: Scalar) -> Result<Self> {
-                    Clipped::new(mu1, mu2, sigma, a, b).map(|c| crate::model::Pair::from($wrap(c)))
-                }
-            )*
-        }
-    };
-}
-
-clipped_constructors!(
-    rectified => crate::mechanisms::rectified::RectifiedPair,
-    truncated => crate::mechanisms::truncated::TruncatedPair
-);
-
 /// A single law N(μ, σ²) (or a law built on it) for the Fisher information about μ.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Law {

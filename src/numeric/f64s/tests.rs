@@ -1,5 +1,8 @@
 #![allow(clippy::excessive_precision)] // reference digits kept as mpmath printed them
-use super::*;
+use super::{
+    erfcx, gaussian_delta, gaussian_eps_for_delta, log_ndtr, log_ndtr_diff, ndtr, ndtri,
+    ndtri_upper, PI,
+};
 
 fn rel(a: f64, b: f64) -> f64 {
     ((a - b) / b).abs()

@@ -1,4 +1,7 @@
-use super::*;
+use super::{
+    gaussian, tanh_sinh, Assign, Error, Factor, Float, FnIntegrand, Point, QuadOptions, QuadResult,
+    Quadratic, Result,
+};
 
 fn f(prec: u32, s: &str) -> Float {
     Float::with_val(prec, Float::parse(s).unwrap())

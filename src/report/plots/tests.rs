@@ -1,4 +1,4 @@
-use super::*;
+use super::{render, tick_label, Legend, Panel, PlotFigure, Style};
 use crate::compare::figure::Series;
 
 #[test]

@@ -409,7 +409,7 @@ impl Model for Mlp {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{chunk_rng, sigmoid, softplus, Logistic, Mlp, Model, RngExt, Softmax};
 
     /// Central differences with step 1e-6 against the analytic gradient, on random θ and x.
     fn check_fd(m: &dyn Model, y: f64, seed: u64) {

@@ -90,7 +90,7 @@ pub fn account(q: f64, nu: f64, nu_q: f64, steps: u64, delta: f64) -> Result<Oso
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{nu_g, nu_q_for_ratio};
 
     #[test]
     fn prop1_split_round_trips_and_the_rule_of_thumb_is_7_124() {

@@ -120,7 +120,7 @@ pub(crate) fn markdown(rows: &[Claim002]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::claims;
 
     #[test]
     fn seed_002_claims_fail_where_expected() {

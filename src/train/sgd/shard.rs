@@ -462,7 +462,7 @@ pub(crate) fn write_merged(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{finish_training_audit, fnv1a, run_training_audit_shard, MainCounts, Shard};
     use crate::train::sgd::audit::{run_training_audit, CanaryProblem, TrainingAuditConfig, View};
     use crate::train::sgd::optim::SgdConfig;
 
