@@ -156,7 +156,7 @@ def grid_main():
             label = "PLD 1e-4 " + ("pessimistic" if pess else "optimistic")
             try:
                 v, t = timed(pld)
-                rows.append((name, q, s, T, quantity, at, label, repr(v), "", "", f"{t:.2f}", ""))
+                rows.append((name, q, s, T, quantity, at, label, repr(float(v)), "", "", f"{t:.2f}", ""))
             except Exception as e:  # a peer's failure is an outcome
                 rows.append((name, q, s, T, quantity, at, label, "", "", "", "", f"error: {e}"))
             print(rows[-1], flush=True)
