@@ -10,16 +10,23 @@ Build first (cargo build --release), then run:
 `--small-t` runs only the small-T cases of the route added for issue 24 (T = 1, 2, where the
 inversion needed more than 2e5 nodes or two minutes) at 6 digits and writes
 benches/peers_accounting_small_t.csv.
+
+`--grid` runs the survey grid of issue 24 at 6 digits and writes benches/peers_accounting_grid.csv.
+The grid (rule): every (q, T) with q in {0.001, 0.01, 0.1, 0.5, 1} and
+T in {1, 2, 3, 10, 100, 1000, 10000} at sigma = 1 (35 cases), plus sigma in {0.6, 2, 5} at
+T in {3, 100} for q in {0.001, 0.01, 0.1, 0.5} (24 cases): 59 eps(1e-5) cases; then far-tail
+points: delta(eps) as small as ~1e-260 and eps(delta) at delta = 1 - 1e-12. dpaudit runs with
+`--max-seconds 30` (change with --max-seconds N) under `nice`; its failures are recorded with the
+message. DPAUDIT_BIN overrides the binary. `--no-peers` runs dpaudit alone (the cheap survey,
+benches/peers_accounting_grid_dpaudit.csv); `--pld-only` runs dp_accounting's PLD alone
+(benches/peers_accounting_grid_pld.csv); with peers, PRV is skipped at
+T >= 1e4 (90 s and 4 GB per case) and on the far-tail points.
 """
 import csv
 import sys
 import time
 from importlib.metadata import version
 
-from dp_accounting import dp_event
-from dp_accounting.pld import pld_privacy_accountant
-from dp_accounting.rdp import rdp_privacy_accountant
-from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
 
 DELTA = 1e-5
 CASES = [
@@ -67,6 +74,121 @@ def dpaudit_bracket(q, s, T, digits=12):
     return float(m.group(1)), float(m.group(2))
 
 
+def grid_cases():
+    """The survey grid (rule in the module docstring): (name, q, sigma, T, quantity, at)."""
+    out = []
+    for q in (0.001, 0.01, 0.1, 0.5, 1.0):
+        for T in (1, 2, 3, 10, 100, 1000, 10_000):
+            out.append((f"q{q}_s1_T{T}", q, 1.0, T, "eps", DELTA))
+    for q in (0.001, 0.01, 0.1, 0.5):
+        for s in (0.6, 2.0, 5.0):
+            for T in (3, 100):
+                out.append((f"q{q}_s{s}_T{T}", q, s, T, "eps", DELTA))
+    # Far tails: delta(eps) with delta down to ~1e-300, eps(delta) at delta = 1 - 1e-12.
+    for (q, s, T, e) in ((0.01, 1.0, 1000, 40.0), (0.01, 1.0, 2, 40.0), (0.01, 1.0, 10, 20.0),
+                         (0.1, 1.0, 100, 60.0), (0.5, 2.0, 3, 30.0)):
+        out.append((f"tail_q{q}_s{s}_T{T}_eps{e:g}", q, s, T, "delta", e))
+    for (q, s, T) in ((0.01, 1.0, 1000), (0.01, 1.0, 3), (0.5, 1.0, 100), (0.1, 1.0, 10)):
+        out.append((f"tail_q{q}_s{s}_T{T}_delta1-1e-12", q, s, T, "eps", 1.0 - 1e-12))
+    return out
+
+
+def dpaudit_flags(q, s, T, quantity, at, digits, max_seconds):
+    """Runs `nice dpaudit account --format json` by flags; returns (lo, hi, seconds, error)."""
+    import json
+    import subprocess
+
+    at_s = "0.999999999999" if at == 1.0 - 1e-12 else repr(at)
+    import os
+    binary = os.environ.get("DPAUDIT_BIN", "target/release/dpaudit")
+    cmd = ["nice", binary, "account", "--q", repr(q), "--sigma", repr(s),
+           "--steps", str(T), "--delta" if quantity == "eps" else "--eps", at_s, "--digits", str(digits),
+           "--max-seconds", str(max_seconds), "--format", "json"]
+    t = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    try:
+        j = json.loads(p.stdout)
+    except ValueError:
+        return None, None, dt, (p.stderr or p.stdout).strip()
+    if not j.get("ok"):
+        return None, None, dt, j.get("error", "?")
+    v = j["results"][0]["value"]
+    return v["lo"], v["hi"], dt, ""
+
+
+def grid_main():
+    no_peers = "--no-peers" in sys.argv
+    max_seconds = 30
+    if "--max-seconds" in sys.argv:
+        max_seconds = int(sys.argv[sys.argv.index("--max-seconds") + 1])
+    vers = {}
+    if not no_peers:
+        vers = {p: version(p) for p in ("dp-accounting", "prv-accountant")}
+    rows = []
+    pld_only = "--pld-only" in sys.argv
+    for name, q, s, T, quantity, at in grid_cases():
+        what = "eps" if quantity == "eps" else "delta"
+        if not pld_only:
+            lo, hi, dt, err = dpaudit_flags(q, s, T, quantity, at, 6, max_seconds)
+            mid = "" if lo is None else repr(0.5 * (float(lo) + float(hi)))
+            rows.append((name, q, s, T, quantity, at, "dpaudit 6 digits", mid, lo or "", hi or "",
+                         f"{dt:.2f}", err))
+            print(rows[-1], flush=True)
+        if no_peers:
+            continue
+        from dp_accounting import dp_event
+        from dp_accounting.pld import pld_privacy_accountant
+        ev = dp_event.SelfComposedDpEvent(
+            dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(s)), T)
+        for pess in (True, False):
+            def pld():
+                if pess:
+                    a = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-4)
+                    a.compose(ev)
+                    return a.get_epsilon(at) if what == "eps" else a.get_delta(at)
+                from dp_accounting.pld import privacy_loss_distribution as pldlib
+                p1 = pldlib.from_gaussian_mechanism(
+                    s, sampling_prob=q, value_discretization_interval=1e-4,
+                    pessimistic_estimate=False, use_connect_dots=False).self_compose(T)
+                return (p1.get_epsilon_for_delta(at) if what == "eps"
+                        else p1.get_delta_for_epsilon(at))
+            label = "PLD 1e-4 " + ("pessimistic" if pess else "optimistic")
+            try:
+                v, t = timed(pld)
+                rows.append((name, q, s, T, quantity, at, label, repr(float(v)), "", "", f"{t:.2f}", ""))
+            except Exception as e:  # a peer's failure is an outcome
+                rows.append((name, q, s, T, quantity, at, label, "", "", "", "", f"error: {e}"))
+            print(rows[-1], flush=True)
+        if T < 10_000 and not name.startswith("tail") and q < 1.0 and not pld_only:
+            from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
+
+            def prv():
+                m = PoissonSubsampledGaussianMechanism(noise_multiplier=s, sampling_probability=q)
+                a = PRVAccountant(prvs=m, max_self_compositions=T, eps_error=0.01,
+                                  delta_error=DELTA / 1000)
+                return a.compute_epsilon(delta=DELTA, num_self_compositions=T)
+            try:
+                (plo, est, phi), t = timed(prv)
+                rows.append((name, q, s, T, quantity, at, "PRV eps_error 0.01", repr(est),
+                             repr(plo), repr(phi), f"{t:.2f}", ""))
+            except Exception as e:
+                rows.append((name, q, s, T, quantity, at, "PRV eps_error 0.01", "", "", "", "",
+                             f"error: {e}"))
+            print(rows[-1], flush=True)
+    out = ("benches/peers_accounting_grid_dpaudit.csv" if no_peers
+           else "benches/peers_accounting_grid_pld.csv" if pld_only
+           else "benches/peers_accounting_grid.csv")
+    with open(out + ".tmp", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow([f"# {k} {v}" for k, v in vers.items()] + [f"# dpaudit --max-seconds {max_seconds}"])
+        w.writerow(["case", "q", "sigma", "steps", "quantity", "at", "method", "value", "lo", "hi",
+                    "seconds", "error"])
+        w.writerows(rows)
+    import os
+    os.replace(out + ".tmp", out)
+
+
 def timed(f):
     t = time.perf_counter()
     v = f()
@@ -74,6 +196,12 @@ def timed(f):
 
 
 def main():
+    if "--grid" in sys.argv:
+        return grid_main()
+    from dp_accounting import dp_event
+    from dp_accounting.pld import pld_privacy_accountant
+    from dp_accounting.rdp import rdp_privacy_accountant
+    from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
     big = "--big" in sys.argv
     small = "--small-t" in sys.argv
     digits = 6 if small else 12

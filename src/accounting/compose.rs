@@ -9,7 +9,9 @@
 //! δ(ε) = (1/2π) ∫_ℝ M(a+iu) e^{−(a−1+iu)ε} / ((a+iu)(a−1+iu)) du,  M(s) = E_Q[(dP/dQ)^s],
 //!
 //! where a composition multiplies the M of its parts. M is evaluated at complex s in `rug`
-//! (closed form for the Gaussian, a trapezoid rule on ℝ for the subsampled Gaussian), the
+//! (closed form for the Gaussian, a trapezoid rule on ℝ for the subsampled Gaussian, whose sum
+//! is done in double precision with an a-priori rounding bound at ≤ 10 requested digits:
+//! docs/accounting.md#fast-inner), the
 //! u-integral by the trapezoid rule on ℝ. Every error term is bounded a priori and added:
 //! the discretisation of both trapezoids by the strip theorem of Trefethen & Weideman (SIAM Rev.
 //! 56 (2014), Thm 5.1) with closed-form bounds on the integrand in the strip, truncated x-ranges by
@@ -37,17 +39,20 @@ pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
 /// Largest noise multiplier of a subsampled release (q < 1) the bracket accepts.
 pub const MAX_SUBSAMPLED_SIGMA: f64 = 1e8;
+/// Up to this many requested digits the inner x-sums are done in double precision with an
+/// a-priori rounding bound (docs/accounting.md#fast-inner); beyond, in MPFR.
+const FAST_DIGITS: u32 = 10;
 /// Cap on the nodes of one x-quadrature grid.
-const MAX_GRID: f64 = 2.0e5;
+const MAX_GRID: f64 = 1.0e6;
 /// Cap on the probes of the u-tail bound.
 const MAX_PROBES: usize = 20_000;
 /// Cap on the nodes of the u-trapezoid.
-const MAX_NODES: u64 = 4096;
+const MAX_NODES: u64 = 16_384;
 /// Largest x-grid the u-trapezoid's nodes may use before the tail bound must take over.
-const NODE_GRID: f64 = 3.0e4;
+const NODE_GRID: f64 = 2.0e5;
 /// Cap on the x-nodes summed over all probes of one tail bound (2·10⁷: enough for add/remove at
 /// q = 0.01, σ = 0.5, T = 1000, whose far-out bound starts near u ≈ 2,100; docs/accounting.md, Limits).
-const PROBE_WORK: f64 = 2.0e7;
+const PROBE_WORK: f64 = 2.0e8;
 
 /// One kind of release in a schedule (sensitivity 1, add/remove neighbours).
 #[derive(Clone, Debug)]
@@ -445,7 +450,13 @@ fn precision_error(digits: u32, got: u32, what: &str) -> Error {
 
 /// δ(ε) of one direction as a bracket.
 fn delta_dir(factors: &[Factor], eps: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
-    let inv = Inversion::build(factors, eps.to_f64(), ln_rel_for(digits), prec)?;
+    let inv = Inversion::build(
+        factors,
+        eps.to_f64(),
+        ln_rel_for(digits),
+        prec,
+        digits <= FAST_DIGITS,
+    )?;
     let (v, ln_err, _) = inv.delta(eps);
     // The requested digits must be certified by the bound itself: relative error ≤ 10^-digits
     // (a bracket that merely contains δ, e.g. [0, 1e57], is not an answer).
@@ -503,6 +514,7 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
         "Gaussian composition delta",
         closed,
         delta_dir,
+        true,
     )
 }
 
@@ -512,7 +524,8 @@ type DirBracket = (Bracket, usize, f64);
 /// The profile point of the composition at `x` (ε for δ(ε), δ for ε(δ)), both directions: the
 /// certified Gaussian closed form `closed(μ, precision)` (named `what`) when the schedule
 /// composes to a Gaussian and inversion is not forced; otherwise `dir` on each direction's
-/// factors, the larger bracket.
+/// factors, the larger bracket (`x_is_eps`: the query is δ(ε)).
+#[allow(clippy::too_many_arguments)]
 fn compose_both(
     sched: &Schedule,
     x: &Scalar,
@@ -520,6 +533,7 @@ fn compose_both(
     what: &str,
     closed: impl Fn(&Float, u32) -> Result<Float>,
     dir: fn(&[Factor], &Float, u32, u32) -> Result<DirBracket>,
+    x_is_eps: bool,
 ) -> Result<Composed> {
     let digits = opts.digits.clamp(1, 60);
     let prec = working_prec(digits, sched);
@@ -535,6 +549,8 @@ fn compose_both(
     // Substitution pairs are symmetric: the add direction is the same composition.
     let (ad, n2, _) = if sched.is_substitution() {
         (rm.clone(), 0, a)
+    } else if let Some(b) = add_direction_by_its_range(sched, &x, &rm, x_is_eps, prec) {
+        (b, 0, a)
     } else {
         dir(&sched.factors(Dir::Add, prec), &x, digits, prec)?
     };
@@ -546,6 +562,50 @@ fn compose_both(
         saddle: a,
         moment_evals: n1 + n2,
     })
+}
+
+/// Upper bound (rounded up) on the add direction's privacy loss, −Σ T_j ln(1 − q_j), when every
+/// release is a subsampled Gaussian with q < 1 under add/remove neighbours (the add loss of one
+/// step is −ln r(x) ≤ −ln(1 − q), since r ≥ 1 − q); None when some release is Gaussian (its loss
+/// is unbounded) or the schedule is under substitution.
+fn add_loss_max(sched: &Schedule, prec: u32) -> Option<Float> {
+    let mut acc = Float::new(prec);
+    for (r, n) in sched.parts() {
+        match r {
+            Release::Subsampled(m) if m.q().mp(prec) < 1 => {
+                let q = m.q().mp(prec);
+                let l = -Float::with_val(prec, (-q).ln_1p());
+                acc += l * Float::with_val(prec, *n);
+            }
+            _ => return None,
+        }
+    }
+    // A relative margin far above the few roundings of this sum.
+    let margin = Float::with_val(prec, &acc >> (prec as i32 - 16));
+    Some(acc + margin)
+}
+
+/// The add direction without computing it, when its bounded range settles it (docs/accounting.md,
+/// "The add direction's range"): its loss is at most ε_max = −Σ T_j ln(1 − q_j), so δ_add(ε) = 0
+/// exactly for ε ≥ ε_max, and ε_add(δ) ∈ [0, ε_max] for every δ > 0 — which leaves the mechanism's
+/// ε(δ) = max(ε_remove, ε_add) equal to the remove direction's when its certified ε_lo ≥ ε_max.
+/// None when the add direction must be computed.
+fn add_direction_by_its_range(
+    sched: &Schedule,
+    x: &Float,
+    rm: &Bracket,
+    x_is_eps: bool,
+    prec: u32,
+) -> Option<Bracket> {
+    let emax = add_loss_max(sched, prec)?;
+    if x_is_eps {
+        (*x >= emax).then(|| Bracket::point(Float::new(prec)))
+    } else {
+        (rm.lo >= emax).then(|| Bracket {
+            lo: Float::new(prec),
+            hi: emax,
+        })
+    }
 }
 
 /// ε(δ) of one direction: [ε_lo, ε_hi] with δ_lower(ε_lo) ≥ δ ≥ δ_upper(ε_hi).
@@ -573,7 +633,13 @@ fn eps_dir(factors: &[Factor], delta: &Float, digits: u32, prec: u32) -> Result<
     let mut evals = 0;
     let zero = Float::new(prec);
     for pass in 0..4 {
-        let inv = Inversion::build(factors, eps0.max(1e-6), ln_rel_for(digits), prec)?;
+        let inv = Inversion::build(
+            factors,
+            eps0.max(1e-6),
+            ln_rel_for(digits),
+            prec,
+            digits <= FAST_DIGITS,
+        )?;
         evals += inv.moment_evals;
         let e = solve_eps(&inv, delta, eps0, prec)?;
         let ef = e.to_f64();
@@ -699,5 +765,6 @@ fn eps_for_delta_inner(
         "Gaussian composition eps",
         closed,
         eps_dir,
+        false,
     )
 }

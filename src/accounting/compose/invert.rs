@@ -22,12 +22,18 @@ pub(super) struct Direction {
 }
 
 impl Direction {
-    pub(super) fn new(factors: Vec<Factor>, a: f64, ln_rel: f64, prec: u32) -> Result<Direction> {
+    pub(super) fn new(
+        factors: Vec<Factor>,
+        a: f64,
+        ln_rel: f64,
+        prec: u32,
+        fast: bool,
+    ) -> Result<Direction> {
         let af = Float::with_val(prec, a);
         let evals = factors
             .iter()
             .map(|f| match f {
-                Factor::Mix(m) => MixEval::new(m, &af, ln_rel, prec).map(Some),
+                Factor::Mix(m) => MixEval::with_mode(m, &af, ln_rel, prec, fast).map(Some),
                 Factor::Gauss { .. } => Ok(None),
             })
             .collect::<Result<Vec<_>>>()?;
@@ -82,7 +88,7 @@ impl Direction {
                     acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0 * (1.0 + 1e-15)
                 }
                 Factor::Mix(m) => {
-                    let ev = MixEval::new(m, &cf, -40.0, 64)?;
+                    let ev = MixEval::with_mode(m, &cf, -40.0, 64, true)?;
                     acc += (m.count as f64) * ev.ln_env;
                 }
             }
@@ -148,16 +154,18 @@ pub(super) struct Inversion {
 }
 
 impl Inversion {
-    /// Builds the inversion for ε near `eps0`, with errors below ~e^{ln_rel} of F(a).
+    /// Builds the inversion for ε near `eps0`, with errors below ~e^{ln_rel} of F(a); `fast`
+    /// sums the inner x-trapezoids in double precision (docs/accounting.md#fast-inner).
     pub(super) fn build(
         factors: &[Factor],
         eps0: f64,
         ln_rel: f64,
         prec: u32,
+        fast: bool,
     ) -> Result<Inversion> {
         let a = saddle(factors, eps0);
         let ln_inner_rel = ln_rel - 8.0;
-        let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec)?;
+        let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec, fast)?;
         let ln_m_a = dir.ln_moment_real_f64(a);
         let ln_f_a = ln_m_a - (a - 1.0) * eps0 - (a * (a - 1.0)).ln();
         // Strip half-width d and step h: the largest h over d ∈ (0, a − 1) whose aliasing bound
@@ -326,7 +334,7 @@ pub(super) fn tail_bound(
         match f {
             Factor::Gauss { inv_s2 } => gauss_inv_s2 += inv_s2.to_f64(),
             Factor::Mix(m) => {
-                let ev = MixEval::new(m, &af, -30.0, probe_prec)?;
+                let ev = MixEval::with_mode(m, &af, -30.0, probe_prec, true)?;
                 let b = m.b(a);
                 let ln_env = ev.ln_env;
                 probes.push(P {

@@ -92,21 +92,38 @@ pub(super) fn x_step(m: &Mix, b: f64, v: f64, ln_rel: f64) -> (f64, f64) {
 }
 
 /// Cached trapezoid nodes of one factor at one b: x_j, φ_σ(x_j) r(x_j)^b (the envelope) and
-/// ℓ_j = ln r(x_j), at one precision and step.
+/// ℓ_j = ln r(x_j), at one precision and step. Both are computed in MPFR; the fast (double
+/// precision) evaluation keeps only their doubles (docs/accounting.md#fast-inner).
 pub(super) struct Grid {
     pub(super) hx: f64,
+    /// MPFR values (empty on the fast path).
     pub(super) ell: Vec<Float>,
     pub(super) env: Vec<Float>,
+    /// Fast path: ℓ_j rounded to double, and env_j·2^{−scale} rounded to double.
+    pub(super) ell_f: Vec<f64>,
+    pub(super) env_f: Vec<f64>,
+    /// The power of two taken out of the envelope (its largest value's exponent).
+    pub(super) scale: i32,
+    /// Upper bounds on Σ env_f and Σ env_f·|ell_f| (fast path).
+    pub(super) sum_env_f: f64,
+    pub(super) sum_env_ell_f: f64,
+    /// Number of nodes.
+    pub(super) n: usize,
     /// Σ hx·env (the envelope's trapezoid sum).
     pub(super) env_sum: Float,
     /// Bound on the omitted nodes' envelope mass.
     pub(super) ln_tails: f64,
     /// max |ln env_j| (for the rounding bound).
     pub(super) max_arg: f64,
+    /// max |ℓ_j| (for the rounding bound).
+    pub(super) max_ell: f64,
 }
 
+/// Unit roundoff of IEEE double precision, 2^−53.
+const U64: f64 = 1.0 / 9_007_199_254_740_992.0;
+
 impl Grid {
-    pub(super) fn new(m: &Mix, b: &Float, hx: f64, ln_tol: f64, prec: u32) -> Grid {
+    pub(super) fn new(m: &Mix, b: &Float, hx: f64, ln_tol: f64, prec: u32, fast: bool) -> Grid {
         let bf = b.to_f64();
         let (xl, xr) = x_range(m, bf, hx, ln_tol);
         let n_lo = (xl / hx).round() as i64;
@@ -117,10 +134,14 @@ impl Grid {
             c *= &s2;
             c.ln() / 2u32
         };
-        let mut ell = Vec::with_capacity((n_hi - n_lo + 1) as usize);
+        let cap = (n_hi - n_lo + 1) as usize;
+        let mut ell = Vec::with_capacity(if fast { 0 } else { cap });
         let mut env = Vec::with_capacity(ell.capacity());
+        let mut ell_f = Vec::with_capacity(if fast { cap } else { 0 });
+        let mut env_mp = Vec::with_capacity(ell_f.capacity());
         let mut env_sum = Float::new(prec);
         let mut max_arg: f64 = 0.0;
+        let mut max_ell: f64 = 0.0;
         let hxf = Float::with_val(prec, hx);
         for j in n_lo..=n_hi {
             let x = Float::with_val(prec, &hxf * j);
@@ -144,19 +165,57 @@ impl Grid {
             arg -= &lp;
             arg -= &ln_norm;
             max_arg = max_arg.max(arg.to_f64().abs());
+            let lf = l.to_f64();
+            max_ell = max_ell.max(lf.abs());
             let e = arg.exp();
             env_sum += &e;
-            ell.push(l);
-            env.push(e);
+            if fast {
+                ell_f.push(lf);
+                env_mp.push(e);
+            } else {
+                ell.push(l);
+                env.push(e);
+            }
         }
         env_sum *= &hxf;
+        // Fast path: env_j·2^{−scale} ≤ 1 rounded to double (relative error ≤ 2^−53, or an
+        // absolute 2^−1075 if it falls below the normal range).
+        let scale = env_mp
+            .iter()
+            .map(|e| e.get_exp().unwrap_or(i32::MIN))
+            .max()
+            .unwrap_or(0);
+        let env_f: Vec<f64> = env_mp
+            .iter()
+            .map(|e| Float::with_val(prec, e >> scale).to_f64())
+            .collect();
+        let n = if fast { env_f.len() } else { env.len() };
+        // Sums of non-negative doubles: |fl(Σ) − Σ| ≤ γ_{n−1}·Σ (Higham, Accuracy and Stability of
+        // Numerical Algorithms, 2nd ed., §4.2, recursive summation).
+        let up = 1.0 + 1.01 * (n as f64) * U64;
+        let sum_env_f = env_f.iter().sum::<f64>() * up + (n as f64) * f64::MIN_POSITIVE;
+        let sum_env_ell_f = env_f
+            .iter()
+            .zip(&ell_f)
+            .map(|(e, l)| e * l.abs())
+            .sum::<f64>()
+            * up
+            * (1.0 + 2.0 * U64)
+            + (n as f64) * f64::MIN_POSITIVE;
         Grid {
             hx,
             ell,
             env,
+            ell_f,
+            env_f,
+            scale,
+            sum_env_f,
+            sum_env_ell_f,
+            n,
             env_sum,
             ln_tails: ln_x_tails(m, bf, xl, xr, hx),
             max_arg,
+            max_ell,
         }
     }
 }
@@ -177,10 +236,24 @@ pub(super) struct MixEval {
     pub(super) ln_rel: f64,
     pub(super) grids: Vec<Grid>,
     pub(super) prec: u32,
+    /// Sum the x-trapezoid in double precision with an a-priori rounding bound
+    /// (docs/accounting.md#fast-inner) instead of MPFR.
+    pub(super) fast: bool,
 }
 
 impl MixEval {
     pub(super) fn new(mix: &Mix, a: &Float, ln_rel: f64, prec: u32) -> Result<MixEval> {
+        MixEval::with_mode(mix, a, ln_rel, prec, false)
+    }
+
+    /// As [`MixEval::new`], with the x-sums in double precision when `fast`.
+    pub(super) fn with_mode(
+        mix: &Mix,
+        a: &Float,
+        ln_rel: f64,
+        prec: u32,
+        fast: bool,
+    ) -> Result<MixEval> {
         let b = if mix.flip {
             Float::with_val(prec, 1u32 - a)
         } else {
@@ -193,6 +266,7 @@ impl MixEval {
             ln_rel,
             grids: Vec::new(),
             prec,
+            fast,
         };
         let g0 = me.grid_for(0.0)?;
         // E ≥ 1 (Jensen), so the tails and strip error are relative to at least 1.
@@ -241,8 +315,9 @@ impl MixEval {
                 ),
             });
         }
-        self.grids
-            .push(Grid::new(&self.mix, &self.b, hx, ln_tol, self.prec));
+        self.grids.push(Grid::new(
+            &self.mix, &self.b, hx, ln_tol, self.prec, self.fast,
+        ));
         Ok(self.grids.len() - 1)
     }
 
@@ -252,27 +327,47 @@ impl MixEval {
         let gi = self.grid_for(vf)?;
         let prec = self.prec;
         let g = &self.grids[gi];
-        let mut re = Float::new(prec);
-        let mut im = Float::new(prec);
-        let mut max_ph: f64 = 0.0;
-        for (l, e) in g.ell.iter().zip(&g.env) {
-            let ph = Float::with_val(prec, v * l);
-            max_ph = max_ph.max(ph.to_f64().abs());
-            let (sn, cs) = ph.sin_cos(Float::new(prec));
-            re += Float::with_val(prec, &cs * e);
-            im += Float::with_val(prec, &sn * e);
-        }
         let hx = Float::with_val(prec, g.hx);
-        re *= &hx;
-        im *= &hx;
+        let (mut value, round) = if self.fast {
+            let (re, im, ln_round) = fast_sum(g, v);
+            let mut re = Float::with_val(prec, re) * &hx;
+            let mut im = Float::with_val(prec, im) * &hx;
+            re <<= g.scale;
+            im <<= g.scale;
+            // MPFR's errors in env_j and ℓ_j (the rounding bound of the slow path, with the phase
+            // itself computed in double precision and bounded separately).
+            let n = g.n as f64;
+            let mp = ln_float(&g.env_sum)
+                + (n + 16.0 + 4.0 * (g.max_arg + vf.abs() * g.max_ell)).ln()
+                - f64::from(prec) * LN_2
+                + 4f64.ln();
+            let ln_round = ln_round + g.hx.ln() + f64::from(g.scale) * LN_2 + 1e-9;
+            (
+                Complex::with_val(prec, (re, im)),
+                f64s::log_add_exp(mp, ln_round),
+            )
+        } else {
+            let mut re = Float::new(prec);
+            let mut im = Float::new(prec);
+            let mut max_ph: f64 = 0.0;
+            for (l, e) in g.ell.iter().zip(&g.env) {
+                let ph = Float::with_val(prec, v * l);
+                max_ph = max_ph.max(ph.to_f64().abs());
+                let (sn, cs) = ph.sin_cos(Float::new(prec));
+                re += Float::with_val(prec, &cs * e);
+                im += Float::with_val(prec, &sn * e);
+            }
+            re *= &hx;
+            im *= &hx;
+            let n = g.env.len() as f64;
+            let round = ln_float(&g.env_sum) + (n + 16.0 + 4.0 * (g.max_arg + max_ph)).ln()
+                - f64::from(prec) * LN_2
+                + 4f64.ln();
+            (Complex::with_val(prec, (re, im)), round)
+        };
         let (_, ln_strip) = x_step(&self.mix, self.b.to_f64(), vf, self.ln_rel);
         let y = y_of(&self.mix, self.ln_rel);
         let strip = LN_2 + ln_strip + self.ln_env - ln_expm1(2.0 * PI * y / g.hx);
-        let n = g.env.len() as f64;
-        let round = ln_float(&g.env_sum) + (n + 16.0 + 4.0 * (g.max_arg + max_ph)).ln()
-            - f64::from(prec) * LN_2
-            + 4f64.ln();
-        let mut value = Complex::with_val(prec, (re, im));
         if self.mix.flip {
             // M_add(a + iu) = E_Q[r^{1−a−iu}] = conj(E_Q[r^{1−a+iu}]).
             value = value.conj();
@@ -282,6 +377,44 @@ impl MixEval {
             ln_err: f64s::log_sum_exp(&[strip, g.ln_tails, round]),
         })
     }
+}
+
+/// Σ_j env_f[j]·(cos, sin)(v·ell_f[j]) in double precision, compensated (Ogita, Rump & Oishi,
+/// SIAM J. Sci. Comput. 26 (2005), Alg. 4.4 "Sum2"), with ln of an a-priori bound on its absolute
+/// error against Σ_j e_j (cos, sin)(v·ℓ_j) for the MPFR values e_j = env_f-source·2^{−scale} and
+/// ℓ_j that env_f and ell_f round (docs/accounting.md#fast-inner). Both components' bounds are
+/// added (|z| ≤ |Re z| + |Im z|).
+fn fast_sum(g: &Grid, v: &Float) -> (f64, f64, f64) {
+    let vf = v.to_f64();
+    // |v − vf| (zero when v is a double, as the u-nodes are), rounded up.
+    let dv = Float::with_val(64, v - vf).abs().to_f64() * 2.0;
+    let (mut sr, mut cr) = (0.0f64, 0.0f64);
+    let (mut si, mut ci) = (0.0f64, 0.0f64);
+    for (&l, &e) in g.ell_f.iter().zip(&g.env_f) {
+        let (sn, cs) = (vf * l).sin_cos();
+        let (xr, xi) = (e * cs, e * sn);
+        // TwoSum (Knuth): s + c = old s + x exactly.
+        let t = sr + xr;
+        let z = t - sr;
+        cr += (sr - (t - z)) + (xr - z);
+        sr = t;
+        let t = si + xi;
+        let z = t - si;
+        ci += (si - (t - z)) + (xi - z);
+        si = t;
+    }
+    let n = g.n as f64;
+    let se = g.sum_env_f;
+    // Per term, against e_j·cs(vℓ_j): env rounding u·e_j (+2^−1075), product rounding u,
+    // libm sin/cos ≤ 4 ulp = 2^−51 absolute on [−1, 1] (glibc documents ≤ 1 ulp; margin ×4),
+    // phase: |fl(vf·fl(ℓ)) − vℓ| ≤ (2u + u²)|vℓ| + |v − vf||ℓ|. Sum2: u|S| + γ²_{n−1}Σ|x_j|,
+    // |S| and Σ|x_j| ≤ (1 + u)Σ e_j.
+    let gamma = (n * U64) / (1.0 - n * U64);
+    let per_term = se * (1.0 + U64) * (2.0 * U64 + 2.0f64.powi(-51) + U64 + gamma * gamma)
+        + g.sum_env_ell_f * (vf.abs() * (2.0 * U64 + U64 * U64) * (1.0 + U64) + dv)
+        + 3.0 * n * 2.0f64.powi(-1074);
+    let bound = 2.0 * per_term * (1.0 + 1e-6);
+    (sr + cr, si + ci, bound.ln())
 }
 
 /// ln(e^x − 1) without overflow.
