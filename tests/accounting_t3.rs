@@ -107,3 +107,32 @@ fn add_direction_settled_by_its_range() {
     let v = c.value.mid().to_f64();
     assert!(v > 2.8545 && v < 2.8546, "{v}");
 }
+
+/// A bracket that does not certify the digits asked for is an error, not an answer: q = 0.001,
+/// σ = 1, T = 3 at 6 digits used to come back with exit status 0 and a 0-digit bracket.
+#[test]
+fn too_few_digits_is_a_precision_error_not_an_answer() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_dpaudit"))
+        .args([
+            "account",
+            "--q",
+            "0.001",
+            "--sigma",
+            "1",
+            "--steps",
+            "3",
+            "--delta",
+            "1e-5",
+            "--digits",
+            "6",
+            "--max-seconds",
+            "60",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    // The inversion cannot reach 6 digits here today (docs/accounting.md, Limits); when a route
+    // does, this test must be changed to check the digits of the answer.
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cannot certify 6 digits"), "{err}");
+}

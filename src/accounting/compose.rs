@@ -483,7 +483,25 @@ fn delta_dir(factors: &[Factor], eps: &Float, digits: u32, prec: u32) -> Result<
 /// Certified δ(ε) of the composition, both directions, to `digits` significant digits where δ is
 /// not negligible.
 pub fn delta_for_eps(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
-    delta_for_eps_inner(sched, eps, opts).map_err(|e| user_digits(e, opts.digits))
+    delta_for_eps_inner(sched, eps, opts)
+        .and_then(|c| enough_digits(c, opts.digits, "delta(eps)"))
+        .map_err(|e| user_digits(e, opts.digits))
+}
+
+/// The answer only if its bracket certifies the digits asked for: a route that ran out of
+/// budget may return a wider bracket than asked (it contains the value, but 0 digits of it are
+/// not an answer to a request for 6; `account --q 0.001 --steps 3` returned exit 0 with such a
+/// bracket). A point (width 0) certifies every digit.
+fn enough_digits(c: Composed, digits: u32, what: &str) -> Result<Composed> {
+    let got = c.value.digits();
+    if got >= digits.min(60) {
+        return Ok(c);
+    }
+    Err(Error::Precision {
+        requested: digits,
+        certified: got,
+        what: format!("the composition's {what} bracket ({})", c.route),
+    })
 }
 
 /// A precision error in the user's terms: the digits they asked for, not an internal target
@@ -745,7 +763,9 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
 
 /// Certified ε(δ) of the composition: [ε_lo, ε_hi] ∋ ε(δ) for the mechanism (worst direction).
 pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
-    eps_for_delta_inner(sched, delta, opts).map_err(|e| user_digits(e, opts.digits))
+    eps_for_delta_inner(sched, delta, opts)
+        .and_then(|c| enough_digits(c, opts.digits, "eps(delta)"))
+        .map_err(|e| user_digits(e, opts.digits))
 }
 
 fn eps_for_delta_inner(
