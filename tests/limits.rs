@@ -170,7 +170,7 @@ fn train_audit_sizes_and_time_are_checked() {
             &out,
         ],
         60.0,
-        &["runs = 9007199254740992", "fit in memory"],
+        &["--runs = 9007199254740992", "fit in memory"],
     );
     refused(
         &[

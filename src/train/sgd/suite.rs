@@ -425,9 +425,15 @@ pub fn estimate(opts: &SuiteOptions, shards: u64) -> Result<crate::limits::Estim
         pilot_max = pilot_max.max(a.pilot_runs_per_side);
     }
     // Both sides' pilot scores, and a sorted copy.
+    // Named as the command line names it: the larger of --runs and --control-runs sized it.
+    let (flag, runs_of) = if opts.big_runs >= opts.control_runs {
+        ("--runs", opts.big_runs)
+    } else {
+        ("--control-runs", opts.control_runs)
+    };
     crate::limits::check_memory(
-        "runs",
-        opts.big_runs.max(opts.control_runs),
+        flag,
+        runs_of,
         "the pilot scores of a row",
         crate::limits::product(&[u128::from(pilot_max), 2 * 8 * 2]),
     )?;
