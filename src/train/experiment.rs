@@ -1359,7 +1359,8 @@ pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{csv_of, Conventions, Curve, Privacy, SplitResult};
+    use super::{csv_of, quicken, Conventions, Curve, Privacy, SplitResult};
+    use super::{QUICK_POINTS, QUICK_RECORDS, QUICK_STEPS};
 
     /// `--quick` keeps the first seed and caps steps, synthetic records and grid points, each
     /// reduction said; values under the caps are left alone, and the name gets `_quick`.
