@@ -101,7 +101,7 @@ fn add_direction_settled_by_its_range() {
     let emax = Float::with_val(256, -Float::with_val(256, (-q).ln_1p()) * 10u32);
     assert_eq!(c.add.lo, 0);
     let gap = Float::with_val(256, &c.add.hi - &emax).to_f64();
-    assert!(gap >= 0.0 && gap < 1e-12, "{} vs {emax}: {gap}", c.add.hi);
+    assert!((0.0..1e-12).contains(&gap), "{} vs {emax}: {gap}", c.add.hi);
     assert_eq!(c.value, c.remove);
     assert!(c.value.digits() >= 6);
     let v = c.value.mid().to_f64();

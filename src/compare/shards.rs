@@ -428,6 +428,17 @@ pub(crate) enum ShardKind {
     Command,
 }
 
+impl ShardKind {
+    /// The kind in words, for messages.
+    fn name(self) -> &'static str {
+        match self {
+            ShardKind::Mechanism => "mechanism-audit",
+            ShardKind::Training => "training-audit",
+            ShardKind::Command => "command-audit",
+        }
+    }
+}
+
 /// The kind of every shard file in `files`, read from their `format` field; an error for an
 /// unknown format or a mix of kinds.
 pub(crate) fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
@@ -461,14 +472,11 @@ pub(crate) fn shard_kind(files: &[PathBuf]) -> Result<ShardKind> {
                     "shard",
                     p.display(),
                     &format!(
-                        "of the same kind as {} (a {} shard; shards of different kinds of \
-                         audit do not merge)",
+                        "of the same kind as {} (that is a {} shard, this a {} shard; shards \
+                         of different kinds of audit do not merge)",
                         p0.display(),
-                        match k0 {
-                            ShardKind::Mechanism => "mechanism-audit",
-                            ShardKind::Training => "training-audit",
-                            ShardKind::Command => "command-audit",
-                        }
+                        k0.name(),
+                        k.name()
                     ),
                 ))
             }
