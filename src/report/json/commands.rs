@@ -149,9 +149,16 @@ fn audit_body(o: &ReportOutcome) -> Vec<(&'static str, Json)> {
         .threeways
         .first()
         .map_or(Json::Null, |tw| threeway(tw, &o.not_run));
+    vec![("result", result), ("not_run", strings(&o.not_run))]
+        .into_iter()
+        .chain(outcome_fields(o))
+        .collect()
+}
+
+/// The fields every report-like document ends with: the verdict, the exit status the command
+/// returns, the summary and the files written.
+fn outcome_fields(o: &ReportOutcome) -> Vec<(&'static str, Json)> {
     vec![
-        ("result", result),
-        ("not_run", strings(&o.not_run)),
         (
             "verdict",
             Json::str(match o.exit_status() {
@@ -206,23 +213,10 @@ pub(crate) fn report(o: &ReportOutcome) -> Json {
             ("violations", strings(&o.violations)),
             ("not_run", strings(&o.not_run)),
             ("verdict_lines", strings(&o.verdict_lines())),
-            (
-                "verdict",
-                Json::str(match o.exit_status() {
-                    1 => "VIOLATION",
-                    2 => "NOT RUN",
-                    _ => "ok",
-                }),
-            ),
-            ("exit_status", Json::Int(u64::from(o.exit_status()))),
-            (
-                "summary",
-                o.summary
-                    .as_ref()
-                    .map_or(Json::Null, |p| Json::str(p.display().to_string())),
-            ),
-            ("files", paths(&o.files)),
-        ],
+        ]
+        .into_iter()
+        .chain(outcome_fields(o))
+        .collect(),
     )
 }
 
