@@ -96,7 +96,7 @@ pub(crate) struct Evaluated {
 impl Evaluated {
     /// The value formatted with `digits + 5` significant digits (the trailing ones are not
     /// certified; they only keep the rounding of the printout below the certified error).
-    pub fn value_text(&self) -> String {
+    pub(crate) fn value_text(&self) -> String {
         match &self.result {
             Ok(c) => format_value(&c.value, c.digits),
             Err(_) => String::new(),
@@ -279,7 +279,7 @@ pub enum Quantity {
 
 /// The paper quantities of the registry's families, in registry order, with the family that
 /// publishes each.
-pub fn paper_quantities() -> Vec<(&'static Family, &'static RowQuantity)> {
+pub(crate) fn paper_quantities() -> Vec<(&'static Family, &'static RowQuantity)> {
     model::FAMILIES
         .iter()
         .flat_map(|f| f.spec.quantities.iter().map(move |q| (*f, q)))

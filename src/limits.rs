@@ -112,14 +112,14 @@ pub(crate) fn check_max(key: &str, value: u128, max: u128) -> Result<()> {
 
 /// A wall-clock deadline: the instant and the limit in seconds it came from.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Deadline {
+pub(crate) struct Deadline {
     at: Instant,
     seconds: f64,
 }
 
 impl Deadline {
     /// The error once the deadline has passed; `what` says what was stopped.
-    pub fn check(&self, what: &str) -> Result<()> {
+    pub(crate) fn check(&self, what: &str) -> Result<()> {
         if Instant::now() >= self.at {
             Err(Error::TimeLimit {
                 seconds: self.seconds,
@@ -161,7 +161,7 @@ pub fn with_deadline<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
 }
 
 /// This thread's deadline, to hand to worker threads.
-pub fn current() -> Option<Deadline> {
+pub(crate) fn current() -> Option<Deadline> {
     DEADLINE.with(|d| d.get())
 }
 
@@ -201,7 +201,7 @@ impl Carried {
 }
 
 /// [`Error::TimeLimit`] once this thread's deadline (if any) has passed.
-pub fn check_deadline(what: &str) -> Result<()> {
+pub(crate) fn check_deadline(what: &str) -> Result<()> {
     match current() {
         Some(d) => d.check(what),
         None => Ok(()),
@@ -235,7 +235,7 @@ pub const CONFIRM_SECONDS: f64 = 3600.0;
 
 impl Estimate {
     /// `work` units at `rate` units per second.
-    pub fn new(unit: &'static str, work: f64, rate: f64) -> Self {
+    pub(crate) fn new(unit: &'static str, work: f64, rate: f64) -> Self {
         Estimate {
             unit,
             work,

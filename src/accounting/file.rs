@@ -71,7 +71,7 @@ pub struct AccountSpec {
     pub bookkeeping: Vec<String>,
 }
 
-pub use super::calibrate::{dpsgd_q_steps, MAX_DATASET_SIZE};
+pub use super::calibrate::dpsgd_q_steps;
 
 impl AccountSpec {
     /// Parses TOML text (`what` names the source in errors).
@@ -209,7 +209,7 @@ impl AccountSpec {
     }
 
     /// Reads and parses a file.
-    pub fn from_file(path: &Path) -> Result<AccountSpec> {
+    pub(crate) fn from_file(path: &Path) -> Result<AccountSpec> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
         AccountSpec::parse(&text, &path.display().to_string())

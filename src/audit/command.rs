@@ -85,7 +85,7 @@ impl Side {
     }
 
     /// The side called `a` or `b`.
-    pub fn from_name(s: &str) -> Option<Side> {
+    pub(crate) fn from_name(s: &str) -> Option<Side> {
         match s {
             "a" => Some(Side::A),
             "b" => Some(Side::B),
@@ -168,12 +168,12 @@ impl ChunkPlan {
     }
 
     /// Chunks per side.
-    pub fn chunks(&self) -> u64 {
+    pub(crate) fn chunks(&self) -> u64 {
         self.samples_per_side.div_ceil(self.chunk)
     }
 
     /// Samples in chunk `c`.
-    pub fn count(&self, c: u64) -> u64 {
+    pub(crate) fn count(&self, c: u64) -> u64 {
         self.chunk.min(
             self.samples_per_side
                 .saturating_sub(c.saturating_mul(self.chunk)),
@@ -202,14 +202,14 @@ impl ChunkPlan {
 /// The seed handed to chunk `chunk` of side `side` under the run's `seed`: the first 64-bit word
 /// of the ChaCha8 stream `SEED_STREAM | side << 32 | chunk` keyed by `seed`, top bit cleared (so
 /// that it fits a signed 64-bit integer, as NumPy and most languages' seeds do).
-pub fn invocation_seed(seed: u64, side: Side, chunk: u64) -> u64 {
+pub(crate) fn invocation_seed(seed: u64, side: Side, chunk: u64) -> u64 {
     let stream = SEED_STREAM | (side.index() << 32) | (chunk & 0xffff_ffff);
     chunk_rng(seed, stream).next_u64() >> 1
 }
 
 /// One run of the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     /// The side it samples.
     pub side: Side,
     /// Its chunk index on that side.
@@ -222,7 +222,7 @@ pub struct Invocation {
 
 /// The samples one invocation printed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ChunkSamples {
+pub(crate) struct ChunkSamples {
     /// The invocation.
     pub invocation: Invocation,
     /// Its samples (exactly `invocation.count` rows).
@@ -232,7 +232,7 @@ pub struct ChunkSamples {
 impl SamplerCommand {
     /// Validated: a non-empty program, a working directory that exists, jobs ≥ 1, a positive
     /// finite timeout.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.argv.first().is_none_or(|p| p.trim().is_empty()) {
             return Err(Error::invalid(
                 "command",
@@ -262,7 +262,7 @@ impl SamplerCommand {
     }
 
     /// The command line as text (arguments with spaces quoted), for messages and reports.
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         self.argv
             .iter()
             .map(|a| {
@@ -345,7 +345,7 @@ impl SamplerCommand {
     }
 
     /// Runs one invocation and reads its samples.
-    pub fn run_one(&self, inv: &Invocation) -> Result<ChunkSamples> {
+    pub(crate) fn run_one(&self, inv: &Invocation) -> Result<ChunkSamples> {
         let label = format!(
             "{} (side {}, chunk {}, {} samples, seed {})",
             self.display(),
@@ -518,7 +518,7 @@ fn tail(bytes: &[u8]) -> String {
 
 /// Each side's samples of a whole run, in chunk order: the A and B sets of the audit. Errors if a
 /// chunk is missing or given twice, or the chunks differ in dimension or type (each named).
-pub fn assemble(
+pub(crate) fn assemble(
     plan: &ChunkPlan,
     chunks: &[ChunkSamples],
     command: &str,

@@ -49,11 +49,11 @@ mod read;
 
 /// Pseudo-count added to both sides' counts of an `exact-bits` category before its log-ratio is
 /// taken: a category seen a few times on one side only scores little, one seen often scores much.
-pub const PSEUDO_COUNT: f64 = 5.0;
+pub(crate) const PSEUDO_COUNT: f64 = 5.0;
 
 /// Largest number of candidate thresholds taken from the pilot (evenly spaced among the pilot's
 /// distinct statistic values).
-pub const MAX_THRESHOLDS: usize = 256;
+pub(crate) const MAX_THRESHOLDS: usize = 256;
 
 /// The type the samples had in their file (values are held as f64, converted exactly).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

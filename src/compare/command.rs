@@ -127,13 +127,6 @@ pub fn is_command_spec(text: &str) -> bool {
 }
 
 impl CommandSpec {
-    /// Reads and validates a spec file.
-    pub fn from_file(path: &Path) -> Result<CommandSpec> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Io(format!("cannot read audit spec {}: {e}", path.display())))?;
-        Self::from_toml(&text, path)
-    }
-
     /// Parses and validates a spec given as TOML text; `path` names it in messages, gives the
     /// default name (its stem) and the command's working directory (its directory).
     pub fn from_toml(text: &str, path: &Path) -> Result<CommandSpec> {
@@ -451,7 +444,7 @@ pub(crate) fn write_shard(
 /// The shard files of one command audit, checked and read, ready to audit.
 #[cfg(feature = "cli")]
 #[derive(Debug)]
-pub struct Merged {
+pub(crate) struct Merged {
     /// The spec (from the shards' copy of its text).
     pub spec: CommandSpec,
     /// The plan of the run.
@@ -464,7 +457,7 @@ pub struct Merged {
 /// Reads the command-audit shard files `files` and checks that they are the N shards of one run
 /// (same spec text, samples and shard count; every shard once; each holding exactly its chunks).
 #[cfg(feature = "cli")]
-pub fn read_shards(files: &[PathBuf]) -> Result<Merged> {
+pub(crate) fn read_shards(files: &[PathBuf]) -> Result<Merged> {
     let mut shards = Vec::with_capacity(files.len());
     for p in files {
         let f: ShardFile = super::shards::read_toml(p, "command shard file")?;
@@ -570,7 +563,7 @@ pub fn read_shards(files: &[PathBuf]) -> Result<Merged> {
 
 /// Audits merged shards: the same [`CommandRun`] as the unsharded run of the same plan.
 #[cfg(feature = "cli")]
-pub fn finish_merged(m: &Merged) -> Result<CommandRun> {
+pub(crate) fn finish_merged(m: &Merged) -> Result<CommandRun> {
     finish(&m.spec, m.plan, &m.chunks)
 }
 

@@ -417,7 +417,7 @@ pub struct DiscreteGaussianPair {
 
 impl DiscreteGaussianPair {
     /// The validated pair: integer `mu1`, `mu2` (|μ| ≤ 2⁵³), `sigma` in [0.01, 10⁴].
-    pub fn new(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
+    pub(crate) fn new(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
         let m1 = integer_centre("mu1", &mu1)?;
         let m2 = integer_centre("mu2", &mu2)?;
         let sampler = DiscreteGaussianSampler::new(&sigma)?;
@@ -649,7 +649,7 @@ fn dg_tail(t: &Float, sigma: f64, two_s2: &Float, z: &Float, wp: u32) -> Float {
 /// CKS Theorem 7: the exact δ(ε) of N_Z(μ1, σ²) vs N_Z(μ2, σ²), integer Δ = |μ1 − μ2| ≥ 1,
 /// δ = P[Y > εσ²/Δ − Δ/2] − e^ε P[Y > εσ²/Δ + Δ/2], Y ~ N_Z(0, σ²), at `p` bits (uncertified:
 /// the closed route certifies it on the precision ladder). Symmetric in the order of the pair.
-pub fn cks_delta(pair: &DiscreteGaussianPair, eps: &Float, p: u32) -> Result<Float> {
+pub(crate) fn cks_delta(pair: &DiscreteGaussianPair, eps: &Float, p: u32) -> Result<Float> {
     let d = pair.delta().unsigned_abs();
     let wp = p + 32;
     if d == 0 {

@@ -16,7 +16,7 @@ use std::path::Path;
 /// Largest dimension (feature index) of a dense dataset: 2^24. Data are stored densely, so a
 /// LIBSVM file whose largest index is 4·10⁹ would need 32 GB per record; such files are refused
 /// at the offending line before anything is allocated.
-pub const MAX_FEATURES: u64 = 1 << 24;
+pub(crate) const MAX_FEATURES: u64 = 1 << 24;
 
 /// Reads a data file as text after checking that it, and the table parsed from it (at most 5
 /// bytes per byte of text: an f64 per two characters, plus the text), fit in memory.
@@ -33,7 +33,7 @@ fn read_data_file(path: &Path) -> Result<String> {
 
 /// Refuses a dense table of `n` records of dimension `d` that exceeds [`MAX_FEATURES`] or the
 /// available memory (`copies` tables of `n·d` doubles: the data and the copies training makes).
-pub fn check_table_size(n: usize, d: usize, copies: u128) -> Result<()> {
+pub(crate) fn check_table_size(n: usize, d: usize, copies: u128) -> Result<()> {
     crate::limits::check_max("d (dimension)", d as u128, u128::from(MAX_FEATURES))?;
     crate::limits::check_memory(
         "n x d",
