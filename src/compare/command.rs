@@ -336,6 +336,18 @@ struct ShardFile {
     chunks: Vec<ChunkRecord>,
 }
 
+#[cfg(feature = "cli")]
+impl ShardFile {
+    /// The run this shard says it belongs to.
+    fn run(&self) -> super::shards::RunKey<'_> {
+        super::shards::RunKey {
+            spec_text: &self.spec_text,
+            samples_per_side: self.samples_per_side,
+            shard_count: self.shard_count,
+        }
+    }
+}
+
 #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the shard files (cli)
 fn encode(c: &ChunkSamples) -> ChunkRecord {
     let mut values = String::with_capacity(16 * c.samples.values().len());
@@ -464,38 +476,11 @@ pub(crate) fn read_shards(files: &[PathBuf]) -> Result<Merged> {
         super::shards::check_format(p, "command shard file", &f.format, FORMAT)?;
         shards.push(f);
     }
-    let (first, f0) = match (shards.first(), files.first()) {
-        (Some(s), Some(p)) => (s, p),
-        _ => return Err(Error::invalid("shards", "none", "at least one shard file")),
-    };
+    let (first, f0) = super::shards::first_shard(&shards, files)?;
     let count = first.shard_count;
     let mut seen = vec![None::<&PathBuf>; usize::try_from(count.min(1 << 20)).unwrap_or(1)];
     for (f, p) in shards.iter().zip(files) {
-        let differs = if f.spec_text != first.spec_text {
-            Some("spec (text, seed or settings)".to_string())
-        } else if f.samples_per_side != first.samples_per_side {
-            Some(format!(
-                "samples per side ({} here, {} there)",
-                f.samples_per_side, first.samples_per_side
-            ))
-        } else if f.shard_count != count {
-            Some(format!(
-                "shard count ({} here, {count} there)",
-                f.shard_count
-            ))
-        } else {
-            None
-        };
-        if let Some(what) = differs {
-            return Err(Error::invalid(
-                "shard",
-                p.display(),
-                &format!(
-                    "the same {what} as {} (shards of different runs do not merge)",
-                    f0.display()
-                ),
-            ));
-        }
+        f.run().check_same(p, &first.run(), f0)?;
         let shard = Shard::new(f.shard_index, f.shard_count)?;
         match seen.get_mut(shard.index as usize) {
             Some(Some(other)) => {
