@@ -1,5 +1,6 @@
-//! Helpers shared by the tests that run the `dpaudit` binary (tests/cli.rs, tests/cli_json.rs,
-//! tests/audit_command.rs): each test file uses the ones it needs.
+//! Helpers shared by the tests that run the `dpaudit` binary (tests/cli.rs, cli_json.rs,
+//! audit_command.rs, shard_tamper.rs, train_audit_shard.rs, limits.rs): each test file uses the
+//! ones it needs.
 
 #![allow(dead_code)]
 
