@@ -279,7 +279,7 @@ pub enum Quantity {
 
 /// The paper quantities of the registry's families, in registry order, with the family that
 /// publishes each.
-pub(crate) fn paper_quantities() -> Vec<(&'static Family, &'static RowQuantity)> {
+pub fn paper_quantities() -> Vec<(&'static Family, &'static RowQuantity)> {
     model::FAMILIES
         .iter()
         .flat_map(|f| f.spec.quantities.iter().map(move |q| (*f, q)))

@@ -112,7 +112,7 @@ pub(crate) fn check_max(key: &str, value: u128, max: u128) -> Result<()> {
 
 /// A wall-clock deadline: the instant and the limit in seconds it came from.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Deadline {
+pub struct Deadline {
     at: Instant,
     seconds: f64,
 }
@@ -161,7 +161,7 @@ pub fn with_deadline<T>(seconds: Option<f64>, f: impl FnOnce() -> T) -> T {
 }
 
 /// This thread's deadline, to hand to worker threads.
-pub(crate) fn current() -> Option<Deadline> {
+pub fn current() -> Option<Deadline> {
     DEADLINE.with(|d| d.get())
 }
 
@@ -201,7 +201,7 @@ impl Carried {
 }
 
 /// [`Error::TimeLimit`] once this thread's deadline (if any) has passed.
-pub(crate) fn check_deadline(what: &str) -> Result<()> {
+pub fn check_deadline(what: &str) -> Result<()> {
     match current() {
         Some(d) => d.check(what),
         None => Ok(()),

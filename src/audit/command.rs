@@ -203,14 +203,14 @@ impl ChunkPlan {
 /// The seed handed to chunk `chunk` of side `side` under the run's `seed`: the first 64-bit word
 /// of the ChaCha8 stream `SEED_STREAM | side << 32 | chunk` keyed by `seed`, top bit cleared (so
 /// that it fits a signed 64-bit integer, as NumPy and most languages' seeds do).
-pub(crate) fn invocation_seed(seed: u64, side: Side, chunk: u64) -> u64 {
+pub fn invocation_seed(seed: u64, side: Side, chunk: u64) -> u64 {
     let stream = SEED_STREAM | (side.index() << 32) | (chunk & 0xffff_ffff);
     chunk_rng(seed, stream).next_u64() >> 1
 }
 
 /// One run of the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Invocation {
+pub struct Invocation {
     /// The side it samples.
     pub side: Side,
     /// Its chunk index on that side.
@@ -223,7 +223,7 @@ pub(crate) struct Invocation {
 
 /// The samples one invocation printed.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ChunkSamples {
+pub struct ChunkSamples {
     /// The invocation.
     pub invocation: Invocation,
     /// Its samples (exactly `invocation.count` rows).
@@ -560,7 +560,7 @@ fn tail(bytes: &[u8]) -> String {
 
 /// Each side's samples of a whole run, in chunk order: the A and B sets of the audit. Errors if a
 /// chunk is missing or given twice, or the chunks differ in dimension or type (each named).
-pub(crate) fn assemble(
+pub fn assemble(
     plan: &ChunkPlan,
     chunks: &[ChunkSamples],
     command: &str,

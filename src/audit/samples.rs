@@ -49,7 +49,7 @@ mod read;
 
 /// Pseudo-count added to both sides' counts of an `exact-bits` category before its log-ratio is
 /// taken: a category seen a few times on one side only scores little, one seen often scores much.
-pub(crate) const PSEUDO_COUNT: f64 = 5.0;
+pub const PSEUDO_COUNT: f64 = 5.0;
 
 /// Largest number of candidate thresholds taken from the pilot (evenly spaced among the pilot's
 /// distinct statistic values).

@@ -244,7 +244,7 @@ pub fn cp_lower(k: u64, n: u64, beta: f64) -> Result<f64> {
 
 /// Two-sided Clopper–Pearson interval at confidence `conf`: (cp_lower(k, n, (1 − conf)/2),
 /// cp_upper(k, n, (1 − conf)/2)). Errors: as [`cp_upper`], `conf` not in (0, 1).
-pub(crate) fn cp_interval(k: u64, n: u64, conf: f64) -> Result<(f64, f64)> {
+pub fn cp_interval(k: u64, n: u64, conf: f64) -> Result<(f64, f64)> {
     check_beta("conf", conf)?;
     let half = 0.5 * (1.0 - conf);
     Ok((cp_lower(k, n, half)?, cp_upper(k, n, half)?))

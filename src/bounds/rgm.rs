@@ -129,7 +129,7 @@ pub(crate) fn check_relative_sensitivity(
 /// Whether σ² meets HMB Theorem 1's noise condition σ² ≥ γ η⁻² [1 − η(α − 1)] R² at every α of
 /// its range, i.e. σ² ≥ γ R²/η² (the α = 1 end), with the same decimal-rounding tolerance as
 /// every other validity check here. Returns the minimum as well, for messages.
-pub(crate) fn theorem1_sigma2_holds_for_all_alpha(
+pub fn theorem1_sigma2_holds_for_all_alpha(
     eta: &Scalar,
     r_rel: &Scalar,
     gamma: &Scalar,
@@ -184,7 +184,7 @@ pub fn lemma1_sigma2_min(
 
 /// Checks Lemma 1's condition σ² ≥ γ(1+η⁻¹)R_rel²/(2η+η²) for a setup; on failure returns
 /// [`Error::OutsideValidity`] quoting both sides.
-pub(crate) fn check_lemma1_setup(
+pub fn check_lemma1_setup(
     eta: &Scalar,
     r_rel: &Scalar,
     gamma: &Scalar,

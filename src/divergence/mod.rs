@@ -296,4 +296,4 @@ pub(crate) fn exact_claim(pair: &Pair, delta: f64) -> Result<f64> {
 
 /// Digits to which claimed ε values are certified (a claim is compared with a Monte Carlo lower
 /// bound, so a few digits suffice).
-pub(crate) const CLAIM_DIGITS: u32 = 6;
+pub const CLAIM_DIGITS: u32 = 6;

@@ -649,7 +649,7 @@ fn dg_tail(t: &Float, sigma: f64, two_s2: &Float, z: &Float, wp: u32) -> Float {
 /// CKS Theorem 7: the exact δ(ε) of N_Z(μ1, σ²) vs N_Z(μ2, σ²), integer Δ = |μ1 − μ2| ≥ 1,
 /// δ = P[Y > εσ²/Δ − Δ/2] − e^ε P[Y > εσ²/Δ + Δ/2], Y ~ N_Z(0, σ²), at `p` bits (uncertified:
 /// the closed route certifies it on the precision ladder). Symmetric in the order of the pair.
-pub(crate) fn cks_delta(pair: &DiscreteGaussianPair, eps: &Float, p: u32) -> Result<Float> {
+pub fn cks_delta(pair: &DiscreteGaussianPair, eps: &Float, p: u32) -> Result<Float> {
     let d = pair.delta().unsigned_abs();
     let wp = p + 32;
     if d == 0 {

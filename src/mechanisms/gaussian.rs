@@ -187,7 +187,7 @@ impl PairModel for GaussianPair {
 /// draw, so the statistic is c0 + c1·Z ([`AuditDraws::affine_normal`]) and the engine fuses
 /// drawing and binning.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct GaussianDraws {
+pub struct GaussianDraws {
     sensitivity: f64,
     sigma: f64,
 }

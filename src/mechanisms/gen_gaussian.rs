@@ -51,7 +51,7 @@ use std::sync::{Arc, Mutex};
 /// The largest shape p accepted. Beyond it the law is close to uniform on [μ − α, μ + α] with
 /// walls of width ≈ α/p, which the generic quadrature's tail map (decay length α) resolves only
 /// slowly; 20 keeps every quantity within the route's default limits.
-pub(crate) const MAX_SHAPE: f64 = 20.0;
+pub const MAX_SHAPE: f64 = 20.0;
 
 /// Checks the shape: finite, 1 ≤ p ≤ [`MAX_SHAPE`] (the exact decimal, compared at 256 bits).
 fn check_shape(p: &Scalar) -> Result<f64> {
@@ -280,7 +280,7 @@ impl NormCache {
 
 /// The neighbouring pair GG(μ1, α, p) vs GG(μ2, α, p).
 #[derive(Clone, Debug)]
-pub(crate) struct GenGaussianPair {
+pub struct GenGaussianPair {
     mu1: Scalar,
     mu2: Scalar,
     scale: Scalar,

@@ -16,7 +16,7 @@ use std::path::Path;
 /// Largest dimension (feature index) of a dense dataset: 2^24. Data are stored densely, so a
 /// LIBSVM file whose largest index is 4·10⁹ would need 32 GB per record; such files are refused
 /// at the offending line before anything is allocated.
-pub(crate) const MAX_FEATURES: u64 = 1 << 24;
+pub const MAX_FEATURES: u64 = 1 << 24;
 
 /// Reads a data file as text after checking that it, and the table parsed from it (at most 5
 /// bytes per byte of text: an f64 per two characters, plus the text), fit in memory.

@@ -707,7 +707,7 @@ pub fn prop2_witness(n: usize) -> Result<(Dataset, Dataset, f64, f64, DMatrix<f6
 
 /// What [`prop3_acceptance`] returns.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Prop3Acceptance {
+pub struct Prop3Acceptance {
     /// Records per dataset.
     pub n: usize,
     /// Datasets drawn.
@@ -726,7 +726,7 @@ pub(crate) struct Prop3Acceptance {
 /// `corr` ([`crate::train::data::synthetic`], seed `seed + t`), clipped by [`clip_prop3`], run
 /// through both PTR tests at Prop. 3's μ_reg and ρ (Laplace draw `chunk_rng(seed, t)`).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn prop3_acceptance(
+pub fn prop3_acceptance(
     d: usize,
     corr: f64,
     rc: f64,

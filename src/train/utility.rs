@@ -61,7 +61,7 @@ impl StepRule {
 
 /// One RGM gradient-descent setting on a quadratic.
 #[derive(Clone, Debug)]
-pub(crate) struct GdSetting {
+pub struct GdSetting {
     /// The Hessian A (symmetric positive semi-definite).
     pub a: DMatrix<f64>,
     /// The initial error e_0 = θ_0 − θ*.
@@ -162,7 +162,7 @@ impl GdSetting {
 
 /// Seeded simulation of `runs` trajectories (module docs). Errors on a malformed setting or
 /// fewer than 2 runs.
-pub(crate) fn simulate(s: &GdSetting, runs: usize, seed: u64) -> Result<SimResult> {
+pub fn simulate(s: &GdSetting, runs: usize, seed: u64) -> Result<SimResult> {
     let d = s.check()?;
     if runs < 2 {
         return Err(Error::invalid("runs", runs, "at least 2"));
@@ -206,7 +206,7 @@ pub(crate) fn simulate(s: &GdSetting, runs: usize, seed: u64) -> Result<SimResul
 }
 
 /// E‖θ_T − θ*‖² exactly, by the second-moment recursion of the module docs (no sampling).
-pub(crate) fn exact_mse(s: &GdSetting) -> Result<f64> {
+pub fn exact_mse(s: &GdSetting) -> Result<f64> {
     let d = s.check()?;
     let m = DMatrix::identity(d, d) - &s.a * s.tau;
     let a2 = &s.a * &s.a;
