@@ -138,23 +138,7 @@ fn fail_as(json: bool, command: &str, msg: impl std::fmt::Display) -> ExitCode {
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate rows `id,quantity,family,params` of a CSV file (or `-` for stdin) to certified digits.
-    Eval {
-        /// Significant digits to certify.
-        #[arg(long, default_value_t = 30)]
-        digits: u32,
-        /// auto | quadrature | closed-form
-        #[arg(long, default_value = "auto")]
-        method: String,
-        /// Time limit per row, seconds: a row that cannot be certified in time fails with
-        /// "could not certify N digits (reached M)" and the other rows go on.
-        #[arg(long, default_value_t = crate::eval::DEFAULT_MAX_SECONDS)]
-        max_seconds: f64,
-        /// text (CSV) | json (docs/json.md)
-        #[arg(long, default_value = "text")]
-        format: String,
-        /// Input CSV.
-        input: PathBuf,
-    },
+    Eval(EvalArgs),
     /// Run every audit spec, the golden verification and the positive controls; write the
     /// three-way report (Markdown, CSV, SVG and PNG plots).
     ///
@@ -162,92 +146,15 @@ enum Command {
     /// golden row or a missed positive control was found; 2 on an error (bad spec, unreadable
     /// directory, …) or when a check did not run (an audit that failed, an exact value that
     /// could not be computed, golden verification or controls that could not run: "NOT RUN").
-    Report {
-        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
-        /// `--out reports`).
-        #[arg(long, default_value = DEFAULT_OUT)]
-        out: PathBuf,
-        /// Directory of the audit specs.
-        #[arg(long, default_value = "audits")]
-        specs: PathBuf,
-        /// Directory of the golden tables.
-        #[arg(long, default_value = "golden")]
-        golden: PathBuf,
-        /// Quick run: 1/20 of the samples, golden digits capped at 15.
-        #[arg(long)]
-        quick: bool,
-        /// Samples per side for every audit (overrides the specs).
-        #[arg(long)]
-        samples: Option<u64>,
-        /// Time limit in seconds for the whole report: past it the report stops with an error
-        /// (exit 2). The report's files are written only once the audits, golden tables and
-        /// controls have all finished in time; the quick training experiment runs after them.
-        #[arg(long)]
-        max_seconds: Option<f64>,
-        /// text | json (docs/json.md; the files are written either way)
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    Report(ReportArgs),
     /// Run one training experiment (HMB App. C two-node DP-GD): writes
     /// OUT/NAME/{SPLIT.csv, SPLIT.svg, SPLIT.png, summary.md} (SPLIT_authors_code.* under the
     /// authors' code's conventions). Exit status 0, or 2 on an error.
-    Train {
-        /// The experiment spec (TOML), e.g. experiments/figure1_synthetic.toml.
-        spec: PathBuf,
-        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
-        /// `--out reports`).
-        #[arg(long, default_value = DEFAULT_OUT)]
-        out: PathBuf,
-        /// Time limit in seconds: training stops with an error once it has passed.
-        #[arg(long, allow_negative_numbers = true)]
-        max_seconds: Option<f64>,
-        /// Start even when the estimated work exceeds an hour.
-        #[arg(long)]
-        yes: bool,
-        /// Reduced run: only the spec's first seed, at most 10 steps, at most 10,000 synthetic
-        /// records (`n`), at most 5 grid points (`points`, hg_mean); written to OUT/NAME_quick/
-        /// (docs/training.md).
-        #[arg(long)]
-        quick: bool,
-        /// text (the Markdown summary) | json (docs/json.md; the files are written either way).
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    Train(TrainArgs),
     /// Audit DP-SGD and OSO-DPSGD through the training loop (Dirac-canary white-box audits,
     /// black-box view, positive controls): writes dpsgd_audit.md and dpsgd_audit.csv into --out.
     /// Exit status 0 when every verdict is the expected one, 1 otherwise, 2 on an error.
-    TrainAudit {
-        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
-        /// `--out reports`).
-        #[arg(long, default_value = DEFAULT_OUT)]
-        out: PathBuf,
-        /// Runs per side of the two tightness rows.
-        #[arg(long, default_value_t = 10_000_000, allow_negative_numbers = true)]
-        runs: u64,
-        /// Runs per side of the other rows.
-        #[arg(long, default_value_t = 1_000_000, allow_negative_numbers = true)]
-        control_runs: u64,
-        /// Which rows: all, first (full-batch tightness only) or rest.
-        #[arg(long, default_value = "all")]
-        rows: String,
-        /// Seed of every audit.
-        #[arg(long, default_value_t = 9, allow_negative_numbers = true)]
-        seed: u64,
-        /// Run only shard K of N (1 <= K <= N): every row's pilot and the main-run chunks c with
-        /// c mod N = K - 1; writes dpsgd_audit.shard-K-of-N.toml into --out (exit 0 once
-        /// written). Combine the N files with `dpaudit merge`.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// Time limit in seconds: the audit stops with an error once it has passed.
-        #[arg(long, allow_negative_numbers = true)]
-        max_seconds: Option<f64>,
-        /// Start even when the estimated work exceeds an hour.
-        #[arg(long)]
-        yes: bool,
-        /// text (the table on stderr) | json (every row on stdout, docs/json.md).
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    TrainAudit(TrainAuditArgs),
     /// Run one audit spec and write its three-way comparison and privacy-profile plot.
     ///
     /// Writes NAME.md, NAME.csv, NAME_audit.csv and NAME_profile.{svg,png,csv} into --out.
@@ -259,31 +166,7 @@ enum Command {
     /// each side with DPAUDIT_SIDE, DPAUDIT_COUNT and DPAUDIT_SEED set, reads the samples it
     /// prints (text or .npy), audits them as `audit-samples` does and writes NAME.md, NAME.csv,
     /// NAME_a.npy and NAME_b.npy.
-    Audit {
-        /// The spec (TOML).
-        spec: PathBuf,
-        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
-        /// `--out reports`).
-        #[arg(long, default_value = DEFAULT_OUT)]
-        out: PathBuf,
-        /// Quick run: 1/20 of the spec's samples.
-        #[arg(long)]
-        quick: bool,
-        /// Samples per side (overrides the spec).
-        #[arg(long, allow_negative_numbers = true)]
-        samples: Option<u64>,
-        /// Draw only shard K of N of the audit's chunk streams (1 <= K <= N) and write
-        /// NAME.shard-K-of-N.toml into --out; combine the N files with `dpaudit merge`.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// Time limit in seconds (sampling, exact values and plots): past it the audit stops
-        /// with an error (exit 2) and writes nothing, so earlier outputs stay as they were.
-        #[arg(long, allow_negative_numbers = true)]
-        max_seconds: Option<f64>,
-        /// text | json (docs/json.md; the files are written either way).
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    Audit(AuditArgs),
     /// Black-box audit of a claimed (ε, δ) from two files of your own sampler's outputs: A drawn
     /// on an input x, B on a neighbour x′ (CSV: one sample per line, d columns, optional header;
     /// or NumPy .npy of shape (n,) or (n, d)). Each file is split (seeded) into a pilot, which
@@ -292,39 +175,12 @@ enum Command {
     /// Writes audit-samples.md and audit-samples.csv into --out. Exit status: 0 when the strict
     /// bound does not exceed the claimed ε; 1 on a VIOLATION; 2 on an error (unreadable file,
     /// mismatched dimensions, bad flag).
-    AuditSamples {
-        /// Samples of the mechanism on x (.csv, .txt or .npy).
-        a: PathBuf,
-        /// Samples of the mechanism on the neighbour x′ (same dimension as A).
-        b: PathBuf,
-        #[command(flatten)]
-        flags: SamplesFlags,
-        /// Output directory (default dpaudit-out).
-        #[arg(long, default_value = DEFAULT_OUT)]
-        out: PathBuf,
-        /// text | json (docs/json.md; the files are written either way).
-        #[arg(long, default_value = "text")]
-        format: String,
-        /// Time limit in seconds: past it the audit stops with an error (exit 2), writing nothing.
-        #[arg(long)]
-        max_seconds: Option<f64>,
-    },
+    AuditSamples(AuditSamplesArgs),
     /// Check the quantitative claims of the five source documents: writes claims.md and
     /// claims.csv (source, dpaudit's computed figure, verdict, reproducing command) into --out,
     /// and prints each row computed. Exit status 0, or 2 on an error (an unknown --only id).
     /// `report` writes the same files.
-    Claims {
-        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
-        /// `--out reports`).
-        #[arg(long, default_value = DEFAULT_OUT)]
-        out: PathBuf,
-        /// Compute and write only the row with this id (e.g. hmb-thm2-eq8).
-        #[arg(long, value_name = "ID")]
-        only: Option<String>,
-        /// text | json (every row on stdout, docs/json.md; the files are written either way).
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    Claims(ClaimsArgs),
     /// Certified accounting of a composition written in TOML (see examples/account/*.toml):
     /// prints the two-sided bracket on ε(δ) and/or δ(ε), the RDP route with its optimal order,
     /// and each neighbour direction. Exit status 0, or 2 on an error.
@@ -332,56 +188,12 @@ enum Command {
     /// One-offs without a file: `dpaudit account --q 0.01 --sigma 1 --steps 1000 --delta 1e-5`,
     /// or with DP-SGD bookkeeping `--dataset-size 60000 --batch-size 256 --epochs 60` instead of
     /// `--q` and `--steps` (q = batch/dataset, steps = ⌈epochs·dataset/batch⌉, echoed).
-    Account {
-        /// The schedule file (omit it to give one release by flags).
-        schedule: Option<PathBuf>,
-        #[command(flatten)]
-        release: ReleaseFlags,
-        /// δ at which ε(δ) is wanted (flags mode).
-        #[arg(long)]
-        delta: Option<String>,
-        /// ε at which δ(ε) is wanted (flags mode).
-        #[arg(long)]
-        eps: Option<String>,
-        /// Significant digits of the bracket (flags mode; default 12).
-        #[arg(long)]
-        digits: Option<u32>,
-        /// Time limit in seconds (a computation past it fails with "could not certify").
-        #[arg(long, default_value_t = 300.0)]
-        max_seconds: f64,
-        /// text | json (docs/json.md)
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    Account(AccountArgs),
     /// Calibrate DP-SGD to a target (ε, δ) on the certified bracket: the smallest noise
     /// multiplier (`--solve sigma`, give --steps or --epochs) or the largest step count
     /// (`--solve steps`, give --sigma), and the certified round trip (ε bracket at the answer,
     /// and at the next σ or T, which misses the target). Add/remove neighbours.
-    Calibrate {
-        /// sigma | steps | batch_size (give --dataset-size, --epochs and --sigma)
-        #[arg(long)]
-        solve: String,
-        /// Target ε.
-        #[arg(long)]
-        target_eps: f64,
-        /// Target δ.
-        #[arg(long)]
-        delta: String,
-        #[command(flatten)]
-        release: ReleaseFlags,
-        /// Relative tolerance of σ (--solve sigma).
-        #[arg(long, default_value_t = 1e-3)]
-        rel_tol: f64,
-        /// Largest step count searched (--solve steps).
-        #[arg(long, default_value_t = 1_000_000)]
-        max_steps: u64,
-        /// Time limit in seconds.
-        #[arg(long, default_value_t = 300.0)]
-        max_seconds: f64,
-        /// text | json (docs/json.md)
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    Calibrate(CalibrateArgs),
     /// Merge the shard files of one audit (from `dpaudit audit SPEC --shard K/N`) and write the
     /// same outputs as the unsharded `dpaudit audit SPEC` (byte-identical CSVs; for a command
     /// spec, every file byte-identical); or, told apart by the files' format, those of one
@@ -391,22 +203,268 @@ enum Command {
     /// Refuses shards of different specs, configurations, seeds or sample sizes, a missing shard,
     /// a shard given twice and a mix of the two kinds (exit 2). Otherwise exit statuses as for
     /// `audit`, or `train-audit`.
-    Merge {
-        /// Directories (or files) holding the shard files.
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Output directory (default dpaudit-out; the committed showcase is regenerated with
-        /// `--out reports`).
-        #[arg(long, default_value = DEFAULT_OUT)]
-        out: PathBuf,
-        /// Only check the shards (seals, every field against the other shards, counts) and
-        /// exit 0 if they would merge; nothing is computed or written.
-        #[arg(long)]
-        check: bool,
-        /// text | json (what was merged, then the unsharded command's document; docs/json.md).
-        #[arg(long, default_value = "text")]
-        format: String,
-    },
+    Merge(MergeArgs),
+}
+
+impl Command {
+    /// The subcommand's `--format`.
+    fn format(&self) -> &str {
+        match self {
+            Command::Eval(a) => &a.format,
+            Command::Report(a) => &a.format,
+            Command::Train(a) => &a.format,
+            Command::TrainAudit(a) => &a.format,
+            Command::Audit(a) => &a.format,
+            Command::AuditSamples(a) => &a.format,
+            Command::Claims(a) => &a.format,
+            Command::Account(a) => &a.format,
+            Command::Calibrate(a) => &a.format,
+            Command::Merge(a) => &a.format,
+        }
+    }
+}
+
+// The arguments of `dpaudit eval`.
+#[derive(clap::Args)]
+struct EvalArgs {
+    /// Significant digits to certify.
+    #[arg(long, default_value_t = 30)]
+    digits: u32,
+    /// auto | quadrature | closed-form
+    #[arg(long, default_value = "auto")]
+    method: String,
+    /// Time limit per row, seconds: a row that cannot be certified in time fails with
+    /// "could not certify N digits (reached M)" and the other rows go on.
+    #[arg(long, default_value_t = crate::eval::DEFAULT_MAX_SECONDS)]
+    max_seconds: f64,
+    /// text (CSV) | json (docs/json.md)
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Input CSV.
+    input: PathBuf,
+}
+
+// The arguments of `dpaudit report`.
+#[derive(clap::Args)]
+struct ReportArgs {
+    /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+    /// `--out reports`).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: PathBuf,
+    /// Directory of the audit specs.
+    #[arg(long, default_value = "audits")]
+    specs: PathBuf,
+    /// Directory of the golden tables.
+    #[arg(long, default_value = "golden")]
+    golden: PathBuf,
+    /// Quick run: 1/20 of the samples, golden digits capped at 15.
+    #[arg(long)]
+    quick: bool,
+    /// Samples per side for every audit (overrides the specs).
+    #[arg(long)]
+    samples: Option<u64>,
+    /// Time limit in seconds for the whole report: past it the report stops with an error
+    /// (exit 2). The report's files are written only once the audits, golden tables and
+    /// controls have all finished in time; the quick training experiment runs after them.
+    #[arg(long)]
+    max_seconds: Option<f64>,
+    /// text | json (docs/json.md; the files are written either way)
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+// The arguments of `dpaudit train`.
+#[derive(clap::Args)]
+struct TrainArgs {
+    /// The experiment spec (TOML), e.g. experiments/figure1_synthetic.toml.
+    spec: PathBuf,
+    /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+    /// `--out reports`).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: PathBuf,
+    /// Time limit in seconds: training stops with an error once it has passed.
+    #[arg(long, allow_negative_numbers = true)]
+    max_seconds: Option<f64>,
+    /// Start even when the estimated work exceeds an hour.
+    #[arg(long)]
+    yes: bool,
+    /// Reduced run: only the spec's first seed, at most 10 steps, at most 10,000 synthetic
+    /// records (`n`), at most 5 grid points (`points`, hg_mean); written to OUT/NAME_quick/
+    /// (docs/training.md).
+    #[arg(long)]
+    quick: bool,
+    /// text (the Markdown summary) | json (docs/json.md; the files are written either way).
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+// The arguments of `dpaudit train-audit`.
+#[derive(clap::Args)]
+struct TrainAuditArgs {
+    /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+    /// `--out reports`).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: PathBuf,
+    /// Runs per side of the two tightness rows.
+    #[arg(long, default_value_t = 10_000_000, allow_negative_numbers = true)]
+    runs: u64,
+    /// Runs per side of the other rows.
+    #[arg(long, default_value_t = 1_000_000, allow_negative_numbers = true)]
+    control_runs: u64,
+    /// Which rows: all, first (full-batch tightness only) or rest.
+    #[arg(long, default_value = "all")]
+    rows: String,
+    /// Seed of every audit.
+    #[arg(long, default_value_t = 9, allow_negative_numbers = true)]
+    seed: u64,
+    /// Run only shard K of N (1 <= K <= N): every row's pilot and the main-run chunks c with
+    /// c mod N = K - 1; writes dpsgd_audit.shard-K-of-N.toml into --out (exit 0 once
+    /// written). Combine the N files with `dpaudit merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Time limit in seconds: the audit stops with an error once it has passed.
+    #[arg(long, allow_negative_numbers = true)]
+    max_seconds: Option<f64>,
+    /// Start even when the estimated work exceeds an hour.
+    #[arg(long)]
+    yes: bool,
+    /// text (the table on stderr) | json (every row on stdout, docs/json.md).
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+// The arguments of `dpaudit audit`.
+#[derive(clap::Args)]
+struct AuditArgs {
+    /// The spec (TOML).
+    spec: PathBuf,
+    /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+    /// `--out reports`).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: PathBuf,
+    /// Quick run: 1/20 of the spec's samples.
+    #[arg(long)]
+    quick: bool,
+    /// Samples per side (overrides the spec).
+    #[arg(long, allow_negative_numbers = true)]
+    samples: Option<u64>,
+    /// Draw only shard K of N of the audit's chunk streams (1 <= K <= N) and write
+    /// NAME.shard-K-of-N.toml into --out; combine the N files with `dpaudit merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// Time limit in seconds (sampling, exact values and plots): past it the audit stops
+    /// with an error (exit 2) and writes nothing, so earlier outputs stay as they were.
+    #[arg(long, allow_negative_numbers = true)]
+    max_seconds: Option<f64>,
+    /// text | json (docs/json.md; the files are written either way).
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+// The arguments of `dpaudit audit-samples`.
+#[derive(clap::Args)]
+struct AuditSamplesArgs {
+    /// Samples of the mechanism on x (.csv, .txt or .npy).
+    a: PathBuf,
+    /// Samples of the mechanism on the neighbour x′ (same dimension as A).
+    b: PathBuf,
+    #[command(flatten)]
+    flags: SamplesFlags,
+    /// Output directory (default dpaudit-out).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: PathBuf,
+    /// text | json (docs/json.md; the files are written either way).
+    #[arg(long, default_value = "text")]
+    format: String,
+    /// Time limit in seconds: past it the audit stops with an error (exit 2), writing nothing.
+    #[arg(long)]
+    max_seconds: Option<f64>,
+}
+
+// The arguments of `dpaudit claims`.
+#[derive(clap::Args)]
+struct ClaimsArgs {
+    /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+    /// `--out reports`).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: PathBuf,
+    /// Compute and write only the row with this id (e.g. hmb-thm2-eq8).
+    #[arg(long, value_name = "ID")]
+    only: Option<String>,
+    /// text | json (every row on stdout, docs/json.md; the files are written either way).
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+// The arguments of `dpaudit account`.
+#[derive(clap::Args)]
+struct AccountArgs {
+    /// The schedule file (omit it to give one release by flags).
+    schedule: Option<PathBuf>,
+    #[command(flatten)]
+    release: ReleaseFlags,
+    /// δ at which ε(δ) is wanted (flags mode).
+    #[arg(long)]
+    delta: Option<String>,
+    /// ε at which δ(ε) is wanted (flags mode).
+    #[arg(long)]
+    eps: Option<String>,
+    /// Significant digits of the bracket (flags mode; default 12).
+    #[arg(long)]
+    digits: Option<u32>,
+    /// Time limit in seconds (a computation past it fails with "could not certify").
+    #[arg(long, default_value_t = 300.0)]
+    max_seconds: f64,
+    /// text | json (docs/json.md)
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+// The arguments of `dpaudit calibrate`.
+#[derive(clap::Args)]
+struct CalibrateArgs {
+    /// sigma | steps | batch_size (give --dataset-size, --epochs and --sigma)
+    #[arg(long)]
+    solve: String,
+    /// Target ε.
+    #[arg(long)]
+    target_eps: f64,
+    /// Target δ.
+    #[arg(long)]
+    delta: String,
+    #[command(flatten)]
+    release: ReleaseFlags,
+    /// Relative tolerance of σ (--solve sigma).
+    #[arg(long, default_value_t = 1e-3)]
+    rel_tol: f64,
+    /// Largest step count searched (--solve steps).
+    #[arg(long, default_value_t = 1_000_000)]
+    max_steps: u64,
+    /// Time limit in seconds.
+    #[arg(long, default_value_t = 300.0)]
+    max_seconds: f64,
+    /// text | json (docs/json.md)
+    #[arg(long, default_value = "text")]
+    format: String,
+}
+
+// The arguments of `dpaudit merge`.
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Directories (or files) holding the shard files.
+    #[arg(required = true)]
+    dirs: Vec<PathBuf>,
+    /// Output directory (default dpaudit-out; the committed showcase is regenerated with
+    /// `--out reports`).
+    #[arg(long, default_value = DEFAULT_OUT)]
+    out: PathBuf,
+    /// Only check the shards (seals, every field against the other shards, counts) and
+    /// exit 0 if they would merge; nothing is computed or written.
+    #[arg(long)]
+    check: bool,
+    /// text | json (what was merged, then the unsharded command's document; docs/json.md).
+    #[arg(long, default_value = "text")]
+    format: String,
 }
 
 /// Prints what a report found; exit status 1 if it found a VIOLATION, a failing golden row or a
@@ -818,34 +876,56 @@ where
             return ExitCode::from(code);
         }
     };
+    // Every subcommand's first check: its --format.
+    let json = match check_format(cli.command.format()) {
+        Ok(j) => j,
+        Err(e) => return fail(e),
+    };
     match cli.command {
-        Command::Claims { out, only, format } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            match report::claims::write_claims(&out, &command_line(), only.as_deref()) {
-                Ok((claims, files)) => {
-                    if json {
-                        println!("{}", report::json::commands::claims(&claims, &files));
-                    } else if only.is_some() {
-                        for c in &claims {
-                            println!(
-                            "{}\n  source:    {}\n  statement: {}\n  figure:    {}\n  verdict:   {}\n  reason:    {}\n  command:   {}",
-                            c.id, c.source, c.statement, c.figure, c.verdict, c.reason, c.command
-                        );
-                        }
+        Command::Claims(a) => a.run(json),
+        Command::TrainAudit(a) => a.run(json),
+        Command::Train(a) => a.run(json),
+        Command::Eval(a) => a.run(json),
+        Command::Report(a) => a.run(json),
+        Command::Audit(a) => a.run(json),
+        Command::AuditSamples(a) => a.run(json),
+        Command::Account(a) => a.run(json),
+        Command::Calibrate(a) => a.run(json),
+        Command::Merge(a) => a.run(json),
+    }
+}
+
+impl ClaimsArgs {
+    /// Runs `dpaudit claims` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let ClaimsArgs { out, only, .. } = self;
+        match report::claims::write_claims(&out, &command_line(), only.as_deref()) {
+            Ok((claims, files)) => {
+                if json {
+                    println!("{}", report::json::commands::claims(&claims, &files));
+                } else if only.is_some() {
+                    for c in &claims {
+                        println!(
+                        "{}\n  source:    {}\n  statement: {}\n  figure:    {}\n  verdict:   {}\n  reason:    {}\n  command:   {}",
+                        c.id, c.source, c.statement, c.figure, c.verdict, c.reason, c.command
+                    );
                     }
-                    eprintln!("dpaudit: {}", report::claims::claims_summary(&claims));
-                    for f in files {
-                        eprintln!("dpaudit: wrote {}", f.display());
-                    }
-                    ExitCode::SUCCESS
                 }
-                Err(e) => fail_as(json, "claims", e),
+                eprintln!("dpaudit: {}", report::claims::claims_summary(&claims));
+                for f in files {
+                    eprintln!("dpaudit: wrote {}", f.display());
+                }
+                ExitCode::SUCCESS
             }
+            Err(e) => fail_as(json, "claims", e),
         }
-        Command::TrainAudit {
+    }
+}
+
+impl TrainAuditArgs {
+    /// Runs `dpaudit train-audit` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let TrainAuditArgs {
             out,
             runs,
             control_runs,
@@ -854,358 +934,357 @@ where
             shard,
             max_seconds,
             yes,
-            format,
-        } => {
-            use crate::train::sgd::suite::{estimate, SuiteOptions};
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            let fail = |e: crate::Error| fail_as(json, "train-audit", e);
-            // The flags first, by their names, before any work (the suite's own checks name
-            // its fields, e.g. runs_per_side).
-            for (flag, v) in [("--runs", runs), ("--control-runs", control_runs)] {
-                if let Err(e) = check_flag_range(flag, v, 1, 1 << 53) {
-                    return fail(e);
-                }
-            }
-            let opts = rows
-                .parse()
-                .map_err(|_: crate::Error| {
-                    crate::Error::invalid("--rows", &rows, "one of all, first, rest")
-                })
-                .map(|rows| SuiteOptions {
-                    big_runs: runs,
-                    control_runs,
-                    rows,
-                    seed,
-                    ..SuiteOptions::default()
-                });
-            let sh: Option<crate::audit::engine::Shard> =
-                match shard.as_deref().map(parse_shard).transpose() {
-                    Ok(sh) => sh,
-                    Err(e) => return fail(e),
-                };
-            if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
+            ..
+        } = self;
+        use crate::train::sgd::suite::{estimate, SuiteOptions};
+        let fail = |e: crate::Error| fail_as(json, "train-audit", e);
+        // The flags first, by their names, before any work (the suite's own checks name
+        // its fields, e.g. runs_per_side).
+        for (flag, v) in [("--runs", runs), ("--control-runs", control_runs)] {
+            if let Err(e) = check_flag_range(flag, v, 1, 1 << 53) {
                 return fail(e);
             }
-            // The limit covers the estimate too (it builds the suite, certified accounting).
-            with_limits(max_seconds, || {
-                let checked = opts.as_ref().map_err(Clone::clone).and_then(|o| {
-                    let est = estimate(o, sh.map_or(1, |s| s.count))?;
-                    est.confirm("train-audit", yes)?;
-                    Ok(est)
-                });
-                match checked {
-                    Ok(est) => eprintln!(
-                        "dpaudit: train-audit: estimated work {:.2e} {} (about {})",
-                        est.work,
-                        est.unit,
-                        crate::limits::fmt_seconds(est.seconds)
-                    ),
-                    Err(e) => return fail(e),
-                }
-                train_audit(opts, shard, &out, json)
-            })
         }
-        Command::Train {
+        let opts = rows
+            .parse()
+            .map_err(|_: crate::Error| {
+                crate::Error::invalid("--rows", &rows, "one of all, first, rest")
+            })
+            .map(|rows| SuiteOptions {
+                big_runs: runs,
+                control_runs,
+                rows,
+                seed,
+                ..SuiteOptions::default()
+            });
+        let sh: Option<crate::audit::engine::Shard> =
+            match shard.as_deref().map(parse_shard).transpose() {
+                Ok(sh) => sh,
+                Err(e) => return fail(e),
+            };
+        if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
+            return fail(e);
+        }
+        // The limit covers the estimate too (it builds the suite, certified accounting).
+        with_limits(max_seconds, || {
+            let checked = opts.as_ref().map_err(Clone::clone).and_then(|o| {
+                let est = estimate(o, sh.map_or(1, |s| s.count))?;
+                est.confirm("train-audit", yes)?;
+                Ok(est)
+            });
+            match checked {
+                Ok(est) => eprintln!(
+                    "dpaudit: train-audit: estimated work {:.2e} {} (about {})",
+                    est.work,
+                    est.unit,
+                    crate::limits::fmt_seconds(est.seconds)
+                ),
+                Err(e) => return fail(e),
+            }
+            train_audit(opts, shard, &out, json)
+        })
+    }
+}
+
+impl TrainArgs {
+    /// Runs `dpaudit train` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let TrainArgs {
             spec,
             out,
             max_seconds,
             yes,
             quick,
-            format,
-        } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
-                return fail_as(json, "train", e);
-            }
-            let bar = report::progress::bar("train", true);
-            let res = with_limits(max_seconds, || {
-                crate::train::experiment::run_file_outcome(&spec, &out, &bar, yes, quick)
-            });
-            match res {
-                Ok(o) => {
-                    for r in &o.reductions {
-                        eprintln!("dpaudit: --quick: {r}");
-                    }
-                    if json {
-                        println!("{}", report::json::commands::train(&o));
-                    } else {
-                        println!("{}", o.markdown);
-                    }
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail_as(json, "train", e),
-            }
+            ..
+        } = self;
+        if let Err(e) = crate::limits::check_max_seconds(max_seconds) {
+            return fail_as(json, "train", e);
         }
-        Command::Eval {
+        let bar = report::progress::bar("train", true);
+        let res = with_limits(max_seconds, || {
+            crate::train::experiment::run_file_outcome(&spec, &out, &bar, yes, quick)
+        });
+        match res {
+            Ok(o) => {
+                for r in &o.reductions {
+                    eprintln!("dpaudit: --quick: {r}");
+                }
+                if json {
+                    println!("{}", report::json::commands::train(&o));
+                } else {
+                    println!("{}", o.markdown);
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail_as(json, "train", e),
+        }
+    }
+}
+
+impl EvalArgs {
+    /// Runs `dpaudit eval` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let EvalArgs {
             digits,
             method,
             max_seconds,
-            format,
             input,
-        } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            let fail = |e: String| fail_as(json, "eval", e);
-            let method: Method = match method.parse() {
-                Ok(m) => m,
-                Err(e) => return fail(format!("{e}")),
-            };
-            if !(max_seconds.is_finite() && max_seconds > 0.0) {
-                return fail(format!(
-                    "invalid parameter max-seconds = {max_seconds}: must be finite and > 0"
-                ));
-            }
-            let opts = EvalOptions {
-                digits,
-                method,
-                max_seconds: Some(max_seconds),
-            };
-            if digits == 0 || digits > eval::MAX_DIGITS {
-                return fail(format!(
-                    "invalid parameter digits = {digits}: must be in [1, {}]",
-                    eval::MAX_DIGITS
-                ));
-            }
-            let stdout = std::io::stdout();
-            let mut stderr = std::io::stderr();
-            // JSON: the CSV is written to memory and turned into the document.
-            let mut csv_out: Vec<u8> = Vec::new();
-            let sink: Box<dyn std::io::Write> = if json {
-                Box::new(&mut csv_out)
-            } else {
-                Box::new(stdout.lock())
-            };
-            let res = if input.as_os_str() == "-" {
-                eval::run(std::io::stdin().lock(), sink, &mut stderr, &opts)
-            } else {
-                match std::fs::File::open(&input) {
-                    Ok(f) => eval::run(std::io::BufReader::new(f), sink, &mut stderr, &opts),
-                    Err(e) => return fail(format!("cannot open {}: {e}", input.display())),
-                }
-            };
-            match res {
-                Ok(s) => {
-                    if json {
-                        match eval_json(&csv_out, digits, s.rows, s.failed) {
-                            Ok(doc) => println!("{doc}"),
-                            Err(e) => return fail(format!("{e}")),
-                        }
-                    }
-                    if s.failed > 0 {
-                        eprintln!("dpaudit: {} of {} rows failed", s.failed, s.rows);
-                        ExitCode::from(2)
-                    } else {
-                        ExitCode::SUCCESS
-                    }
-                }
-                Err(e) => fail(format!("{e}")),
-            }
+            ..
+        } = self;
+        let fail = |e: String| fail_as(json, "eval", e);
+        let method: Method = match method.parse() {
+            Ok(m) => m,
+            Err(e) => return fail(format!("{e}")),
+        };
+        if !(max_seconds.is_finite() && max_seconds > 0.0) {
+            return fail(format!(
+                "invalid parameter max-seconds = {max_seconds}: must be finite and > 0"
+            ));
         }
-        Command::Report {
+        let opts = EvalOptions {
+            digits,
+            method,
+            max_seconds: Some(max_seconds),
+        };
+        if digits == 0 || digits > eval::MAX_DIGITS {
+            return fail(format!(
+                "invalid parameter digits = {digits}: must be in [1, {}]",
+                eval::MAX_DIGITS
+            ));
+        }
+        let stdout = std::io::stdout();
+        let mut stderr = std::io::stderr();
+        // JSON: the CSV is written to memory and turned into the document.
+        let mut csv_out: Vec<u8> = Vec::new();
+        let sink: Box<dyn std::io::Write> = if json {
+            Box::new(&mut csv_out)
+        } else {
+            Box::new(stdout.lock())
+        };
+        let res = if input.as_os_str() == "-" {
+            eval::run(std::io::stdin().lock(), sink, &mut stderr, &opts)
+        } else {
+            match std::fs::File::open(&input) {
+                Ok(f) => eval::run(std::io::BufReader::new(f), sink, &mut stderr, &opts),
+                Err(e) => return fail(format!("cannot open {}: {e}", input.display())),
+            }
+        };
+        match res {
+            Ok(s) => {
+                if json {
+                    match eval_json(&csv_out, digits, s.rows, s.failed) {
+                        Ok(doc) => println!("{doc}"),
+                        Err(e) => return fail(format!("{e}")),
+                    }
+                }
+                if s.failed > 0 {
+                    eprintln!("dpaudit: {} of {} rows failed", s.failed, s.rows);
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                }
+            }
+            Err(e) => fail(format!("{e}")),
+        }
+    }
+}
+
+impl ReportArgs {
+    /// Runs `dpaudit report` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let ReportArgs {
             out,
             specs,
             golden,
             quick,
             samples,
             max_seconds,
-            format,
-        } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            let opts = match run_options(&out, quick, samples)
-                .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
-            {
-                Ok(o) => ReportOptions {
-                    specs_dir: specs,
-                    golden_dir: golden,
-                    ..o
-                },
-                Err(e) => return fail_as(json, "report", e),
-            };
-            with_limits(max_seconds, || {
-                let mut outcome = report::run_report(&opts);
-                // Quick training experiment (HMB App. C on the committed breast-cancer table). If
-                // it cannot run, that is a NOT RUN line of the report, not a reason to hide its
-                // verdict; past the time limit the whole report is an error.
-                let bar = report::progress::bar("train", opts.progress);
-                if let Err(e) = crate::train::experiment::run_quick(&out, &bar) {
-                    match (&e, outcome.as_mut()) {
-                        (crate::Error::TimeLimit { .. }, Ok(_)) => outcome = Err(e),
-                        (_, Ok(o)) => o
-                            .not_run
-                            .push(format!("NOT RUN: quick training experiment: {e}")),
-                        (_, Err(_)) => {}
-                    }
+            ..
+        } = self;
+        let opts = match run_options(&out, quick, samples)
+            .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
+        {
+            Ok(o) => ReportOptions {
+                specs_dir: specs,
+                golden_dir: golden,
+                ..o
+            },
+            Err(e) => return fail_as(json, "report", e),
+        };
+        with_limits(max_seconds, || {
+            let mut outcome = report::run_report(&opts);
+            // Quick training experiment (HMB App. C on the committed breast-cancer table). If
+            // it cannot run, that is a NOT RUN line of the report, not a reason to hide its
+            // verdict; past the time limit the whole report is an error.
+            let bar = report::progress::bar("train", opts.progress);
+            if let Err(e) = crate::train::experiment::run_quick(&out, &bar) {
+                match (&e, outcome.as_mut()) {
+                    (crate::Error::TimeLimit { .. }, Ok(_)) => outcome = Err(e),
+                    (_, Ok(o)) => o
+                        .not_run
+                        .push(format!("NOT RUN: quick training experiment: {e}")),
+                    (_, Err(_)) => {}
                 }
-                if let Ok(o) = &outcome {
-                    if let Some(limit) = max_seconds.filter(|_| {
-                        o.not_run
-                            .iter()
-                            .any(|l| l.contains("time limit --max-seconds"))
-                    }) {
-                        outcome = Err(crate::Error::TimeLimit {
-                            seconds: limit,
-                            what: "report".into(),
-                        });
-                    }
+            }
+            if let Ok(o) = &outcome {
+                if let Some(limit) = max_seconds.filter(|_| {
+                    o.not_run
+                        .iter()
+                        .any(|l| l.contains("time limit --max-seconds"))
+                }) {
+                    outcome = Err(crate::Error::TimeLimit {
+                        seconds: limit,
+                        what: "report".into(),
+                    });
                 }
-                finish_as(
-                    json,
-                    "report",
-                    outcome,
-                    &out,
-                    report::json::commands::report,
-                )
-            })
-        }
-        Command::Audit {
+            }
+            finish_as(
+                json,
+                "report",
+                outcome,
+                &out,
+                report::json::commands::report,
+            )
+        })
+    }
+}
+
+impl AuditArgs {
+    /// Runs `dpaudit audit` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let AuditArgs {
             spec,
             out,
             quick,
             samples,
             shard,
             max_seconds,
-            format,
-        } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            let opts = match run_options(&out, quick, samples)
-                .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
-                .and_then(|o| {
-                    shard
-                        .as_deref()
-                        .map_or(Ok(()), |k| parse_shard(k).map(|_| ()))
-                        .map(|()| o)
-                }) {
-                Ok(o) => o,
-                Err(e) => return fail_as(json, "audit", e),
-            };
-            with_limits(max_seconds, || {
-                if let Some(text) = command_spec_text(&spec) {
-                    return command_audit(
-                        &spec,
-                        &text,
-                        &out,
-                        (quick, samples),
-                        shard.as_deref(),
-                        json,
-                    );
-                }
-                if let Some(k) = shard {
-                    return run_shard(&spec, &k, &out, quick, samples, json);
-                }
-                let outcome = report::run_single(&spec, &opts);
-                finish_as(json, "audit", outcome, &out, report::json::commands::audit)
-            })
-        }
-        Command::AuditSamples {
+            ..
+        } = self;
+        let opts = match run_options(&out, quick, samples)
+            .and_then(|o| crate::limits::check_max_seconds(max_seconds).map(|()| o))
+            .and_then(|o| {
+                shard
+                    .as_deref()
+                    .map_or(Ok(()), |k| parse_shard(k).map(|_| ()))
+                    .map(|()| o)
+            }) {
+            Ok(o) => o,
+            Err(e) => return fail_as(json, "audit", e),
+        };
+        with_limits(max_seconds, || {
+            if let Some(text) = command_spec_text(&spec) {
+                return command_audit(&spec, &text, &out, (quick, samples), shard.as_deref(), json);
+            }
+            if let Some(k) = shard {
+                return run_shard(&spec, &k, &out, quick, samples, json);
+            }
+            let outcome = report::run_single(&spec, &opts);
+            finish_as(json, "audit", outcome, &out, report::json::commands::audit)
+        })
+    }
+}
+
+impl AuditSamplesArgs {
+    /// Runs `dpaudit audit-samples` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let AuditSamplesArgs {
             a,
             b,
             flags,
             out,
-            format,
             max_seconds,
-        } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            let res = crate::limits::check_max_seconds(max_seconds)
-                .and_then(|()| flags.options())
-                .and_then(|opts| {
-                    with_limits(max_seconds, || run_audit_samples(&a, &b, &opts, &out))
-                });
-            match res {
-                Err(e) => fail_as(json, "audit-samples", e),
-                Ok((audit, files)) => {
-                    if json {
-                        println!("{}", report::samples::json(&audit));
-                    } else {
-                        println!(
-                            "{}: eps_lb = {} (confidence {}), strict eps_lb = {}, claimed eps = {} (delta = {}); statistic {}, region {} {} {:e}, main {} + {} samples",
-                            audit.verdict,
-                            audit.eps_lb,
-                            audit.confidence,
-                            audit.eps_lb_strict,
-                            audit.eps_claimed,
-                            audit.delta,
-                            audit.statistic,
-                            audit.region.direction,
-                            audit.region.tail,
-                            audit.region.threshold,
-                            audit.main_a,
-                            audit.main_b
-                        );
-                    }
-                    for f in files {
-                        eprintln!("dpaudit: wrote {}", f.display());
-                    }
-                    if audit.verdict == crate::audit::samples::Verdict::Violation {
-                        ExitCode::from(1)
-                    } else {
-                        ExitCode::SUCCESS
-                    }
+            ..
+        } = self;
+        let res = crate::limits::check_max_seconds(max_seconds)
+            .and_then(|()| flags.options())
+            .and_then(|opts| with_limits(max_seconds, || run_audit_samples(&a, &b, &opts, &out)));
+        match res {
+            Err(e) => fail_as(json, "audit-samples", e),
+            Ok((audit, files)) => {
+                if json {
+                    println!("{}", report::samples::json(&audit));
+                } else {
+                    println!(
+                        "{}: eps_lb = {} (confidence {}), strict eps_lb = {}, claimed eps = {} (delta = {}); statistic {}, region {} {} {:e}, main {} + {} samples",
+                        audit.verdict,
+                        audit.eps_lb,
+                        audit.confidence,
+                        audit.eps_lb_strict,
+                        audit.eps_claimed,
+                        audit.delta,
+                        audit.statistic,
+                        audit.region.direction,
+                        audit.region.tail,
+                        audit.region.threshold,
+                        audit.main_a,
+                        audit.main_b
+                    );
+                }
+                for f in files {
+                    eprintln!("dpaudit: wrote {}", f.display());
+                }
+                if audit.verdict == crate::audit::samples::Verdict::Violation {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
                 }
             }
         }
-        Command::Account {
+    }
+}
+
+impl AccountArgs {
+    /// Runs `dpaudit account` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let AccountArgs {
             schedule,
             release,
             delta,
             eps,
             digits,
             max_seconds,
-            format,
-        } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            let spec =
-                match (
-                    &schedule,
-                    release.given() || delta.is_some() || eps.is_some(),
-                ) {
-                    (Some(path), false) if digits.is_none() => {
-                        crate::accounting::file::AccountSpec::from_file(path)
-                    }
-                    (Some(_), _) => return fail_as(
-                        json,
-                        "account",
-                        "give either a schedule file or flags (--q, --sigma, --steps, --delta, \
-                         ...), not both",
-                    ),
-                    (None, _) => account_flags(&release, &delta, &eps, digits),
-                };
-            let spec = match spec {
-                Ok(s) => s,
-                Err(e) => return fail_as(json, "account", e),
-            };
-            match crate::accounting::file::account(&spec, Some(max_seconds)) {
-                Ok(a) if json => {
-                    println!("{}", account_json(&spec, &a));
-                    ExitCode::SUCCESS
-                }
-                Ok(a) => {
-                    print!("{}", render_account(&spec, &a));
-                    ExitCode::SUCCESS
-                }
-                Err(e) => fail_as(json, "account", e),
+            ..
+        } = self;
+        let spec = match (
+            &schedule,
+            release.given() || delta.is_some() || eps.is_some(),
+        ) {
+            (Some(path), false) if digits.is_none() => {
+                crate::accounting::file::AccountSpec::from_file(path)
             }
+            (Some(_), _) => {
+                return fail_as(
+                    json,
+                    "account",
+                    "give either a schedule file or flags (--q, --sigma, --steps, --delta, \
+                     ...), not both",
+                )
+            }
+            (None, _) => account_flags(&release, &delta, &eps, digits),
+        };
+        let spec = match spec {
+            Ok(s) => s,
+            Err(e) => return fail_as(json, "account", e),
+        };
+        match crate::accounting::file::account(&spec, Some(max_seconds)) {
+            Ok(a) if json => {
+                println!("{}", account_json(&spec, &a));
+                ExitCode::SUCCESS
+            }
+            Ok(a) => {
+                print!("{}", render_account(&spec, &a));
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail_as(json, "account", e),
         }
-        Command::Calibrate {
+    }
+}
+
+impl CalibrateArgs {
+    /// Runs `dpaudit calibrate` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let CalibrateArgs {
             solve,
             target_eps,
             delta,
@@ -1213,120 +1292,110 @@ where
             rel_tol,
             max_steps,
             max_seconds,
-            format,
-        } => {
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
-            };
-            match crate::accounting::with_time_limit(Some(max_seconds), || {
-                calibrate(&solve, target_eps, &delta, &release, rel_tol, max_steps)
-            }) {
-                Ok((text, doc)) => {
+            ..
+        } = self;
+        match crate::accounting::with_time_limit(Some(max_seconds), || {
+            calibrate(&solve, target_eps, &delta, &release, rel_tol, max_steps)
+        }) {
+            Ok((text, doc)) => {
+                if json {
+                    println!("{doc}");
+                } else {
+                    print!("{text}");
+                }
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail_as(json, "calibrate", e),
+        }
+    }
+}
+
+impl MergeArgs {
+    /// Runs `dpaudit merge` and returns its exit status.
+    fn run(self, json: bool) -> ExitCode {
+        let MergeArgs {
+            dirs, out, check, ..
+        } = self;
+        use report::json::commands as jc;
+        use report::shards::{find_shards, shard_kind, ShardKind};
+        let fail = |e: crate::Error| fail_as(json, "merge", e);
+        let kind = find_shards(&dirs).and_then(|f| Ok((shard_kind(&f)?, f)));
+        if check {
+            let checked = kind.and_then(|(k, files)| match k {
+                ShardKind::Mechanism => report::shards::merge(&dirs).map(|m| ("audit", m.files)),
+                ShardKind::Training => {
+                    crate::train::sgd::shard::check(&files).map(|_| ("train-audit", files))
+                }
+                ShardKind::Command => {
+                    crate::compare::command::read_shards(&files).map(|_| ("command-audit", files))
+                }
+            });
+            return match checked {
+                Ok((k, files)) => {
                     if json {
-                        println!("{doc}");
-                    } else {
-                        print!("{text}");
+                        println!("{}", jc::merge_check(k, &files));
                     }
+                    eprintln!("dpaudit: {} shards check out: they merge", files.len());
                     ExitCode::SUCCESS
                 }
-                Err(e) => fail_as(json, "calibrate", e),
-            }
-        }
-        Command::Merge {
-            dirs,
-            out,
-            check,
-            format,
-        } => {
-            use report::json::commands as jc;
-            use report::shards::{find_shards, shard_kind, ShardKind};
-            let json = match check_format(&format) {
-                Ok(j) => j,
-                Err(e) => return fail(e),
+                Err(e) => fail(e),
             };
-            let fail = |e: crate::Error| fail_as(json, "merge", e);
-            let kind = find_shards(&dirs).and_then(|f| Ok((shard_kind(&f)?, f)));
-            if check {
-                let checked = kind.and_then(|(k, files)| match k {
-                    ShardKind::Mechanism => {
-                        report::shards::merge(&dirs).map(|m| ("audit", m.files))
-                    }
-                    ShardKind::Training => {
-                        crate::train::sgd::shard::check(&files).map(|_| ("train-audit", files))
-                    }
-                    ShardKind::Command => crate::compare::command::read_shards(&files)
-                        .map(|_| ("command-audit", files)),
-                });
-                return match checked {
-                    Ok((k, files)) => {
-                        if json {
-                            println!("{}", jc::merge_check(k, &files));
-                        }
-                        eprintln!("dpaudit: {} shards check out: they merge", files.len());
-                        ExitCode::SUCCESS
-                    }
-                    Err(e) => fail(e),
-                };
-            }
-            match kind {
-                Err(e) => return fail(e),
-                Ok((ShardKind::Mechanism, _)) => {}
-                Ok((ShardKind::Command, files)) => {
-                    use crate::compare::command;
-                    let res = command::read_shards(&files).and_then(|m| {
-                        eprintln!(
-                            "dpaudit: merging {} shards of {} ({} samples per side)",
-                            m.files.len(),
-                            m.spec.name,
-                            m.plan.samples_per_side
-                        );
-                        command::finish_merged(&m)
-                    });
-                    return command_audit_exit(res, &out, json, Some(&files));
-                }
-                Ok((ShardKind::Training, files)) => {
-                    use crate::train::sgd::shard;
-                    let m = match shard::merge(&files) {
-                        Ok(m) => m,
-                        Err(e) => return fail(e),
-                    };
+        }
+        match kind {
+            Err(e) => return fail(e),
+            Ok((ShardKind::Mechanism, _)) => {}
+            Ok((ShardKind::Command, files)) => {
+                use crate::compare::command;
+                let res = command::read_shards(&files).and_then(|m| {
                     eprintln!(
-                        "dpaudit: merging {} shards of `{}`",
+                        "dpaudit: merging {} shards of {} ({} samples per side)",
                         m.files.len(),
-                        m.opts.command_line()
+                        m.spec.name,
+                        m.plan.samples_per_side
                     );
-                    eprintln!("{}", crate::train::sgd::suite::MARKDOWN_HEADER);
-                    for r in &m.results {
-                        eprintln!("{}", crate::train::sgd::suite::markdown_line(r));
-                    }
-                    let written =
-                        shard::write_merged(&m, &out, &command_line()).map(|(ok, files)| {
-                            (ok, files.clone(), jc::merge_train_audit(&m, ok, &files))
-                        });
-                    return train_audit_exit(written, json, "merge");
-                }
+                    command::finish_merged(&m)
+                });
+                return command_audit_exit(res, &out, json, Some(&files));
             }
-            let merged = match report::shards::merge(&dirs) {
-                Ok(m) => m,
-                Err(e) => return fail(e),
-            };
-            eprintln!(
-                "dpaudit: merging {} shards of {} ({} samples per side)",
-                merged.files.len(),
-                merged.spec.name,
-                merged.samples
-            );
-            let opts = ReportOptions {
-                out: out.clone(),
-                command: command_line(),
-                ..ReportOptions::default()
-            };
-            let outcome = report::run_merged(&merged, &opts);
-            finish_as(json, "merge", outcome, &out, |o| {
-                jc::merge_audit(&merged.files, merged.samples, o)
-            })
+            Ok((ShardKind::Training, files)) => {
+                use crate::train::sgd::shard;
+                let m = match shard::merge(&files) {
+                    Ok(m) => m,
+                    Err(e) => return fail(e),
+                };
+                eprintln!(
+                    "dpaudit: merging {} shards of `{}`",
+                    m.files.len(),
+                    m.opts.command_line()
+                );
+                eprintln!("{}", crate::train::sgd::suite::MARKDOWN_HEADER);
+                for r in &m.results {
+                    eprintln!("{}", crate::train::sgd::suite::markdown_line(r));
+                }
+                let written = shard::write_merged(&m, &out, &command_line())
+                    .map(|(ok, files)| (ok, files.clone(), jc::merge_train_audit(&m, ok, &files)));
+                return train_audit_exit(written, json, "merge");
+            }
         }
+        let merged = match report::shards::merge(&dirs) {
+            Ok(m) => m,
+            Err(e) => return fail(e),
+        };
+        eprintln!(
+            "dpaudit: merging {} shards of {} ({} samples per side)",
+            merged.files.len(),
+            merged.spec.name,
+            merged.samples
+        );
+        let opts = ReportOptions {
+            out: out.clone(),
+            command: command_line(),
+            ..ReportOptions::default()
+        };
+        let outcome = report::run_merged(&merged, &opts);
+        finish_as(json, "merge", outcome, &out, |o| {
+            jc::merge_audit(&merged.files, merged.samples, o)
+        })
     }
 }
 
@@ -1433,7 +1502,7 @@ fn calibrate(
     rel_tol: f64,
     max_steps: u64,
 ) -> crate::Result<(String, report::json::Json)> {
-    use crate::accounting::{calibrate_sigma, calibrate_steps, Target};
+    use crate::accounting::Target;
     use crate::Error;
     use report::json::Json;
     use std::fmt::Write as _;
@@ -1455,9 +1524,76 @@ fn calibrate(
     if solve == "batch_size" {
         return calibrate_batch(target_eps, delta, &target, release);
     }
-    // q (and T) from the flags, through the same bookkeeping as schedule files.
+    let (spec, q, steps) = calibrate_release(solve == "steps", release)?;
+    let mut o = String::new();
+    for b in &spec.bookkeeping {
+        let _ = writeln!(o, "bookkeeping: {b}");
+    }
+    let _ = writeln!(
+        o,
+        "target: ({target_eps}, {delta})-DP, add/remove neighbours, q = {q}"
+    );
+    let mut body = vec![
+        (
+            "target",
+            Json::obj(vec![
+                ("eps", Json::Num(target_eps)),
+                ("delta", Json::str(delta)),
+                ("neighbours", Json::str("add_remove")),
+            ]),
+        ),
+        ("q", Json::str(q.to_string())),
+        (
+            "bookkeeping",
+            Json::Arr(
+                spec.bookkeeping
+                    .iter()
+                    .map(|b| Json::str(b.clone()))
+                    .collect(),
+            ),
+        ),
+        ("solve", Json::str(solve)),
+    ];
+    let out = (target_eps, &mut o, &mut body);
+    match solve {
+        "sigma" => solve_sigma(&target, &q, steps, rel_tol, out)?,
+        "steps" => solve_steps(&target, &q, &spec, max_steps, out)?,
+        other => {
+            return Err(Error::invalid(
+                "solve",
+                format!("{other:?}"),
+                "sigma, steps or batch_size",
+            ))
+        }
+    }
+    Ok((o, Json::document("calibrate", body)))
+}
+
+/// The calibration's body: its text lines and its JSON fields, with the target ε they name.
+type CalibrateOut<'a> = (
+    f64,
+    &'a mut String,
+    &'a mut Vec<(&'static str, report::json::Json)>,
+);
+
+/// A bracket as `dpaudit calibrate` prints it (12 significant digits).
+fn show(b: &crate::accounting::Bracket) -> String {
+    format!(
+        "[{}, {}]",
+        b.lo.to_string_radix(10, Some(12)),
+        b.hi.to_string_radix(10, Some(12))
+    )
+}
+
+/// The release `dpaudit calibrate` solves over, from the flags through the same bookkeeping as
+/// schedule files: the parsed spec, its q and its number of steps (one step, or one epoch, when
+/// solving for the steps).
+fn calibrate_release(
+    solving_steps: bool,
+    release: &ReleaseFlags,
+) -> crate::Result<(crate::accounting::file::AccountSpec, crate::Scalar, u64)> {
+    use crate::Error;
     let mut r = release.clone();
-    let solving_steps = solve == "steps";
     if solving_steps && r.steps.is_none() && r.epochs.is_none() {
         // Only q is needed: one step, or one epoch through the bookkeeping.
         if r.dataset_size.is_some() || r.batch_size.is_some() {
@@ -1487,109 +1623,86 @@ fn calibrate(
             ))
         }
     };
-    let mut o = String::new();
-    for b in &spec.bookkeeping {
-        let _ = writeln!(o, "bookkeeping: {b}");
-    }
+    Ok((spec, q, steps))
+}
+
+/// `dpaudit calibrate --solve sigma`: the smallest σ for `steps` steps at rate `q`.
+fn solve_sigma(
+    target: &crate::accounting::Target,
+    q: &crate::Scalar,
+    steps: u64,
+    rel_tol: f64,
+    (target_eps, o, body): CalibrateOut,
+) -> crate::Result<()> {
+    use report::json::Json;
+    use std::fmt::Write as _;
+    let c = crate::accounting::calibrate_sigma(target, q, steps, rel_tol)?;
+    let _ = writeln!(o, "steps: {steps}");
     let _ = writeln!(
         o,
-        "target: ({target_eps}, {delta})-DP, add/remove neighbours, q = {q}"
+        "sigma = {} : eps(delta) in {} <= {target_eps} (certified)",
+        c.sigma,
+        show(&c.eps)
     );
-    let show = |b: &crate::accounting::Bracket| {
-        format!(
-            "[{}, {}]",
-            b.lo.to_string_radix(10, Some(12)),
-            b.hi.to_string_radix(10, Some(12))
-        )
+    let _ = writeln!(
+        o,
+        "round trip: sigma = {} (relative tolerance {rel_tol}) gives eps(delta) in {} > \
+         {target_eps}",
+        c.sigma_below,
+        show(&c.eps_below)
+    );
+    let _ = writeln!(o, "evaluations: {}", c.evaluations);
+    body.extend([
+        ("steps", Json::Int(steps)),
+        ("sigma", Json::Num(c.sigma)),
+        ("eps", Json::bracket(&c.eps, 17)),
+        ("sigma_below", Json::Num(c.sigma_below)),
+        ("eps_below", Json::bracket(&c.eps_below, 17)),
+        ("evaluations", Json::Int(c.evaluations as u64)),
+    ]);
+    Ok(())
+}
+
+/// `dpaudit calibrate --solve steps`: the most steps at the release's σ and rate `q`.
+fn solve_steps(
+    target: &crate::accounting::Target,
+    q: &crate::Scalar,
+    spec: &crate::accounting::file::AccountSpec,
+    max_steps: u64,
+    (target_eps, o, body): CalibrateOut,
+) -> crate::Result<()> {
+    use report::json::Json;
+    use std::fmt::Write as _;
+    let sigma = spec.schedule.parts()[0].0.clone();
+    let crate::accounting::Release::Subsampled(m) = sigma else {
+        unreachable!("matched above")
     };
-    let mut body = vec![
-        (
-            "target",
-            Json::obj(vec![
-                ("eps", Json::Num(target_eps)),
-                ("delta", Json::str(delta)),
-                ("neighbours", Json::str("add_remove")),
-            ]),
-        ),
-        ("q", Json::str(q.to_string())),
-        (
-            "bookkeeping",
-            Json::Arr(
-                spec.bookkeeping
-                    .iter()
-                    .map(|b| Json::str(b.clone()))
-                    .collect(),
-            ),
-        ),
-        ("solve", Json::str(solve)),
-    ];
-    match solve {
-        "sigma" => {
-            let c = calibrate_sigma(&target, &q, steps, rel_tol)?;
-            let _ = writeln!(o, "steps: {steps}");
-            let _ = writeln!(
-                o,
-                "sigma = {} : eps(delta) in {} <= {target_eps} (certified)",
-                c.sigma,
-                show(&c.eps)
-            );
-            let _ = writeln!(
-                o,
-                "round trip: sigma = {} (relative tolerance {rel_tol}) gives eps(delta) in {} > \
-                 {target_eps}",
-                c.sigma_below,
-                show(&c.eps_below)
-            );
-            let _ = writeln!(o, "evaluations: {}", c.evaluations);
-            body.extend([
-                ("steps", Json::Int(steps)),
-                ("sigma", Json::Num(c.sigma)),
-                ("eps", Json::bracket(&c.eps, 17)),
-                ("sigma_below", Json::Num(c.sigma_below)),
-                ("eps_below", Json::bracket(&c.eps_below, 17)),
-                ("evaluations", Json::Int(c.evaluations as u64)),
-            ]);
-        }
-        "steps" => {
-            let sigma = spec.schedule.parts()[0].0.clone();
-            let crate::accounting::Release::Subsampled(m) = sigma else {
-                unreachable!("matched above")
-            };
-            let (n, b, b_next) = calibrate_steps(&target, &q, m.sigma(), max_steps)?;
-            let _ = writeln!(o, "sigma: {}", m.sigma());
-            let _ = writeln!(
-                o,
-                "steps = {n} : eps(delta) in {} <= {target_eps} (certified)",
-                show(&b)
-            );
-            if n < max_steps {
-                let _ = writeln!(
-                    o,
-                    "round trip: steps = {} gives eps(delta) in {} > {target_eps}",
-                    n + 1,
-                    show(&b_next)
-                );
-            } else {
-                let _ = writeln!(o, "(the search stopped at --max-steps {max_steps})");
-            }
-            body.extend([
-                ("sigma", Json::str(m.sigma().to_string())),
-                ("steps", Json::Int(n)),
-                ("eps", Json::bracket(&b, 17)),
-                ("steps_next", Json::Int(n + 1)),
-                ("eps_next", Json::bracket(&b_next, 17)),
-                ("max_steps", Json::Int(max_steps)),
-            ]);
-        }
-        other => {
-            return Err(Error::invalid(
-                "solve",
-                format!("{other:?}"),
-                "sigma, steps or batch_size",
-            ))
-        }
+    let (n, b, b_next) = crate::accounting::calibrate_steps(target, q, m.sigma(), max_steps)?;
+    let _ = writeln!(o, "sigma: {}", m.sigma());
+    let _ = writeln!(
+        o,
+        "steps = {n} : eps(delta) in {} <= {target_eps} (certified)",
+        show(&b)
+    );
+    if n < max_steps {
+        let _ = writeln!(
+            o,
+            "round trip: steps = {} gives eps(delta) in {} > {target_eps}",
+            n + 1,
+            show(&b_next)
+        );
+    } else {
+        let _ = writeln!(o, "(the search stopped at --max-steps {max_steps})");
     }
-    Ok((o, Json::document("calibrate", body)))
+    body.extend([
+        ("sigma", Json::str(m.sigma().to_string())),
+        ("steps", Json::Int(n)),
+        ("eps", Json::bracket(&b, 17)),
+        ("steps_next", Json::Int(n + 1)),
+        ("eps_next", Json::bracket(&b_next, 17)),
+        ("max_steps", Json::Int(max_steps)),
+    ]);
+    Ok(())
 }
 
 /// `dpaudit calibrate --solve batch_size`: the largest expected batch size for --epochs epochs
@@ -1637,13 +1750,6 @@ fn calibrate_batch(
     let epochs = num("epochs", r.epochs.as_deref().unwrap_or(""))?;
     let sigma = num("sigma", r.sigma.as_deref().unwrap_or(""))?;
     let c = crate::accounting::calibrate_batch_size(target, n, &epochs, &sigma)?;
-    let show = |b: &crate::accounting::Bracket| {
-        format!(
-            "[{}, {}]",
-            b.lo.to_string_radix(10, Some(12)),
-            b.hi.to_string_radix(10, Some(12))
-        )
-    };
     let mut o = String::new();
     let _ = writeln!(
         o,

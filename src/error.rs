@@ -230,7 +230,7 @@ macro_rules! named_enum {
 
         impl $ty {
             /// Every variant's name, in declaration order.
-            pub const NAMES: &'static [&'static str] = &[$($name),+];
+            pub(crate) const NAMES: &'static [&'static str] = &[$($name),+];
         }
 
         impl std::str::FromStr for $ty {

@@ -96,7 +96,7 @@ pub(crate) struct Evaluated {
 impl Evaluated {
     /// The value formatted with `digits + 5` significant digits (the trailing ones are not
     /// certified; they only keep the rounding of the printout below the certified error).
-    pub fn value_text(&self) -> String {
+    pub(crate) fn value_text(&self) -> String {
         match &self.result {
             Ok(c) => format_value(&c.value, c.digits),
             Err(_) => String::new(),

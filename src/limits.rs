@@ -119,7 +119,7 @@ pub struct Deadline {
 
 impl Deadline {
     /// The error once the deadline has passed; `what` says what was stopped.
-    pub fn check(&self, what: &str) -> Result<()> {
+    pub(crate) fn check(&self, what: &str) -> Result<()> {
         if Instant::now() >= self.at {
             Err(Error::TimeLimit {
                 seconds: self.seconds,
@@ -235,7 +235,7 @@ pub const CONFIRM_SECONDS: f64 = 3600.0;
 
 impl Estimate {
     /// `work` units at `rate` units per second.
-    pub fn new(unit: &'static str, work: f64, rate: f64) -> Self {
+    pub(crate) fn new(unit: &'static str, work: f64, rate: f64) -> Self {
         Estimate {
             unit,
             work,

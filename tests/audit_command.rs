@@ -3,11 +3,15 @@
 //! shards, merged byte-identical; a scale bug caught; a crash, a hang and garbage refused with
 //! exit status 2 and nothing written.
 
+mod common;
+
+use common::text;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The binary, with no terminal progress and no shard key from the environment.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dpaudit"));
+    let mut c = common::bin();
     c.env("CI", "1").env_remove("DPAUDIT_SHARD_KEY");
     c
 }
@@ -17,18 +21,15 @@ fn root() -> PathBuf {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpaudit-cmd-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("cmd", name)
 }
 
 fn run(args: &[&str]) -> (i32, String, String) {
     let o = bin().current_dir(root()).args(args).output().unwrap();
     (
         o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
+        text(&o.stdout),
+        text(&o.stderr),
     )
 }
 

@@ -1,27 +1,15 @@
 //! End-to-end tests of the `dpaudit` binary: exit statuses, error messages, files written, and
 //! the determinism of the CSV output.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dpaudit"))
-}
+use common::{bin, run, text};
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 /// A fresh temporary directory for one test (removed by the test on success).
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpaudit-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.output().expect("the binary runs")
+    common::fresh_dir("cli", name)
 }
 
 #[test]

@@ -4,28 +4,16 @@
 //! not values produced by the code under test; the error cases check `ok: false`, the message
 //! naming the flag as typed, and exit status 2.
 
+mod common;
+
+use common::{bin, run, text};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dpaudit"))
-}
+use std::process::Output;
 
 /// A fresh temporary directory for one test.
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpaudit-json-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn run(cmd: &mut Command) -> Output {
-    cmd.output().expect("the binary runs")
+    common::fresh_dir("json", name)
 }
 
 /// The JSON document on stdout, with its envelope checked (schema, command).

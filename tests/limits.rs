@@ -3,19 +3,14 @@
 //! without progress; each must now end with exit status 2, within seconds, with a message that
 //! names the key, the value and the limit.
 
+mod common;
+
+use common::bin;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dpaudit"))
-}
-
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpaudit-limits-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::fresh_dir("limits", name)
 }
 
 /// Runs `dpaudit args…`; asserts exit status 2 within `secs` seconds and that stderr contains

@@ -5,24 +5,21 @@
 //! `DPAUDIT_SHARD_KEY`, a shard whose digest was recomputed after an edit. Each case fails this
 //! test if `merge` accepts it (exit status 0 or 1) or crashes (any other status).
 
+mod common;
+
+use common::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The binary, with no shard key from the environment.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_dpaudit"));
+    let mut c = common::bin();
     c.env_remove("DPAUDIT_SHARD_KEY");
     c
 }
 
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpaudit-tamper-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::fresh_dir("tamper", name)
 }
 
 /// The file's seal lines (comment, digest, optional MAC) and its body.

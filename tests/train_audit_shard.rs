@@ -2,22 +2,14 @@
 //! `dpsgd_audit.csv` is byte-identical to the unsharded run's, `dpsgd_audit.md` too but for its
 //! "Produced by" line and timing columns, and bad merges are refused with exit status 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_dpaudit"))
-}
+use common::{bin, text};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Output, Stdio};
 
 fn tmp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("dpaudit-tas-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    common::fresh_dir("tas", name)
 }
 
 /// The suite at a small size: 20 000 runs per side are 5 chunks of 4096, so each of 3 shards

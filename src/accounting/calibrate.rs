@@ -266,7 +266,7 @@ pub fn calibrate_steps(
 }
 
 /// Largest dataset size the bookkeeping accepts (checked before anything is computed).
-pub const MAX_DATASET_SIZE: u64 = 1_000_000_000_000_000;
+pub(crate) const MAX_DATASET_SIZE: u64 = 1_000_000_000_000_000;
 
 /// DP-SGD bookkeeping: the sampling rate q = `batch_size` / `dataset_size` (Poisson sampling with
 /// expected batch `batch_size`) and the step count T = ⌈`epochs` · `dataset_size` / `batch_size`⌉

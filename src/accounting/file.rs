@@ -71,7 +71,106 @@ pub struct AccountSpec {
     pub bookkeeping: Vec<String>,
 }
 
-pub use super::calibrate::{dpsgd_q_steps, MAX_DATASET_SIZE};
+pub use super::calibrate::dpsgd_q_steps;
+
+impl ReleaseSpec {
+    /// The `[[release]]` table number `i` as a release and its number of steps; the DP-SGD
+    /// bookkeeping it used, if any, is echoed in `bookkeeping`.
+    fn release(&self, i: usize, bookkeeping: &mut Vec<String>) -> Result<(Release, u64)> {
+        let (q_spec, count) = self.steps(i, bookkeeping)?;
+        let sigma = self.sigma.scalar("sigma")?;
+        let substitution = match self.neighbours.as_deref() {
+            None | Some("add_remove") => false,
+            Some("substitution") => true,
+            Some(other) => {
+                return Err(Error::invalid(
+                    &format!("release[{i}].neighbours"),
+                    format!("{other:?}"),
+                    "\"add_remove\" or \"substitution\"",
+                ))
+            }
+        };
+        let rel = match self.kind.as_str() {
+            "gaussian" => {
+                if self.batch_size.is_some() && self.batch_size != self.dataset_size {
+                    return Err(Error::invalid(
+                        &format!("release[{i}].batch_size"),
+                        self.batch_size.unwrap_or(0),
+                        "equal to dataset_size for kind = \"gaussian\" (full batch; use \
+                         kind = \"subsampled_gaussian\")",
+                    ));
+                }
+                if self.q.is_some() {
+                    return Err(Error::invalid(
+                        &format!("release[{i}].q"),
+                        "given",
+                        "absent for kind = \"gaussian\"",
+                    ));
+                }
+                if substitution {
+                    // N(1, σ²) against N(−1, σ²): the q = 1 substitution release.
+                    Release::Substitution(SubsampledGaussian::new(Scalar::from(1.0), sigma)?)
+                } else {
+                    Release::Gaussian { sigma }
+                }
+            }
+            "subsampled_gaussian" => {
+                let q = q_spec.clone().ok_or_else(|| Error::MissingParameter {
+                    name: "q".into(),
+                    needed_by: format!("release[{i}] (subsampled_gaussian)"),
+                })?;
+                let m = SubsampledGaussian::new(q, sigma)?;
+                if substitution {
+                    Release::Substitution(m)
+                } else {
+                    Release::Subsampled(m)
+                }
+            }
+            other => {
+                return Err(Error::invalid(
+                    &format!("release[{i}].kind"),
+                    format!("{other:?}"),
+                    "\"gaussian\" or \"subsampled_gaussian\"",
+                ))
+            }
+        };
+        Ok((rel, count))
+    }
+
+    /// q (if given or computed) and the number of steps: `q` and `count`, or the bookkeeping of
+    /// `dataset_size`, `batch_size` and `epochs`.
+    fn steps(&self, i: usize, bookkeeping: &mut Vec<String>) -> Result<(Option<Scalar>, u64)> {
+        let key = format!("release[{i}].");
+        let books = (self.dataset_size, self.batch_size, self.epochs.as_ref());
+        Ok(match (books, self.count) {
+            ((None, None, None), Some(c)) => {
+                (self.q.as_ref().map(|q| q.scalar("q")).transpose()?, c)
+            }
+            ((None, None, None), None) => {
+                return Err(Error::MissingParameter {
+                    name: "count (or dataset_size, batch_size and epochs)".into(),
+                    needed_by: format!("release[{i}]"),
+                })
+            }
+            ((Some(n), Some(b), Some(ep)), None) if self.q.is_none() => {
+                let ep = ep.scalar("epochs")?;
+                let (q, t) = dpsgd_q_steps(n, b, &ep, &key)?;
+                bookkeeping.push(format!(
+                    "release[{i}]: dataset_size = {n}, batch_size = {b} (expected, Poisson), \
+                     epochs = {ep} -> q = {q} (40 digits), steps = {t}"
+                ));
+                (Some(q), t)
+            }
+            _ => {
+                return Err(Error::invalid(
+                    &format!("release[{i}]"),
+                    "mixed keys",
+                    "either q and count, or dataset_size, batch_size and epochs (all three)",
+                ))
+            }
+        })
+    }
+}
 
 impl AccountSpec {
     /// Parses TOML text (`what` names the source in errors).
@@ -91,91 +190,7 @@ impl AccountSpec {
             ));
         }
         for (i, r) in f.release.iter().enumerate() {
-            let key = format!("release[{i}].");
-            let books = (r.dataset_size, r.batch_size, r.epochs.as_ref());
-            let (q_spec, count) =
-                match (books, r.count) {
-                    ((None, None, None), Some(c)) => {
-                        (r.q.as_ref().map(|q| q.scalar("q")).transpose()?, c)
-                    }
-                    ((None, None, None), None) => {
-                        return Err(Error::MissingParameter {
-                            name: "count (or dataset_size, batch_size and epochs)".into(),
-                            needed_by: format!("release[{i}]"),
-                        })
-                    }
-                    ((Some(n), Some(b), Some(ep)), None) if r.q.is_none() => {
-                        let ep = ep.scalar("epochs")?;
-                        let (q, t) = dpsgd_q_steps(n, b, &ep, &key)?;
-                        bookkeeping.push(format!(
-                        "release[{i}]: dataset_size = {n}, batch_size = {b} (expected, Poisson), \
-                         epochs = {ep} -> q = {q} (40 digits), steps = {t}"
-                    ));
-                        (Some(q), t)
-                    }
-                    _ => return Err(Error::invalid(
-                        &format!("release[{i}]"),
-                        "mixed keys",
-                        "either q and count, or dataset_size, batch_size and epochs (all three)",
-                    )),
-                };
-            let sigma = r.sigma.scalar("sigma")?;
-            let substitution = match r.neighbours.as_deref() {
-                None | Some("add_remove") => false,
-                Some("substitution") => true,
-                Some(other) => {
-                    return Err(Error::invalid(
-                        &format!("release[{i}].neighbours"),
-                        format!("{other:?}"),
-                        "\"add_remove\" or \"substitution\"",
-                    ))
-                }
-            };
-            let rel = match r.kind.as_str() {
-                "gaussian" => {
-                    if r.batch_size.is_some() && r.batch_size != r.dataset_size {
-                        return Err(Error::invalid(
-                            &format!("release[{i}].batch_size"),
-                            r.batch_size.unwrap_or(0),
-                            "equal to dataset_size for kind = \"gaussian\" (full batch; use \
-                             kind = \"subsampled_gaussian\")",
-                        ));
-                    }
-                    if r.q.is_some() {
-                        return Err(Error::invalid(
-                            &format!("release[{i}].q"),
-                            "given",
-                            "absent for kind = \"gaussian\"",
-                        ));
-                    }
-                    if substitution {
-                        // N(1, σ²) against N(−1, σ²): the q = 1 substitution release.
-                        Release::Substitution(SubsampledGaussian::new(Scalar::from(1.0), sigma)?)
-                    } else {
-                        Release::Gaussian { sigma }
-                    }
-                }
-                "subsampled_gaussian" => {
-                    let q = q_spec.clone().ok_or_else(|| Error::MissingParameter {
-                        name: "q".into(),
-                        needed_by: format!("release[{i}] (subsampled_gaussian)"),
-                    })?;
-                    let m = SubsampledGaussian::new(q, sigma)?;
-                    if substitution {
-                        Release::Substitution(m)
-                    } else {
-                        Release::Subsampled(m)
-                    }
-                }
-                other => {
-                    return Err(Error::invalid(
-                        &format!("release[{i}].kind"),
-                        format!("{other:?}"),
-                        "\"gaussian\" or \"subsampled_gaussian\"",
-                    ))
-                }
-            };
-            parts.push((rel, count));
+            parts.push(r.release(i, &mut bookkeeping)?);
         }
         let delta = f.delta.as_ref().map(|d| d.scalar("delta")).transpose()?;
         let eps = f.eps.as_ref().map(|e| e.scalar("eps")).transpose()?;
@@ -209,7 +224,7 @@ impl AccountSpec {
     }
 
     /// Reads and parses a file.
-    pub fn from_file(path: &Path) -> Result<AccountSpec> {
+    pub(crate) fn from_file(path: &Path) -> Result<AccountSpec> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
         AccountSpec::parse(&text, &path.display().to_string())

@@ -35,7 +35,8 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
@@ -85,7 +86,7 @@ impl Side {
     }
 
     /// The side called `a` or `b`.
-    pub fn from_name(s: &str) -> Option<Side> {
+    pub(crate) fn from_name(s: &str) -> Option<Side> {
         match s {
             "a" => Some(Side::A),
             "b" => Some(Side::B),
@@ -168,12 +169,12 @@ impl ChunkPlan {
     }
 
     /// Chunks per side.
-    pub fn chunks(&self) -> u64 {
+    pub(crate) fn chunks(&self) -> u64 {
         self.samples_per_side.div_ceil(self.chunk)
     }
 
     /// Samples in chunk `c`.
-    pub fn count(&self, c: u64) -> u64 {
+    pub(crate) fn count(&self, c: u64) -> u64 {
         self.chunk.min(
             self.samples_per_side
                 .saturating_sub(c.saturating_mul(self.chunk)),
@@ -232,7 +233,7 @@ pub struct ChunkSamples {
 impl SamplerCommand {
     /// Validated: a non-empty program, a working directory that exists, jobs ≥ 1, a positive
     /// finite timeout.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if self.argv.first().is_none_or(|p| p.trim().is_empty()) {
             return Err(Error::invalid(
                 "command",
@@ -262,7 +263,7 @@ impl SamplerCommand {
     }
 
     /// The command line as text (arguments with spaces quoted), for messages and reports.
-    pub fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         self.argv
             .iter()
             .map(|a| {
@@ -345,7 +346,7 @@ impl SamplerCommand {
     }
 
     /// Runs one invocation and reads its samples.
-    pub fn run_one(&self, inv: &Invocation) -> Result<ChunkSamples> {
+    pub(crate) fn run_one(&self, inv: &Invocation) -> Result<ChunkSamples> {
         let label = format!(
             "{} (side {}, chunk {}, {} samples, seed {})",
             self.display(),
@@ -360,8 +361,45 @@ impl SamplerCommand {
         };
         crate::limits::check_deadline(&format!("command {label}"))?;
         let args = self.args(inv);
-        let mut cmd = Command::new(&args[0]);
-        cmd.args(&args[1..])
+        let mut child = self.spawn(inv, &args).map_err(|e| {
+            fail(format!(
+                "cannot start {:?} (working directory {}): {e}",
+                args[0],
+                self.dir.display()
+            ))
+        })?;
+        let cap = output_cap(inv.count, self.dim);
+        let (stdout, stderr) = read_pipes(&mut child, cap);
+        let status = self.wait(&mut child, &label, &fail)?;
+        let err_text = stderr
+            .and_then(|h| h.join().ok())
+            .map(|b| tail(&b))
+            .unwrap_or_default();
+        let said = if err_text.is_empty() {
+            String::new()
+        } else {
+            format!("; its standard error ends:\n{err_text}")
+        };
+        if !status.success() {
+            let how = match status.code() {
+                Some(c) => format!("exited with status {c}"),
+                None => format!("was killed ({status})"),
+            };
+            return Err(fail(format!("{how}{said}")));
+        }
+        let out = match stdout.map(|h| h.join()) {
+            Some(Ok(Ok(b))) => b,
+            Some(Ok(Err(e))) => return Err(fail(format!("cannot read its output: {e}"))),
+            _ => return Err(fail("cannot read its output".into())),
+        };
+        self.samples_from(inv, &out, cap, &said, &fail)
+    }
+
+    /// Starts the command of `inv` (`args`: the program and its arguments) with the
+    /// `DPAUDIT_*` variables set, standard output and error piped.
+    fn spawn(&self, inv: &Invocation, args: &[String]) -> std::io::Result<Child> {
+        Command::new(&args[0])
+            .args(&args[1..])
             .current_dir(&self.dir)
             .env("DPAUDIT_SIDE", inv.side.name())
             .env("DPAUDIT_COUNT", inv.count.to_string())
@@ -369,38 +407,22 @@ impl SamplerCommand {
             .env("DPAUDIT_CHUNK", inv.chunk.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().map_err(|e| {
-            fail(format!(
-                "cannot start {:?} (working directory {}): {e}",
-                args[0],
-                self.dir.display()
-            ))
-        })?;
-        // Read both pipes on their own threads (a full pipe would block the child); the output
-        // is capped at what `count` samples can take, so a runaway command cannot fill memory.
-        let cap = output_cap(inv.count, self.dim);
-        let stdout = child.stdout.take().map(|mut s| {
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let r = (&mut s).take(cap + 1).read_to_end(&mut buf);
-                // Drain the rest so the child is not blocked on a full pipe.
-                let _ = std::io::copy(&mut s, &mut std::io::sink());
-                r.map(|_| buf)
-            })
-        });
-        let stderr = child.stderr.take().map(|mut s| {
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let _ = s.read_to_end(&mut buf);
-                buf
-            })
-        });
+            .stderr(Stdio::piped())
+            .spawn()
+    }
+
+    /// Waits for `child`, killing it past the per-call timeout or the run's time limit.
+    fn wait(
+        &self,
+        child: &mut Child,
+        label: &str,
+        fail: &dyn Fn(String) -> Error,
+    ) -> Result<ExitStatus> {
         let started = Instant::now();
         let per_call = self.timeout.map(Duration::from_secs_f64);
-        let status = loop {
+        loop {
             match child.try_wait() {
-                Ok(Some(st)) => break st,
+                Ok(Some(st)) => return Ok(st),
                 Ok(None) => {}
                 Err(e) => return Err(fail(format!("cannot wait for it: {e}"))),
             }
@@ -426,28 +448,19 @@ impl SamplerCommand {
             } else {
                 Duration::from_millis(10)
             });
-        };
-        let err_text = stderr
-            .and_then(|h| h.join().ok())
-            .map(|b| tail(&b))
-            .unwrap_or_default();
-        let said = if err_text.is_empty() {
-            String::new()
-        } else {
-            format!("; its standard error ends:\n{err_text}")
-        };
-        if !status.success() {
-            let how = match status.code() {
-                Some(c) => format!("exited with status {c}"),
-                None => format!("was killed ({status})"),
-            };
-            return Err(fail(format!("{how}{said}")));
         }
-        let out = match stdout.map(|h| h.join()) {
-            Some(Ok(Ok(b))) => b,
-            Some(Ok(Err(e))) => return Err(fail(format!("cannot read its output: {e}"))),
-            _ => return Err(fail("cannot read its output".into())),
-        };
+    }
+
+    /// The samples `inv`'s command printed (`out`, at most `cap` bytes): as many as asked, of the
+    /// spec's dimension; `said` is the end of its standard error, for the messages.
+    fn samples_from(
+        &self,
+        inv: &Invocation,
+        out: &[u8],
+        cap: u64,
+        said: &str,
+        fail: &dyn Fn(String) -> Error,
+    ) -> Result<ChunkSamples> {
         if out.len() as u64 > cap {
             return Err(fail(format!(
                 "printed more than {cap} bytes for {} samples{said}",
@@ -466,7 +479,7 @@ impl SamplerCommand {
             OutputFormat::Text => Some(false),
             OutputFormat::Npy => Some(true),
         };
-        let samples = SampleSet::parse_output(&out, &name, npy).map_err(|e| fail(e.to_string()))?;
+        let samples = SampleSet::parse_output(out, &name, npy).map_err(|e| fail(e.to_string()))?;
         if samples.len() as u64 != inv.count {
             return Err(fail(format!(
                 "printed {} samples, expected {} (DPAUDIT_COUNT)",
@@ -487,6 +500,35 @@ impl SamplerCommand {
             samples,
         })
     }
+}
+
+/// The threads reading a child's standard output (capped) and standard error.
+type Pipes = (
+    Option<JoinHandle<std::io::Result<Vec<u8>>>>,
+    Option<JoinHandle<Vec<u8>>>,
+);
+
+/// Reads both pipes of `child` on their own threads (a full pipe would block the child); the
+/// output is capped at `cap` + 1 bytes (what `count` samples can take, so a runaway command
+/// cannot fill memory), the rest drained.
+fn read_pipes(child: &mut Child, cap: u64) -> Pipes {
+    let stdout = child.stdout.take().map(|mut s| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let r = (&mut s).take(cap + 1).read_to_end(&mut buf);
+            // Drain the rest so the child is not blocked on a full pipe.
+            let _ = std::io::copy(&mut s, &mut std::io::sink());
+            r.map(|_| buf)
+        })
+    });
+    let stderr = child.stderr.take().map(|mut s| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = s.read_to_end(&mut buf);
+            buf
+        })
+    });
+    (stdout, stderr)
 }
 
 /// The most output bytes accepted for `count` samples: 64 bytes per coordinate (a `%.17g`

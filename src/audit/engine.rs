@@ -310,7 +310,7 @@ impl Shard {
     pub(crate) const WHOLE: Shard = Shard { index: 0, count: 1 };
 
     /// Validated: 1 ≤ count ≤ 2^20, index < count.
-    pub fn new(index: u64, count: u64) -> Result<Self> {
+    pub(crate) fn new(index: u64, count: u64) -> Result<Self> {
         if count == 0 || count > 1 << 20 {
             return Err(Error::invalid("shard count", count, "in [1, 2^20]"));
         }
@@ -326,7 +326,7 @@ impl Shard {
 
     /// Whether chunk `c` belongs to this shard.
     #[inline]
-    pub fn owns(&self, chunk: u64) -> bool {
+    pub(crate) fn owns(&self, chunk: u64) -> bool {
         chunk % self.count == self.index
     }
 }
@@ -348,7 +348,7 @@ impl TryFrom<RawShard> for Shard {
 
 impl Shard {
     /// The draws of this shard out of `m` draws per side: the sizes of the chunks it owns.
-    pub fn share(&self, m: u64) -> u64 {
+    pub(crate) fn share(&self, m: u64) -> u64 {
         let chunks = m.div_ceil(CHUNK);
         // Chunks index, index + count, …: at most 2^53 / 2^20 of them.
         (self.index..chunks)

@@ -46,8 +46,6 @@ use crate::scalar::Scalar;
 /// [`crate::mechanisms::stream`].
 pub use crate::mechanisms::stream::StreamRng;
 
-pub use crate::divergence::CLAIM_DIGITS;
-
 /// Which neighbouring input a batch of outputs comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Side {

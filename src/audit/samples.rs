@@ -53,7 +53,7 @@ pub const PSEUDO_COUNT: f64 = 5.0;
 
 /// Largest number of candidate thresholds taken from the pilot (evenly spaced among the pilot's
 /// distinct statistic values).
-pub const MAX_THRESHOLDS: usize = 256;
+pub(crate) const MAX_THRESHOLDS: usize = 256;
 
 /// The type the samples had in their file (values are held as f64, converted exactly).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

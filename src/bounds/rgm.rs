@@ -420,7 +420,7 @@ pub fn corollary1_eps(
 }
 
 /// Double-precision fast path of [`corollary1_eps`] (same checks at double precision).
-pub fn corollary1_eps_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Result<f64> {
+pub(crate) fn corollary1_eps_f64(eta: f64, gamma: f64, d: u32, delta: f64) -> Result<f64> {
     mechanism_domain_f64(eta, gamma, d)?;
     f64chk::delta(delta)?;
     let l = -delta.ln();

@@ -56,7 +56,7 @@ impl PeerRow {
     /// Whether dpaudit's bracket is consistent with the peer's figure: inside the peer's
     /// bracket (PRV), at or above an optimistic estimate, at or below an upper bound (RDP,
     /// pessimistic PLD); `None` when the peer gave no figure or dpaudit has no bracket.
-    pub fn consistent(&self) -> Option<bool> {
+    pub(crate) fn consistent(&self) -> Option<bool> {
         let (lo, hi) = self.ours?;
         let eps = self.eps.parse::<f64>().ok();
         match (eps, self.bracket) {
@@ -83,7 +83,7 @@ pub(crate) struct Calibration {
 
 impl Calibration {
     /// Whether the notes' σ meets the target with their own sensitivity L/n.
-    pub fn notes_hold(&self) -> bool {
+    pub(crate) fn notes_hold(&self) -> bool {
         self.notes_sigma >= self.needed_notes_sens
     }
 }
@@ -242,7 +242,7 @@ fn seed002_calibration() -> Result<Calibration> {
 impl AccountingPage {
     /// ε against T: the certified bracket (its midpoint; the width is invisible at this scale),
     /// the RDP route, and the peers' figures at their T.
-    pub fn figure(&self) -> PlotFigure {
+    pub(crate) fn figure(&self) -> PlotFigure {
         let ours: Vec<(f64, f64)> = self
             .curve
             .iter()

@@ -290,7 +290,7 @@ mod oso;
 mod seed002;
 
 use hmb_alg::thm2_cases;
-pub use hmb_alg::Thm2Case;
+pub(crate) use hmb_alg::Thm2Case;
 
 #[cfg(test)]
 mod tests;

@@ -94,6 +94,153 @@ struct RawAudit {
     pilot_fraction: Option<Num>,
 }
 
+/// Names a spec file's fields in its errors.
+struct Fields {
+    file: String,
+}
+
+impl Fields {
+    /// The error for `field` = `value`, which must be `expected`.
+    fn bad(&self, field: &str, value: &dyn std::fmt::Display, expected: &str) -> Error {
+        Error::invalid(&format!("{}: field {field}", self.file), value, expected)
+    }
+
+    /// The finite number `n` of `field`.
+    fn num(&self, field: &str, n: &Num) -> Result<f64> {
+        let t = n.text();
+        t.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| self.bad(field, &format!("{t:?}"), "a finite decimal number"))
+    }
+}
+
+/// The spec's name: `name`, or the file stem of `path`; it names the output files.
+fn spec_name(name: Option<String>, path: &Path, f: &Fields) -> Result<String> {
+    let name = match name {
+        Some(n) => n,
+        None => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        || name.starts_with('.')
+    {
+        return Err(f.bad(
+            "name",
+            &format!("{name:?}"),
+            "letters, digits, '-', '_' or '.' (it names the output files)",
+        ));
+    }
+    Ok(name)
+}
+
+impl RawMechanism {
+    /// The `[mechanism]` table as the sampler command (run in the directory of `path`).
+    fn command(self, path: &Path, f: &Fields) -> Result<SamplerCommand> {
+        let m = self;
+        let output = match &m.output {
+            None => OutputFormat::Auto,
+            Some(s) => s
+                .parse()
+                .map_err(|_| f.bad("mechanism.output", &format!("{s:?}"), "auto, text or npy"))?,
+        };
+        let dim = match m.dim {
+            None => None,
+            Some(d) if (1..=1 << 20).contains(&d) => Some(d as usize),
+            Some(d) => return Err(f.bad("mechanism.dim", &d, "an integer in [1, 2^20]")),
+        };
+        let timeout = match &m.timeout_seconds {
+            None => None,
+            Some(n) => {
+                let t = f.num("mechanism.timeout_seconds", n)?;
+                if !(t > 0.0 && t <= 1e9) {
+                    return Err(f.bad("mechanism.timeout_seconds", &t, "in (0, 1e9]"));
+                }
+                Some(t)
+            }
+        };
+        let jobs = match m.jobs {
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            Some(j) if (1..=1024).contains(&j) => j as usize,
+            Some(j) => return Err(f.bad("mechanism.jobs", &j, "an integer in [1, 1024]")),
+        };
+        let command = SamplerCommand {
+            argv: m.command,
+            dir: spec_dir(path),
+            output,
+            dim,
+            timeout,
+            jobs,
+        };
+        if command.argv.first().is_none_or(|p| p.trim().is_empty()) {
+            return Err(f.bad(
+                "mechanism.command",
+                &format!("{:?}", command.argv),
+                "a non-empty list: the program, then its arguments",
+            ));
+        }
+        Ok(command)
+    }
+}
+
+impl RawAudit {
+    /// The `[audit]` and `[claim]` tables as the chunk plan and the audit's options.
+    fn plan_and_options(
+        &self,
+        claim: &RawClaim,
+        f: &Fields,
+    ) -> Result<(ChunkPlan, SamplesOptions)> {
+        let a = self;
+        if !(2..=MAX_SAMPLES as i64).contains(&a.samples_per_side) {
+            return Err(f.bad(
+                "audit.samples_per_side",
+                &a.samples_per_side,
+                &format!("in [2, {MAX_SAMPLES}]"),
+            ));
+        }
+        let chunk = match a.chunk {
+            None => DEFAULT_CHUNK,
+            Some(c) if c >= 1 => c as u64,
+            Some(c) => return Err(f.bad("audit.chunk", &c, ">= 1")),
+        };
+        if a.seed < 0 {
+            return Err(f.bad("audit.seed", &a.seed, ">= 0"));
+        }
+        let plan = ChunkPlan::new(a.samples_per_side as u64, chunk, a.seed as u64)
+            .map_err(|e| f.bad("audit.chunk", &chunk, &e.to_string()))?;
+        let mut options = SamplesOptions::new(
+            f.num("claim.eps", &claim.eps)?,
+            f.num("claim.delta", &claim.delta)?,
+        );
+        if let Some(c) = &a.confidence {
+            options.confidence = f.num("audit.confidence", c)?;
+        }
+        if let Some(p) = &a.pilot_fraction {
+            options.pilot_fraction = f.num("audit.pilot_fraction", p)?;
+        }
+        if let Some(s) = &a.statistic {
+            options.statistic = s.parse().map_err(|e: Error| {
+                f.bad(
+                    "audit.statistic",
+                    &format!("{s:?}"),
+                    &format!("valid ({e})"),
+                )
+            })?;
+        }
+        options.seed = a.seed as u64;
+        options
+            .check()
+            .map_err(|e| f.bad("claim/audit", &"(given)", &e.to_string()))?;
+        Ok((plan, options))
+    }
+}
+
 /// A validated command-audit spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommandSpec {
@@ -127,135 +274,20 @@ pub fn is_command_spec(text: &str) -> bool {
 }
 
 impl CommandSpec {
-    /// Reads and validates a spec file.
-    pub fn from_file(path: &Path) -> Result<CommandSpec> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::Io(format!("cannot read audit spec {}: {e}", path.display())))?;
-        Self::from_toml(&text, path)
-    }
-
     /// Parses and validates a spec given as TOML text; `path` names it in messages, gives the
     /// default name (its stem) and the command's working directory (its directory).
     pub fn from_toml(text: &str, path: &Path) -> Result<CommandSpec> {
-        let file = path.display().to_string();
-        let bad = |field: &str, value: &dyn std::fmt::Display, expected: &str| {
-            Error::invalid(&format!("{file}: field {field}"), value, expected)
+        let f = Fields {
+            file: path.display().to_string(),
         };
         let raw: RawSpec = toml::from_str(text).map_err(|e| Error::Parse {
             what: "audit spec".into(),
-            text: file.clone(),
+            text: f.file.clone(),
             reason: e.to_string().trim_end().replace('\n', " | "),
         })?;
-        let num = |field: &str, n: &Num| {
-            let t = n.text();
-            t.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite())
-                .ok_or_else(|| bad(field, &format!("{t:?}"), "a finite decimal number"))
-        };
-        let name = match raw.name {
-            Some(n) => n,
-            None => path
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        };
-        if name.is_empty()
-            || !name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-            || name.starts_with('.')
-        {
-            return Err(bad(
-                "name",
-                &format!("{name:?}"),
-                "letters, digits, '-', '_' or '.' (it names the output files)",
-            ));
-        }
-        let m = raw.mechanism;
-        let output = match &m.output {
-            None => OutputFormat::Auto,
-            Some(s) => s
-                .parse()
-                .map_err(|_| bad("mechanism.output", &format!("{s:?}"), "auto, text or npy"))?,
-        };
-        let dim = match m.dim {
-            None => None,
-            Some(d) if (1..=1 << 20).contains(&d) => Some(d as usize),
-            Some(d) => return Err(bad("mechanism.dim", &d, "an integer in [1, 2^20]")),
-        };
-        let timeout = match &m.timeout_seconds {
-            None => None,
-            Some(n) => {
-                let t = num("mechanism.timeout_seconds", n)?;
-                if !(t > 0.0 && t <= 1e9) {
-                    return Err(bad("mechanism.timeout_seconds", &t, "in (0, 1e9]"));
-                }
-                Some(t)
-            }
-        };
-        let jobs = match m.jobs {
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            Some(j) if (1..=1024).contains(&j) => j as usize,
-            Some(j) => return Err(bad("mechanism.jobs", &j, "an integer in [1, 1024]")),
-        };
-        let command = SamplerCommand {
-            argv: m.command,
-            dir: spec_dir(path),
-            output,
-            dim,
-            timeout,
-            jobs,
-        };
-        if command.argv.first().is_none_or(|p| p.trim().is_empty()) {
-            return Err(bad(
-                "mechanism.command",
-                &format!("{:?}", command.argv),
-                "a non-empty list: the program, then its arguments",
-            ));
-        }
-        let a = raw.audit;
-        if !(2..=MAX_SAMPLES as i64).contains(&a.samples_per_side) {
-            return Err(bad(
-                "audit.samples_per_side",
-                &a.samples_per_side,
-                &format!("in [2, {MAX_SAMPLES}]"),
-            ));
-        }
-        let chunk = match a.chunk {
-            None => DEFAULT_CHUNK,
-            Some(c) if c >= 1 => c as u64,
-            Some(c) => return Err(bad("audit.chunk", &c, ">= 1")),
-        };
-        if a.seed < 0 {
-            return Err(bad("audit.seed", &a.seed, ">= 0"));
-        }
-        let plan = ChunkPlan::new(a.samples_per_side as u64, chunk, a.seed as u64)
-            .map_err(|e| bad("audit.chunk", &chunk, &e.to_string()))?;
-        let mut options = SamplesOptions::new(
-            num("claim.eps", &raw.claim.eps)?,
-            num("claim.delta", &raw.claim.delta)?,
-        );
-        if let Some(c) = &a.confidence {
-            options.confidence = num("audit.confidence", c)?;
-        }
-        if let Some(f) = &a.pilot_fraction {
-            options.pilot_fraction = num("audit.pilot_fraction", f)?;
-        }
-        if let Some(s) = &a.statistic {
-            options.statistic = s.parse().map_err(|e: Error| {
-                bad(
-                    "audit.statistic",
-                    &format!("{s:?}"),
-                    &format!("valid ({e})"),
-                )
-            })?;
-        }
-        options.seed = a.seed as u64;
-        options
-            .check()
-            .map_err(|e| bad("claim/audit", &"(given)", &e.to_string()))?;
+        let name = spec_name(raw.name, path, &f)?;
+        let command = raw.mechanism.command(path, &f)?;
+        let (plan, options) = raw.audit.plan_and_options(&raw.claim, &f)?;
         Ok(CommandSpec {
             name,
             description: raw.description.unwrap_or_default(),
@@ -341,6 +373,18 @@ struct ShardFile {
     shard_index: u64,
     shard_count: u64,
     chunks: Vec<ChunkRecord>,
+}
+
+#[cfg(feature = "cli")]
+impl ShardFile {
+    /// The run this shard says it belongs to.
+    fn run(&self) -> super::shards::RunKey<'_> {
+        super::shards::RunKey {
+            spec_text: &self.spec_text,
+            samples_per_side: self.samples_per_side,
+            shard_count: self.shard_count,
+        }
+    }
 }
 
 #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the shard files (cli)
@@ -451,7 +495,7 @@ pub(crate) fn write_shard(
 /// The shard files of one command audit, checked and read, ready to audit.
 #[cfg(feature = "cli")]
 #[derive(Debug)]
-pub struct Merged {
+pub(crate) struct Merged {
     /// The spec (from the shards' copy of its text).
     pub spec: CommandSpec,
     /// The plan of the run.
@@ -464,45 +508,18 @@ pub struct Merged {
 /// Reads the command-audit shard files `files` and checks that they are the N shards of one run
 /// (same spec text, samples and shard count; every shard once; each holding exactly its chunks).
 #[cfg(feature = "cli")]
-pub fn read_shards(files: &[PathBuf]) -> Result<Merged> {
+pub(crate) fn read_shards(files: &[PathBuf]) -> Result<Merged> {
     let mut shards = Vec::with_capacity(files.len());
     for p in files {
         let f: ShardFile = super::shards::read_toml(p, "command shard file")?;
         super::shards::check_format(p, "command shard file", &f.format, FORMAT)?;
         shards.push(f);
     }
-    let (first, f0) = match (shards.first(), files.first()) {
-        (Some(s), Some(p)) => (s, p),
-        _ => return Err(Error::invalid("shards", "none", "at least one shard file")),
-    };
+    let (first, f0) = super::shards::first_shard(&shards, files)?;
     let count = first.shard_count;
     let mut seen = vec![None::<&PathBuf>; usize::try_from(count.min(1 << 20)).unwrap_or(1)];
     for (f, p) in shards.iter().zip(files) {
-        let differs = if f.spec_text != first.spec_text {
-            Some("spec (text, seed or settings)".to_string())
-        } else if f.samples_per_side != first.samples_per_side {
-            Some(format!(
-                "samples per side ({} here, {} there)",
-                f.samples_per_side, first.samples_per_side
-            ))
-        } else if f.shard_count != count {
-            Some(format!(
-                "shard count ({} here, {count} there)",
-                f.shard_count
-            ))
-        } else {
-            None
-        };
-        if let Some(what) = differs {
-            return Err(Error::invalid(
-                "shard",
-                p.display(),
-                &format!(
-                    "the same {what} as {} (shards of different runs do not merge)",
-                    f0.display()
-                ),
-            ));
-        }
+        f.run().check_same(p, &first.run(), f0)?;
         let shard = Shard::new(f.shard_index, f.shard_count)?;
         match seen.get_mut(shard.index as usize) {
             Some(Some(other)) => {
@@ -570,7 +587,7 @@ pub fn read_shards(files: &[PathBuf]) -> Result<Merged> {
 
 /// Audits merged shards: the same [`CommandRun`] as the unsharded run of the same plan.
 #[cfg(feature = "cli")]
-pub fn finish_merged(m: &Merged) -> Result<CommandRun> {
+pub(crate) fn finish_merged(m: &Merged) -> Result<CommandRun> {
     finish(&m.spec, m.plan, &m.chunks)
 }
 

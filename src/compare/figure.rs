@@ -30,7 +30,7 @@ pub(crate) struct Series {
 
 impl Series {
     /// A series.
-    pub fn new(name: &str, points: Vec<(f64, f64)>, style: Style, color: usize) -> Series {
+    pub(crate) fn new(name: &str, points: Vec<(f64, f64)>, style: Style, color: usize) -> Series {
         Series {
             name: name.into(),
             points,

@@ -60,7 +60,7 @@ pub(crate) struct GoldenCheck {
 
 impl GoldenCheck {
     /// Whether the row passes: computed, and agreement ≥ certified digits.
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         match &self.computed {
             Ok((_, digits)) => self.agreement >= f64::from(*digits),
             Err(_) => false,
@@ -81,12 +81,12 @@ pub(crate) struct GoldenSummary {
 
 impl GoldenSummary {
     /// Number of passing rows.
-    pub fn passed(&self) -> usize {
+    pub(crate) fn passed(&self) -> usize {
         self.checks.iter().filter(|c| c.passed()).count()
     }
 
     /// The failing rows.
-    pub fn failures(&self) -> Vec<&GoldenCheck> {
+    pub(crate) fn failures(&self) -> Vec<&GoldenCheck> {
         self.checks.iter().filter(|c| !c.passed()).collect()
     }
 }

@@ -330,40 +330,75 @@ pub(crate) fn find_shards(dirs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
+impl ShardFile {
+    /// The run this shard says it belongs to.
+    fn run(&self) -> RunKey<'_> {
+        RunKey {
+            spec_text: &self.spec_text,
+            samples_per_side: self.samples_per_side,
+            shard_count: self.draws.shard.count,
+        }
+    }
+}
+
+/// The first shard and its file; an error when there is none.
+pub(crate) fn first_shard<'a, T>(
+    shards: &'a [T],
+    files: &'a [PathBuf],
+) -> Result<(&'a T, &'a PathBuf)> {
+    match (shards.first(), files.first()) {
+        (Some(s), Some(p)) => Ok((s, p)),
+        _ => Err(Error::invalid("shards", "none", "at least one shard file")),
+    }
+}
+
+/// The run a shard file says it belongs to: shards merge only when these agree (mechanism and
+/// command-audit shards alike).
+pub(crate) struct RunKey<'a> {
+    /// The spec's text (with its seed and settings).
+    pub(crate) spec_text: &'a str,
+    /// Samples per side of the whole run.
+    pub(crate) samples_per_side: u64,
+    /// The number of shards of the run.
+    pub(crate) shard_count: u64,
+}
+
+impl RunKey<'_> {
+    /// An error naming `file` when its run (`self`) is not the run of `first`, read from `f0`.
+    pub(crate) fn check_same(&self, file: &Path, first: &RunKey, f0: &Path) -> Result<()> {
+        let differs = if self.spec_text != first.spec_text {
+            "spec (text, seed or settings)".to_string()
+        } else if self.samples_per_side != first.samples_per_side {
+            format!(
+                "samples per side ({} here, {} there)",
+                self.samples_per_side, first.samples_per_side
+            )
+        } else if self.shard_count != first.shard_count {
+            format!(
+                "shard count ({} here, {} there)",
+                self.shard_count, first.shard_count
+            )
+        } else {
+            return Ok(());
+        };
+        Err(Error::invalid(
+            "shard",
+            file.display(),
+            &format!(
+                "the same {differs} as {} (shards of different runs do not merge)",
+                f0.display()
+            ),
+        ))
+    }
+}
+
 /// Reads, checks and merges the shard files in `dirs`.
 pub(crate) fn merge(dirs: &[PathBuf]) -> Result<Merged> {
     let files = find_shards(dirs)?;
     let shards: Vec<ShardFile> = files.iter().map(|p| read_shard(p)).collect::<Result<_>>()?;
-    let (first, f0) = match (shards.first(), files.first()) {
-        (Some(s), Some(p)) => (s, p),
-        _ => return Err(Error::invalid("shards", "none", "at least one shard file")),
-    };
+    let (first, f0) = first_shard(&shards, &files)?;
     for (f, p) in shards.iter().zip(&files).skip(1) {
-        let differs = if f.spec_text != first.spec_text {
-            Some("spec (text, seed or settings)".to_string())
-        } else if f.samples_per_side != first.samples_per_side {
-            Some(format!(
-                "samples per side ({} here, {} there)",
-                f.samples_per_side, first.samples_per_side
-            ))
-        } else if f.draws.shard.count != first.draws.shard.count {
-            Some(format!(
-                "shard count ({} here, {} there)",
-                f.draws.shard.count, first.draws.shard.count
-            ))
-        } else {
-            None
-        };
-        if let Some(what) = differs {
-            return Err(Error::invalid(
-                "shard",
-                p.display(),
-                &format!(
-                    "the same {what} as {} (shards of different runs do not merge)",
-                    f0.display()
-                ),
-            ));
-        }
+        f.run().check_same(p, &first.run(), f0)?;
     }
     let spec = AuditSpec::from_toml(&first.spec_text, Path::new(&first.spec_path))?;
     // Every shard drew exactly its share of the run's main and pilot draws (checked before the

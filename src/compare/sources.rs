@@ -3,7 +3,6 @@
 //! parallel runs) and the positive controls.
 
 use crate::audit::engine::{self, Observer};
-use crate::bounds;
 use crate::compare::spec::AuditSpec;
 use crate::error::Result;
 
@@ -204,11 +203,6 @@ pub(crate) fn run_controls(
             })
         })
         .collect()
-}
-
-/// Canonne–Kamath–Steinke 2020, Prop. 12 in double precision (plots).
-pub fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
-    bounds::conversion::cks_f64(eps_alpha, alpha, delta)
 }
 
 /// Verdict of a positive control: the audit's strict lower bound (confidence 1 − 1e-6, the

@@ -117,7 +117,7 @@ pub(crate) const MIN_PILOT: u64 = 1_000;
 
 impl SelectionRule {
     /// The engine's selection for `samples` main draws per side.
-    pub fn engine(self, samples: u64) -> Selection {
+    pub(crate) fn engine(self, samples: u64) -> Selection {
         match self {
             SelectionRule::HeldOut => Selection::HeldOut {
                 pilot_samples: (samples / PILOT_FRACTION).max(MIN_PILOT),
@@ -329,7 +329,10 @@ impl AuditSpec {
     }
 
     /// Calls `f` with the spec's values as the family's spec functions read them.
-    pub fn with_params<R>(&self, f: impl FnOnce(&model::spec_form::SpecParams<'_>) -> R) -> R {
+    pub(crate) fn with_params<R>(
+        &self,
+        f: impl FnOnce(&model::spec_form::SpecParams<'_>) -> R,
+    ) -> R {
         let values: Vec<(&'static str, Scalar)> = self
             .mechanism
             .params
@@ -394,7 +397,7 @@ impl AuditSpec {
     }
 
     /// The engine's configuration for this spec with `samples` main draws per side.
-    pub fn audit_config(&self, samples: u64, progress: Observer) -> AuditConfig {
+    pub(crate) fn audit_config(&self, samples: u64, progress: Observer) -> AuditConfig {
         AuditConfig {
             samples_per_side: if self.audit.fault == Some(Fault::AuditError) {
                 0

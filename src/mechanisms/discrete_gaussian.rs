@@ -417,7 +417,7 @@ pub struct DiscreteGaussianPair {
 
 impl DiscreteGaussianPair {
     /// The validated pair: integer `mu1`, `mu2` (|μ| ≤ 2⁵³), `sigma` in [0.01, 10⁴].
-    pub fn new(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
+    pub(crate) fn new(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
         let m1 = integer_centre("mu1", &mu1)?;
         let m2 = integer_centre("mu2", &mu2)?;
         let sampler = DiscreteGaussianSampler::new(&sigma)?;

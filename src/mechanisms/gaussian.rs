@@ -194,24 +194,24 @@ pub struct GaussianDraws {
 
 impl GaussianDraws {
     /// Validated: Δ > 0 and σ > 0, both finite.
-    pub fn new(sensitivity: f64, sigma: f64) -> Result<Self> {
+    pub(crate) fn new(sensitivity: f64, sigma: f64) -> Result<Self> {
         crate::error::check_positive("sensitivity", sensitivity)?;
         crate::error::check_positive("sigma", sigma)?;
         Ok(GaussianDraws { sensitivity, sigma })
     }
 
     /// Δ.
-    pub fn sensitivity(&self) -> f64 {
+    pub(crate) fn sensitivity(&self) -> f64 {
         self.sensitivity
     }
 
     /// σ.
-    pub fn sigma(&self) -> f64 {
+    pub(crate) fn sigma(&self) -> f64 {
         self.sigma
     }
 
     /// The mean of the output on `which`.
-    pub fn mean(&self, which: Which) -> f64 {
+    pub(crate) fn mean(&self, which: Which) -> f64 {
         match which {
             Which::P1 => 0.0,
             Which::P2 => self.sensitivity,

@@ -167,7 +167,7 @@ impl Distribution<Vec<f64>> for IsotropicGaussian {
 /// route reduces to one dimension by rotation (docs/formulas.md §4), and δ(ε) with σ1 ≠ σ2 in
 /// d > 1 goes by the χ² profile route of docs/formulas.md §7.4.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GaussianDdPair {
+pub(crate) struct GaussianDdPair {
     /// ‖μ1 − μ2‖.
     pub(crate) dist: Scalar,
     /// Standard deviation under P1.

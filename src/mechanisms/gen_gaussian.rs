@@ -292,7 +292,7 @@ pub struct GenGaussianPair {
 impl GenGaussianPair {
     /// The validated pair (finite locations, scale > 0, 1 ≤ p ≤ [`MAX_SHAPE`]); errors name the
     /// parameter and its value.
-    pub fn new(mu1: Scalar, mu2: Scalar, scale: Scalar, shape: Scalar) -> Result<Self> {
+    pub(crate) fn new(mu1: Scalar, mu2: Scalar, scale: Scalar, shape: Scalar) -> Result<Self> {
         crate::model::finite("mu1", &mu1)?;
         crate::model::finite("mu2", &mu2)?;
         crate::model::positive("scale", &scale)?;

@@ -126,12 +126,12 @@ impl Rectified {
     clipped_accessors!("The clipping interval [a, b].");
 
     /// log P(X = a) = log Φ((a − μ)/σ).
-    pub fn ln_mass_a(&self) -> f64 {
+    pub(crate) fn ln_mass_a(&self) -> f64 {
         f64s::log_ndtr((self.a - self.mu) / self.sigma)
     }
 
     /// log P(X = b) = log Φ((μ − b)/σ).
-    pub fn ln_mass_b(&self) -> f64 {
+    pub(crate) fn ln_mass_b(&self) -> f64 {
         f64s::log_ndtr((self.mu - self.b) / self.sigma)
     }
 
@@ -303,7 +303,7 @@ impl ScalarDist for Rectified {
 /// (docs/formulas.md §1.1). The quadrature route integrates the interior and adds the atoms as
 /// Gaussian tail masses.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RectifiedPair(pub(crate) Clipped);
+pub(crate) struct RectifiedPair(pub(crate) Clipped);
 
 impl crate::model::Pair {
     /// The rectified pair, validated (σ > 0, a < b, all finite).
@@ -443,7 +443,7 @@ impl OwnIntegrals for RectifiedPair {
 
 /// A single clip(N(μ, σ²), a, b), for the Fisher information about μ (HG Lemma 4.1, eq. (4)).
 #[derive(Clone, Debug, PartialEq)]
-pub struct RectifiedLocation(pub(crate) ClippedLaw);
+pub(crate) struct RectifiedLocation(pub(crate) ClippedLaw);
 
 impl LocationModel for RectifiedLocation {
     location_model_common!();

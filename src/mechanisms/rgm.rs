@@ -87,7 +87,7 @@ impl Rgm {
     }
 
     /// The per-coordinate output variance σ_r² = γ‖r‖² + σ² (HMB eq. (4)).
-    pub fn output_var(&self, r: &[f64]) -> f64 {
+    pub(crate) fn output_var(&self, r: &[f64]) -> f64 {
         let n2: f64 = r.iter().map(|x| x * x).sum();
         self.gamma * n2 + self.sigma2
     }
@@ -98,7 +98,7 @@ impl Rgm {
     }
 
     /// σ_r² at `prec` bits, with r, γ and σ² converted exactly.
-    pub fn output_var_mp(&self, r: &[f64], prec: u32) -> Float {
+    pub(crate) fn output_var_mp(&self, r: &[f64], prec: u32) -> Float {
         let wp = prec + 16 + (usize::BITS - r.len().leading_zeros());
         let mut n2 = Float::new(wp);
         for &x in r {
@@ -163,7 +163,7 @@ impl Rgm {
 ///
 /// Closed forms: HMB Lemma 2, eq. (13) (D_α, KL); δ(ε) as for [`super::gaussian_dd::GaussianDdPair`].
 #[derive(Clone, Debug, PartialEq)]
-pub struct RgmPair {
+pub(crate) struct RgmPair {
     /// Dimension.
     pub(crate) d: u32,
     /// Relative noise scale γ.

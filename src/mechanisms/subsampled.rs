@@ -190,7 +190,11 @@ pub type SubsampledSubstPair = SubsampledStep<Substitution>;
 
 impl SubsampledPair {
     /// The validated pair (q ∈ (0, 1], σ > 0); `add` selects the order D(Q ‖ P).
-    pub fn new(q: crate::scalar::Scalar, sigma: crate::scalar::Scalar, add: bool) -> Result<Self> {
+    pub(crate) fn new(
+        q: crate::scalar::Scalar,
+        sigma: crate::scalar::Scalar,
+        add: bool,
+    ) -> Result<Self> {
         let (p1, p2) = if add {
             (Law::Base, Law::Mixture)
         } else {

@@ -200,12 +200,12 @@ impl Truncated {
     clipped_accessors!("The support [a, b].");
 
     /// log Z(μ) = log(Φ((b − μ)/σ) − Φ((a − μ)/σ)), stable at any μ (see the type docs).
-    pub fn ln_normaliser(&self) -> f64 {
+    pub(crate) fn ln_normaliser(&self) -> f64 {
         self.ln_z
     }
 
     /// log Z(μ) at `prec` bits, with the parameters converted exactly.
-    pub fn ln_normaliser_mp(&self, prec: u32) -> Float {
+    pub(crate) fn ln_normaliser_mp(&self, prec: u32) -> Float {
         let wp = prec + 16;
         let (al, be) = self.std_bounds_mp(wp);
         Float::with_val(prec, mp::log_ndtr_diff(&al, &be))
@@ -520,7 +520,7 @@ impl ScalarDist for Truncated {
 /// δ(ε) (docs/formulas.md §7.2), Fisher information HG Lemma 4.1, eq. (3) (docs/formulas.md §2.1).
 /// The quadrature route integrates the unnormalised densities and divides by the masses.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TruncatedPair(pub(crate) Clipped);
+pub(crate) struct TruncatedPair(pub(crate) Clipped);
 
 impl crate::model::Pair {
     /// The truncated pair, validated (σ > 0, a < b, all finite).
@@ -687,7 +687,7 @@ impl OwnIntegrals for TruncatedPair {
 /// A single N(μ, σ²) conditioned on [a, b], for the Fisher information about μ (HG Lemma 4.1,
 /// eq. (3)).
 #[derive(Clone, Debug, PartialEq)]
-pub struct TruncatedLocation(pub(crate) ClippedLaw);
+pub(crate) struct TruncatedLocation(pub(crate) ClippedLaw);
 
 impl LocationModel for TruncatedLocation {
     location_model_common!();

@@ -627,7 +627,7 @@ impl Pair {
         Arc::clone(&self.0)
     }
     /// The model as the family's own type, if it is a `T`.
-    pub fn downcast_ref<T: PairModel>(&self) -> Option<&T> {
+    pub(crate) fn downcast_ref<T: PairModel>(&self) -> Option<&T> {
         self.0.as_any().downcast_ref::<T>()
     }
     /// The pair with P1 and P2 exchanged.

@@ -24,7 +24,7 @@
 //! * [`SpecForm::row_check`], [`SpecForm::quantities`]: its extra `dpaudit eval` keys and the
 //!   paper quantities it publishes (HMB's bounds for `rgm`, ρ̄ for `gaussian`).
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 
@@ -57,25 +57,17 @@ pub struct SpecParams<'a> {
 
 impl SpecParams<'_> {
     /// The value of `key`, if given.
-    pub fn get(&self, key: &str) -> Option<&Scalar> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Scalar> {
         self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 
-    /// The value of `key`, or an error naming it.
-    pub fn req(&self, key: &str) -> Result<&Scalar> {
-        self.get(key).ok_or_else(|| Error::MissingParameter {
-            name: key.into(),
-            needed_by: "the family's audit-spec functions".into(),
-        })
-    }
-
     /// The value of `key` in double precision (NaN when absent: every caller has validated it).
-    pub fn f64(&self, key: &str) -> f64 {
+    pub(crate) fn f64(&self, key: &str) -> f64 {
         self.get(key).map_or(f64::NAN, Scalar::f64)
     }
 
     /// The dimension `key` (validated by its [`KeyRule::Dim`]; 0 when absent).
-    pub fn dim(&self, key: &str) -> u32 {
+    pub(crate) fn dim(&self, key: &str) -> u32 {
         self.get(key).map_or(0, |d| d.f64() as u32)
     }
 }
@@ -208,13 +200,13 @@ pub struct LocationCurve {
 }
 
 /// How a [`RowCheck`] reads its keys from a `dpaudit eval` row (`Ok(None)`: not given).
-pub type RowLookup<'a> = &'a dyn Fn(&str) -> Result<Option<Scalar>>;
+pub(crate) type RowLookup<'a> = &'a dyn Fn(&str) -> Result<Option<Scalar>>;
 
 /// A check across a spec's keys ([`SpecForm::check`]).
-pub type SpecCheck = fn(&SpecParams<'_>) -> std::result::Result<(), SpecIssue>;
+pub(crate) type SpecCheck = fn(&SpecParams<'_>) -> std::result::Result<(), SpecIssue>;
 
 /// A family's paper bounds as curves over a δ grid ([`SpecForm::profile_bounds`]).
-pub type ProfileBounds = fn(&SpecParams<'_>, &[f64]) -> Vec<BoundCurve>;
+pub(crate) type ProfileBounds = fn(&SpecParams<'_>, &[f64]) -> Vec<BoundCurve>;
 
 /// A family's extra `dpaudit eval` pair keys and the check they feed (the RGM's optional η, R
 /// and HMB Def. 2).
@@ -310,7 +302,7 @@ const OPT_BITS: u32 = 128;
 
 /// An RDP curve converted with Canonne–Kamath–Steinke 2020, Prop. 12 and minimised over
 /// α ∈ [lo, hi]; `rdp` returns D_α at the precision of its argument. Returns (ε, α*).
-pub fn cks_of_curve<F>(rdp: F, lo: f64, hi: f64, delta: &Scalar) -> Result<(f64, f64)>
+pub(crate) fn cks_of_curve<F>(rdp: F, lo: f64, hi: f64, delta: &Scalar) -> Result<(f64, f64)>
 where
     F: FnMut(&rug::Float) -> Result<rug::Float>,
 {
@@ -326,7 +318,7 @@ where
 }
 
 /// α grid of the CKS conversions of tabulated RDP curves: α − 1 log-spaced in [10⁻³, hi − 1].
-pub fn conversion_alphas(hi: f64) -> Vec<f64> {
+pub(crate) fn conversion_alphas(hi: f64) -> Vec<f64> {
     log_grid(1e-3, (hi - 1.0).max(2e-3), 400)
         .into_iter()
         .map(|t| 1.0 + t)
@@ -334,7 +326,7 @@ pub fn conversion_alphas(hi: f64) -> Vec<f64> {
 }
 
 /// min over a tabulated RDP curve of its CKS conversion at `delta`.
-pub fn cks_min(curve: &[(f64, f64)], delta: f64) -> Option<f64> {
+pub(crate) fn cks_min(curve: &[(f64, f64)], delta: f64) -> Option<f64> {
     curve
         .iter()
         .filter_map(|&(a, d)| crate::bounds::conversion::cks_f64(d, a, delta).ok())
@@ -343,7 +335,7 @@ pub fn cks_min(curve: &[(f64, f64)], delta: f64) -> Option<f64> {
 
 /// Formats a double with `sig` significant digits: plain notation in [1e-4, 1e6), otherwise
 /// scientific with the mantissa's trailing zeros trimmed; "inf"/"nan" spelled out.
-pub fn fmt_sig(x: f64, sig: usize) -> String {
+pub(crate) fn fmt_sig(x: f64, sig: usize) -> String {
     if x.is_nan() {
         return "nan".into();
     }
@@ -376,7 +368,7 @@ pub fn fmt_sig(x: f64, sig: usize) -> String {
 }
 
 /// The check of a spec on a support [a, b]: a < b (compared exactly, at 256 bits).
-pub fn support_check(p: &SpecParams<'_>) -> std::result::Result<(), SpecIssue> {
+pub(crate) fn support_check(p: &SpecParams<'_>) -> std::result::Result<(), SpecIssue> {
     match (p.get("a"), p.get("b")) {
         (Some(a), Some(b)) if a.mp(256) >= b.mp(256) => Err(SpecIssue {
             field: "mechanism.a",

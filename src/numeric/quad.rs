@@ -86,7 +86,7 @@ pub(crate) struct QuadOptions {
 
 impl QuadOptions {
     /// Options for `digits` correct digits at `prec` bits, with the default level range.
-    pub fn new(prec: u32, digits: f64) -> Self {
+    pub(crate) fn new(prec: u32, digits: f64) -> Self {
         QuadOptions {
             prec,
             digits,
@@ -173,7 +173,7 @@ impl QuadResult {
     }
 
     /// An exactly-zero integral.
-    pub fn zero(prec: u32) -> Self {
+    pub(crate) fn zero(prec: u32) -> Self {
         QuadResult {
             log_abs: Float::with_val(prec, f64::NEG_INFINITY),
             negative: false,
@@ -185,7 +185,7 @@ impl QuadResult {
     }
 
     /// The signed value e^log_abs (±), at the precision of `log_abs`.
-    pub fn value(&self) -> Float {
+    pub(crate) fn value(&self) -> Float {
         let v = Float::with_val(self.log_abs.prec(), self.log_abs.exp_ref());
         if self.negative {
             -v

@@ -36,14 +36,14 @@ impl Json {
     }
 
     /// A string value.
-    pub fn str(s: impl Into<String>) -> Json {
+    pub(crate) fn str(s: impl Into<String>) -> Json {
         Json::Str(s.into())
     }
 
     /// A certified bracket: `{"lo", "hi", "mid", "digits", "rel_width"}`, the ends as decimal
     /// strings with `sig` significant digits (rounded outwards is not needed: the strings carry
     /// enough digits that the bracket's ends are exact to far below its width).
-    pub fn bracket(b: &Bracket, sig: usize) -> Json {
+    pub(crate) fn bracket(b: &Bracket, sig: usize) -> Json {
         let d = b.digits();
         Json::obj(vec![
             ("lo", Json::str(b.lo.to_string_radix(10, Some(sig)))),
@@ -59,7 +59,7 @@ impl Json {
 
     /// The document every command writes on success: schema, command, ok = true, and `body`'s
     /// fields.
-    pub fn document(command: &str, body: Vec<(&str, Json)>) -> Json {
+    pub(crate) fn document(command: &str, body: Vec<(&str, Json)>) -> Json {
         let mut v = vec![
             ("schema", Json::str(SCHEMA)),
             ("command", Json::str(command)),
@@ -70,7 +70,7 @@ impl Json {
     }
 
     /// The document written on an error (the command then exits with status 2).
-    pub fn error(command: &str, message: &str) -> Json {
+    pub(crate) fn error(command: &str, message: &str) -> Json {
         Json::obj(vec![
             ("schema", Json::str(SCHEMA)),
             ("command", Json::str(command)),

@@ -74,7 +74,7 @@ pub(crate) const CONTROL_SAMPLES: u64 = 200_000;
 
 impl ReportOptions {
     /// Samples per side for a spec.
-    pub fn samples_for(&self, spec: &AuditSpec) -> u64 {
+    pub(crate) fn samples_for(&self, spec: &AuditSpec) -> u64 {
         if let Some(n) = self.samples {
             return n;
         }
@@ -135,7 +135,7 @@ pub(crate) struct ReportOutcome {
 impl ReportOutcome {
     /// The short verdict for the terminal: VIOLATION and NOT RUN lines, then one line with the
     /// counts (golden rows, controls), the slowest spec and where the report is.
-    pub fn verdict_lines(&self) -> Vec<String> {
+    pub(crate) fn verdict_lines(&self) -> Vec<String> {
         let mut out: Vec<String> = self.violations.clone();
         out.extend(self.not_run.iter().cloned());
         let mut parts = vec![if self.violations.is_empty() {
@@ -170,14 +170,14 @@ impl ReportOutcome {
     }
 
     /// Whether a VIOLATION, a failing golden row or a missed positive control was found.
-    pub fn found_something(&self) -> bool {
+    pub(crate) fn found_something(&self) -> bool {
         !self.violations.is_empty() || self.golden_failures > 0 || self.controls_missed > 0
     }
 
     /// The command's exit status: 1 when something was found (VIOLATION, failing golden row,
     /// missed control); else 2 when a check did not run ("not run" is never reported as clean);
     /// else 0.
-    pub fn exit_status(&self) -> u8 {
+    pub(crate) fn exit_status(&self) -> u8 {
         if self.found_something() {
             1
         } else if !self.not_run.is_empty() {

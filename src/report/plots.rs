@@ -36,7 +36,7 @@ pub(crate) use crate::compare::figure::{Legend, Panel, PlotFigure, Style};
 
 impl PlotFigure {
     /// The figure's data as a CSV table `panel,series,x,y` (deterministic).
-    pub fn table(&self) -> Table {
+    pub(crate) fn table(&self) -> Table {
         let mut t = Table::new(&["panel", "series", "x", "y"]);
         for p in &self.panels {
             for s in &p.series {

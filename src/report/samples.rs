@@ -12,7 +12,7 @@ use crate::audit::samples::{SamplesAudit, Verdict};
 use crate::error::{Error, Result};
 
 /// File stem of the written files.
-pub const STEM: &str = "audit-samples";
+pub(crate) const STEM: &str = "audit-samples";
 
 type Col = crate::fsio::Column<SamplesAudit>;
 

@@ -33,7 +33,7 @@ fn read_data_file(path: &Path) -> Result<String> {
 
 /// Refuses a dense table of `n` records of dimension `d` that exceeds [`MAX_FEATURES`] or the
 /// available memory (`copies` tables of `n·d` doubles: the data and the copies training makes).
-pub fn check_table_size(n: usize, d: usize, copies: u128) -> Result<()> {
+pub(crate) fn check_table_size(n: usize, d: usize, copies: u128) -> Result<()> {
     crate::limits::check_max("d (dimension)", d as u128, u128::from(MAX_FEATURES))?;
     crate::limits::check_memory(
         "n x d",

@@ -242,7 +242,7 @@ impl Node {
     }
 
     /// The node's exact local gradient ∇f_i(θ).
-    pub fn gradient(&self, theta: &DVector<f64>) -> DVector<f64> {
+    pub(crate) fn gradient(&self, theta: &DVector<f64>) -> DVector<f64> {
         self.ridge.gradient(&self.at(theta))
     }
 
@@ -469,7 +469,7 @@ pub(crate) enum NodeNoise {
 
 impl NodeNoise {
     /// Noise parameters of node `nd` for `release` at the per-step target.
-    pub fn for_node(nd: &Node, release: Release, target: RdpTarget) -> Result<Self> {
+    pub(crate) fn for_node(nd: &Node, release: Release, target: RdpTarget) -> Result<Self> {
         let n = nd.data.n as f64;
         Ok(match release {
             Release::NonPrivate => NodeNoise::None,

@@ -1173,11 +1173,11 @@ pub(crate) fn run_file_confirmed(
 }
 
 /// Steps of a `dpaudit train --quick` run: the spec's `steps`, at most this.
-pub const QUICK_STEPS: i64 = 10;
+pub(crate) const QUICK_STEPS: i64 = 10;
 /// Records of a quick run's synthetic data (`n`): at most this.
-pub const QUICK_RECORDS: i64 = 10_000;
+pub(crate) const QUICK_RECORDS: i64 = 10_000;
 /// Grid points of a quick `hg_mean` run (`points`): at most this.
-pub const QUICK_POINTS: i64 = 5;
+pub(crate) const QUICK_POINTS: i64 = 5;
 
 /// What `dpaudit train` ran and wrote.
 #[derive(Debug, Clone)]

@@ -134,7 +134,7 @@ pub struct GdConfig {
 
 impl GdConfig {
     /// Checks every parameter, naming the first bad one.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         if !(self.clip > 0.0 && self.clip.is_finite()) {
             return Err(Error::invalid("clip", self.clip, "finite and > 0"));
         }

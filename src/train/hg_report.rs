@@ -186,7 +186,7 @@ pub struct MeanSpec {
 
 impl MeanSpec {
     /// Checks every field, naming the first bad one.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         check_name(&self.name)?;
         if self.d == 0 || self.n == 0 {
             return Err(Error::invalid(
@@ -582,7 +582,7 @@ impl GdSpec {
     }
 
     /// Checks every field, naming the first bad one.
-    pub fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         check_name(&self.name)?;
         check_seeds(&self.seeds)?;
         if self.sigmas.is_empty() {
@@ -596,7 +596,7 @@ impl GdSpec {
 
     /// The work of the experiment on `data` (gradient coordinates and certified per-step RDP
     /// terms over all runs), after checking that its per-run curves fit in memory.
-    pub fn estimate(&self, data: &Dataset) -> Result<crate::limits::Estimate> {
+    pub(crate) fn estimate(&self, data: &Dataset) -> Result<crate::limits::Estimate> {
         use crate::limits::{check_memory, product};
         let runs = 1 + 3 * self.sigmas.len() as u128 * self.seeds.len() as u128;
         let steps = self.steps as u128 + 1;
@@ -617,7 +617,7 @@ impl GdSpec {
     }
 
     /// The dataset, read and standardised as specified (`base` resolves a relative path).
-    pub fn dataset(&self, base: &Path) -> Result<Dataset> {
+    pub(crate) fn dataset(&self, base: &Path) -> Result<Dataset> {
         let mut data = Dataset::read_csv(&base.join(&self.data), 0)?;
         if self.standardize {
             data.standardize();

@@ -141,7 +141,7 @@ impl Ridge {
     }
 
     /// Per-record loss gradient g_j(θ) = X_j(X_jᵀθ − y_j) (without regulariser and bias).
-    pub fn record_loss_gradient(data: &Dataset, j: usize, theta: &[f64]) -> Vec<f64> {
+    pub(crate) fn record_loss_gradient(data: &Dataset, j: usize, theta: &[f64]) -> Vec<f64> {
         let r = dot(data.row(j), theta) - data.y[j];
         data.row(j).iter().map(|x| x * r).collect()
     }

@@ -37,10 +37,11 @@ pub enum StepRule {
 
 impl StepRule {
     /// The three rules, in table order.
-    pub const ALL: [StepRule; 3] = [StepRule::MainText, StepRule::Proof, StepRule::Corrected];
+    pub(crate) const ALL: [StepRule; 3] =
+        [StepRule::MainText, StepRule::Proof, StepRule::Corrected];
 
     /// A short name for tables.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             StepRule::MainText => "1/(L+gamma)",
             StepRule::Proof => "1/((1+gamma)L)",
@@ -49,7 +50,7 @@ impl StepRule {
     }
 
     /// The step size for smoothness `l`, relative noise `gamma` and dimension `d`.
-    pub fn tau(self, l: f64, gamma: f64, d: usize) -> f64 {
+    pub(crate) fn tau(self, l: f64, gamma: f64, d: usize) -> f64 {
         match self {
             StepRule::MainText => 1.0 / (l + gamma),
             StepRule::Proof => 1.0 / ((1.0 + gamma) * l),
@@ -104,7 +105,7 @@ impl Estimate {
 }
 
 /// The two-sided normal quantile used for every interval here: z = 3.2905 (99.9 %).
-pub const Z999: f64 = 3.290_526_731_491_926;
+pub(crate) const Z999: f64 = 3.290_526_731_491_926;
 
 /// What [`simulate`] returns.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -140,20 +141,20 @@ impl GdSetting {
     }
 
     /// λ_min(A) and λ_max(A).
-    pub fn spectrum(&self) -> (f64, f64) {
+    pub(crate) fn spectrum(&self) -> (f64, f64) {
         let ev = SymmetricEigen::new(self.a.clone()).eigenvalues;
         (ev.min(), ev.max())
     }
 
     /// HMB eq. (8) at T (noise term multiplied by `dim_factor`: 1 as printed, d corrected).
-    pub fn eq8(&self, dim_factor: f64) -> f64 {
+    pub(crate) fn eq8(&self, dim_factor: f64) -> f64 {
         let (mu, _) = self.spectrum();
         (1.0 - self.tau * mu).powi(self.steps as i32) * self.e0.norm_squared()
             + dim_factor * self.tau * self.sigma2 / mu
     }
 
     /// HMB eq. (56) at T (noise term multiplied by `dim_factor`).
-    pub fn eq56(&self, dim_factor: f64) -> f64 {
+    pub(crate) fn eq56(&self, dim_factor: f64) -> f64 {
         self.e0.norm_squared() / (2.0 * self.tau * self.steps as f64)
             + dim_factor * self.tau * self.sigma2 / 2.0
     }
@@ -222,7 +223,7 @@ pub fn exact_mse(s: &GdSetting) -> Result<f64> {
 
 /// A diagonal test quadratic of dimension d: eigenvalues geometric from `mu` to `l`
 /// (d = 1: the single eigenvalue `l`), with e_0 = (1, …, 1)/√d (‖e_0‖ = 1).
-pub fn geometric_quadratic(d: usize, mu: f64, l: f64) -> (DMatrix<f64>, DVector<f64>) {
+pub(crate) fn geometric_quadratic(d: usize, mu: f64, l: f64) -> (DMatrix<f64>, DVector<f64>) {
     let ev: Vec<f64> = (0..d)
         .map(|k| {
             if d == 1 {

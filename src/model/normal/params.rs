@@ -24,7 +24,7 @@ pub(crate) struct Shift {
 
 impl Shift {
     /// Validated: finite locations, σ > 0.
-    pub fn new(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
+    pub(crate) fn new(mu1: Scalar, mu2: Scalar, sigma: Scalar) -> Result<Self> {
         crate::model::finite("mu1", &mu1)?;
         crate::model::finite("mu2", &mu2)?;
         crate::model::positive("sigma", &sigma)?;

@@ -46,7 +46,13 @@ impl Quadratic {
     }
 
     /// w1·q1 + w2·q2 (coefficient-wise), e.g. α·log p1 + (1−α)·log p2.
-    pub fn combine(w1: &Float, q1: &Quadratic, w2: &Float, q2: &Quadratic, prec: u32) -> Self {
+    pub(crate) fn combine(
+        w1: &Float,
+        q1: &Quadratic,
+        w2: &Float,
+        q2: &Quadratic,
+        prec: u32,
+    ) -> Self {
         let w1a = w1.to_f64().abs();
         let w2a = w2.to_f64().abs();
         let c: [Float; 3] = std::array::from_fn(|i| {

@@ -274,7 +274,7 @@ pub struct Workspace {
 
 impl Workspace {
     /// Buffers for `model` and `n_records` records.
-    pub fn new(model: &dyn Model, n_records: usize) -> Self {
+    pub(crate) fn new(model: &dyn Model, n_records: usize) -> Self {
         let p = model.n_params();
         Workspace {
             theta: vec![0.0; p],

@@ -70,7 +70,7 @@ pub(crate) struct RowShard {
 
 impl RowShard {
     /// The selected region, with the exact cut.
-    pub fn selected(&self) -> Result<Selected> {
+    pub(crate) fn selected(&self) -> Result<Selected> {
         let bits = u64::from_str_radix(&self.threshold_bits, 16).map_err(|e| Error::Parse {
             what: "threshold_bits".into(),
             text: self.threshold_bits.clone(),
@@ -111,7 +111,7 @@ pub(crate) struct TrainShardFile {
 
 impl TrainShardFile {
     /// The suite options it was drawn with.
-    pub fn options(&self) -> Result<SuiteOptions> {
+    pub(crate) fn options(&self) -> Result<SuiteOptions> {
         Ok(SuiteOptions {
             big_runs: self.runs,
             control_runs: self.control_runs,
