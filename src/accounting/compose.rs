@@ -32,6 +32,7 @@ use std::f64::consts::{LN_10, LN_2, PI};
 mod invert;
 mod moment;
 mod nested;
+mod nested64;
 mod rdp;
 use invert::*;
 use moment::*;
@@ -521,7 +522,10 @@ fn user_digits(e: Error, digits: u32) -> Error {
 
 fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     check_eps(eps)?;
-    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched, opts.digits)) {
+        if t >= 2 && opts.digits <= nested64::MAX_DIGITS {
+            return nested64::delta_for_eps(&m, t as u32, eps, opts.digits.clamp(1, 60));
+        }
         return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, log_dp_delta_mp(mu, &eps.mp(p)).exp()));
@@ -774,7 +778,10 @@ fn eps_for_delta_inner(
     opts: &ComposeOptions,
 ) -> Result<Composed> {
     check_delta(delta)?;
-    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched, opts.digits)) {
+        if t >= 2 && opts.digits <= nested64::MAX_DIGITS {
+            return nested64::eps_for_delta(sched, &m, t as u32, delta, opts.digits.clamp(1, 60));
+        }
         return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, dp_eps_mp(mu, &delta.mp(p))?));
