@@ -79,8 +79,9 @@ fn t3_small_q_inversion_contains_the_mpmath_reference() {
 
 /// Every T = 3 row by the default route, the double-precision nested integration, at 4, 6 and 8
 /// digits: each bracket certifies its digits and contains the reference. Its 8-digit brackets
-/// are about 10⁻¹⁰ relative wide, so a reference moved in its 9th digit fails the test (checked
-/// on the q = 0.01 row: 7.1062355486… → 7.1062355496…).
+/// are about 8·10⁻¹⁰ relative wide: a reference moved by 5 units of its 9th digit fails the test
+/// (checked on the q = 0.01 row: 7.10623554861… → 7.10623555361… fails; → 7.10623554961… still
+/// passes).
 #[test]
 fn t3_nested_route_contains_the_mpmath_references() {
     let rows = golden();
