@@ -16,7 +16,8 @@ The grid (rule): every (q, T) with q in {0.001, 0.01, 0.1, 0.5, 1} and
 T in {1, 2, 3, 10, 100, 1000, 10000} at sigma = 1 (35 cases), plus sigma in {0.6, 2, 5} at
 T in {3, 100} for q in {0.001, 0.01, 0.1, 0.5} (24 cases): 59 eps(1e-5) cases; then far-tail
 points: delta(eps) as small as ~1e-260 and eps(delta) at delta = 1 - 1e-12. dpaudit runs with
-`--max-seconds 30` (change with --max-seconds N) under `nice`; its failures are recorded with the
+`--max-seconds 30` (change with --max-seconds N), at the same priority as the peers (which run in
+this process, interleaved case by case, so the times are of one run); its failures are recorded with the
 message. DPAUDIT_BIN overrides the binary. `--no-peers` runs dpaudit alone (the cheap survey,
 benches/peers_accounting_grid_dpaudit.csv); `--pld-only` runs dp_accounting's PLD alone
 (benches/peers_accounting_grid_pld.csv); with peers, PRV is skipped at
@@ -94,14 +95,14 @@ def grid_cases():
 
 
 def dpaudit_flags(q, s, T, quantity, at, digits, max_seconds):
-    """Runs `nice dpaudit account --format json` by flags; returns (lo, hi, seconds, error)."""
+    """Runs `dpaudit account --format json` by flags; returns (lo, hi, seconds, error)."""
     import json
     import subprocess
 
     at_s = "0.999999999999" if at == 1.0 - 1e-12 else repr(at)
     import os
     binary = os.environ.get("DPAUDIT_BIN", "target/release/dpaudit")
-    cmd = ["nice", binary, "account", "--q", repr(q), "--sigma", repr(s),
+    cmd = [binary, "account", "--q", repr(q), "--sigma", repr(s),
            "--steps", str(T), "--delta" if quantity == "eps" else "--eps", at_s, "--digits", str(digits),
            "--max-seconds", str(max_seconds), "--format", "json"]
     t = time.perf_counter()

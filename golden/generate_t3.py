@@ -17,7 +17,7 @@ MGF inversion: a trapezoid rule along Re s = a of the product of single-step mom
 Every row is computed at two precisions (dps 25 and dps 30) and written only if they agree to
 >= 21 digits; the CSV records 20 digits.
 Run: python3 golden/generate_t3.py   (pip install mpmath; version recorded in the CSV; tens of
-minutes). `--dps N` computes one precision and prints it, to run the two precisions as two
+minutes). `--append 1,2 16 20` computes the later cases at dps 16 and 20 and appends them. `--dps N` computes one precision and prints it, to run the two precisions as two
 processes.
 """
 import csv
@@ -30,7 +30,17 @@ import generate_small_t as two  # noqa: E402  (the two-step integrals)
 
 CASES = [  # quantity, q, sigma, steps, param
     ("delta_for_eps", "0.01", "1", 3, "0.3"),
+    # Added for the double-precision T = 3 route (docs/accounting.md#small-t3), at dps 16 and 20:
+    # a large q and a large sigma, and a small sigma far in the tail.
+    ("delta_for_eps", "0.5", "2", 3, "1"),
+    ("delta_for_eps", "0.1", "0.6", 3, "6"),
 ]
+# Not a reference: far in the tail, q = 0.5, s = 2, delta(30), this script's dps 16 and dps 20 agree
+# to 16 digits on 8.79499292678957e-296, yet the value is about 3x too large: dpaudit's inversion
+# (a-priori error bounds, a different algorithm) certifies [2.9416e-296, 2.9808e-296] and the
+# double-precision nested route gives 2.96116360e-296 (docs/accounting.md#small-t3). The outer
+# mpmath.quad on [1, x_k] (x_k ~ 128) meets a peak of width ~2 near x ~ 43 and an inner integrand
+# of the same kind; agreement of two precisions with the same nodes is not a certificate there.
 # (eps_for_delta would need ~8 such integrals per precision; each delta takes ~4 minutes at dps 15
 # on this machine, so the reference is delta(eps) at an eps near the issue's eps(1e-5) = 0.2753...)
 
@@ -95,17 +105,44 @@ def value(quantity, q, s, param, dps):
     return eps_for_delta(x, q, s, "0.2753378")
 
 
+def append(indices, lo, hi, out):
+    """Computes CASES[i] for i in `indices` at dps `lo` and `hi` and appends the rows whose two
+    values agree to >= lo - 2 digits, recording lo - 4 digits."""
+    rows = []
+    for i in indices:
+        quantity, q, s, steps, param = CASES[i]
+        a = value(quantity, q, s, param, lo)
+        print(f"dps{lo}", quantity, q, s, steps, param, mp.nstr(a, lo), flush=True)
+        b = value(quantity, q, s, param, hi)
+        mp.mp.dps = hi
+        agree = -mp.log10(abs(a - b) / abs(b)) if a != b else hi
+        print(f"dps{hi}", quantity, q, s, steps, param, mp.nstr(b, hi), "agree", mp.nstr(agree, 4),
+              flush=True)
+        if agree < lo - 2:
+            raise SystemExit(f"dps {lo} and {hi} agree to {agree} digits only")
+        rows.append([quantity, q, s, steps, param, mp.nstr(b, lo - 2, min_fixed=0, max_fixed=0),
+                     lo - 4, f"mpmath 3-D (as the first row) dps{lo} vs dps{hi}, mpmath {mp.__version__}"])
+    with open(out, "a", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--append":
+        # --append I,J LO HI [CSV]: rows CASES[I], CASES[J] at two precisions, appended.
+        idx = [int(i) for i in sys.argv[2].split(",")]
+        out = sys.argv[5] if len(sys.argv) > 5 else "golden/accounting/t3.csv"
+        append(idx, int(sys.argv[3]), int(sys.argv[4]), out)
+        return
     if len(sys.argv) > 2 and sys.argv[1] == "--dps":
         # One precision only (to run the two precisions as two processes): prints the values.
         dps = int(sys.argv[2])
-        for quantity, q, s, steps, param in CASES:
+        for quantity, q, s, steps, param in CASES[:1]:
             v = value(quantity, q, s, param, dps)
             print(f"dps{dps}", quantity, q, s, steps, param, mp.nstr(v, dps - 2), flush=True)
         return
     out = sys.argv[1] if len(sys.argv) > 1 else "golden/accounting/t3.csv"
     rows = []
-    for quantity, q, s, steps, param in CASES:
+    for quantity, q, s, steps, param in CASES[:1]:
         a = value(quantity, q, s, param, 25)
         print("dps25", quantity, q, s, steps, param, mp.nstr(a, 28), flush=True)
         b = value(quantity, q, s, param, 30)

@@ -90,6 +90,43 @@ fn small_t_brackets_contain_the_mpmath_reference() {
     }
 }
 
+/// The double-precision nested route (T = 2 at ≤ 8 digits, docs/accounting.md#small-t3) on every
+/// T = 2 golden row at 6 and 8 digits: the bracket certifies them and contains the reference.
+#[test]
+fn small_t_double_precision_route_contains_the_mpmath_reference() {
+    let rows: Vec<Row> = golden().into_iter().filter(|r| r.steps == 2).collect();
+    assert!(rows.len() >= 4);
+    for r in rows {
+        let m = SubsampledGaussian::new(s(&r.q), s(&r.sigma)).unwrap();
+        let sched = Schedule::homogeneous(&m, r.steps).unwrap();
+        for d in [6, 8] {
+            let opts = ComposeOptions {
+                digits: d,
+                force_inversion: false,
+            };
+            let c = match r.quantity.as_str() {
+                "delta_for_eps" => delta_for_eps(&sched, &s(&r.param), &opts),
+                "eps_for_delta" => eps_for_delta(&sched, &s(&r.param), &opts),
+                other => panic!("unknown quantity {other}"),
+            }
+            .unwrap();
+            assert_eq!(c.route, "small-T nested integration (double precision)");
+            assert!(c.value.digits() >= d, "{} digits of {d}", c.value.digits());
+            assert!(
+                contains(&c.value, &r.value, r.digits),
+                "{} q={} sigma={} {} at {d} digits: [{}, {}] misses {}",
+                r.quantity,
+                r.q,
+                r.sigma,
+                r.param,
+                c.value.lo,
+                c.value.hi,
+                r.value
+            );
+        }
+    }
+}
+
 /// The route answers far in the tails: δ(ε) near 1e-260 (q = 0.01, σ = 1, T = 2, ε = 40) with
 /// the requested digits, and an ε(δ) for δ = 1 − 1e-12 that is certified (here ε = 0: δ(0), the
 /// total variation distance, is below it).

@@ -32,6 +32,7 @@ use std::f64::consts::{LN_10, LN_2, PI};
 mod invert;
 mod moment;
 mod nested;
+mod nested64;
 mod rdp;
 use invert::*;
 use moment::*;
@@ -437,7 +438,32 @@ fn working_prec(digits: u32, sched: &Schedule) -> u32 {
 }
 
 fn ln_rel_for(digits: u32) -> f64 {
-    -(f64::from(digits) + 6.0) * LN_10
+    ln_rel_extra(digits, 6.0)
+}
+
+/// The inversion's relative target for δ at `digits` requested digits plus `extra` guard digits.
+fn ln_rel_extra(digits: u32, extra: f64) -> f64 {
+    -(f64::from(digits) + extra) * LN_10
+}
+
+/// Guard digits of the inversion's first try at ≤ [`FAST_DIGITS`] requested digits: a δ
+/// bracket 10^−(d+2) wide certifies d digits of δ, and of ε(δ) whenever ε·|d ln δ/dε| ≥ 0.04,
+/// which holds on every point of the grid survey; when the answer falls short, the direction is
+/// computed again with 6 guard digits (docs/accounting.md#guard-digits).
+const FIRST_GUARD: f64 = 2.0;
+
+/// One direction by `at(extra guard digits)`: first with [`FIRST_GUARD`] when at most
+/// [`FAST_DIGITS`] digits are asked for, again with 6 if that does not certify them (unless the
+/// time limit has passed).
+fn with_guard(digits: u32, at: impl Fn(f64) -> Result<DirBracket>) -> Result<DirBracket> {
+    if digits <= FAST_DIGITS {
+        match at(FIRST_GUARD) {
+            Ok(b) if b.0.digits() >= digits => return Ok(b),
+            Err(e) if crate::numeric::deadline::expired().is_some() => return Err(e),
+            _ => {}
+        }
+    }
+    at(6.0)
 }
 
 fn precision_error(digits: u32, got: u32, what: &str) -> Error {
@@ -450,10 +476,23 @@ fn precision_error(digits: u32, got: u32, what: &str) -> Error {
 
 /// δ(ε) of one direction as a bracket.
 fn delta_dir(factors: &[Factor], eps: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
+    with_guard(digits, |extra| {
+        delta_dir_at(factors, eps, digits, prec, extra)
+    })
+}
+
+/// [`delta_dir`] with `extra` guard digits in the inversion's target.
+fn delta_dir_at(
+    factors: &[Factor],
+    eps: &Float,
+    digits: u32,
+    prec: u32,
+    extra: f64,
+) -> Result<DirBracket> {
     let inv = Inversion::build(
         factors,
         eps.to_f64(),
-        ln_rel_for(digits),
+        ln_rel_extra(digits, extra),
         prec,
         digits <= FAST_DIGITS,
     )?;
@@ -521,7 +560,10 @@ fn user_digits(e: Error, digits: u32) -> Error {
 
 fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     check_eps(eps)?;
-    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched, opts.digits)) {
+        if t >= 2 && opts.digits <= nested64::MAX_DIGITS {
+            return nested64::delta_for_eps(&m, t as u32, eps, opts.digits.clamp(1, 60));
+        }
         return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, log_dp_delta_mp(mu, &eps.mp(p)).exp()));
@@ -628,6 +670,19 @@ fn add_direction_by_its_range(
 
 /// ε(δ) of one direction: [ε_lo, ε_hi] with δ_lower(ε_lo) ≥ δ ≥ δ_upper(ε_hi).
 fn eps_dir(factors: &[Factor], delta: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
+    with_guard(digits, |extra| {
+        eps_dir_at(factors, delta, digits, prec, extra)
+    })
+}
+
+/// [`eps_dir`] with `extra` guard digits in the inversion's target.
+fn eps_dir_at(
+    factors: &[Factor],
+    delta: &Float,
+    digits: u32,
+    prec: u32,
+    extra: f64,
+) -> Result<DirBracket> {
     let ln_delta = delta.to_f64().ln();
     // Start: the Chernoff/saddle estimate ε₀ = min_a [ln Π M(a)^T − ln(a(a−1)) − ln δ]/(a − 1).
     let mut eps0 = {
@@ -654,7 +709,7 @@ fn eps_dir(factors: &[Factor], delta: &Float, digits: u32, prec: u32) -> Result<
         let inv = Inversion::build(
             factors,
             eps0.max(1e-6),
-            ln_rel_for(digits),
+            ln_rel_extra(digits, extra),
             prec,
             digits <= FAST_DIGITS,
         )?;
@@ -774,7 +829,10 @@ fn eps_for_delta_inner(
     opts: &ComposeOptions,
 ) -> Result<Composed> {
     check_delta(delta)?;
-    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched)) {
+    if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched, opts.digits)) {
+        if t >= 2 && opts.digits <= nested64::MAX_DIGITS {
+            return nested64::eps_for_delta(sched, &m, t as u32, delta, opts.digits.clamp(1, 60));
+        }
         return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, dp_eps_mp(mu, &delta.mp(p))?));

@@ -457,12 +457,31 @@ fn bracket_of(c: &Option<Certified>, digits: u32, prec: u32) -> Bracket {
 }
 
 /// Whether the small-T route applies: one subsampled Gaussian (add/remove, q < 1) run once or
-/// twice.
-pub(super) fn applies(sched: &Schedule) -> Option<(SubsampledGaussian, u64)> {
+/// twice, or three times when at most [`super::nested64::MAX_DIGITS`] digits are asked for (the
+/// double-precision route of `nested64.rs`).
+pub(super) fn applies(sched: &Schedule, digits: u32) -> Option<(SubsampledGaussian, u64)> {
     match sched.parts() {
-        [(Release::Subsampled(m), n)] if *n <= 2 && m.q().f64() < 1.0 => Some((m.clone(), *n)),
+        [(Release::Subsampled(m), n)]
+            if m.q().f64() < 1.0
+                && (*n <= 2 || (*n == 3 && digits <= super::nested64::MAX_DIGITS)) =>
+        {
+            Some((m.clone(), *n))
+        }
         _ => None,
     }
+}
+
+/// ln δ₁(c) of one step in MPFR at `prec` bits, as a double (the reference of
+/// `nested64`'s tests).
+#[cfg(test)]
+pub(super) fn ln_delta1_mpfr(q: f64, s: f64, add: bool, c: f64, prec: u32) -> f64 {
+    let st = Step::new(
+        &Float::with_val(prec, q),
+        &Float::with_val(prec, s),
+        add,
+        prec,
+    );
+    st.ln_delta1(&Float::with_val(prec, c)).to_f64()
 }
 
 /// δ(ε) of both directions by the small-T route.
