@@ -534,6 +534,74 @@ pub(super) fn eps_for_delta(
     Ok(composed(out, "small-T nested integration"))
 }
 
+/// Root of the decreasing ln δ(ε) = `ln_target` in double precision: a bracket [lo, 2^k] by
+/// doubling from 1 (k ≤ 12), then Illinois steps until the bracket is shorter than
+/// `tol[0]`·max(hi, `tol[1]`) or |f − target| < `tol[2]`, at most `max_iter` steps. Shared by the
+/// MPFR route here and the double-precision one of `nested64.rs`.
+pub(super) fn illinois_root(
+    f: impl Fn(f64) -> Result<f64>,
+    ln_target: f64,
+    delta: &Float,
+    tol: [f64; 3],
+    max_iter: usize,
+) -> Result<f64> {
+    let (mut lo, mut flo) = (0.0f64, f(0.0)?);
+    let mut hi = 1.0f64;
+    let mut fhi = f(hi)?;
+    let mut grow = 0;
+    while fhi > ln_target {
+        lo = hi;
+        flo = fhi;
+        hi *= 2.0;
+        fhi = f(hi)?;
+        grow += 1;
+        if grow > 12 {
+            return Err(Error::invalid(
+                "delta",
+                delta.to_f64(),
+                "attainable: eps(delta) > 4096",
+            ));
+        }
+    }
+    let mut e = 0.5 * (lo + hi);
+    let mut side = 0i8;
+    for _ in 0..max_iter {
+        if hi - lo <= tol[0] * hi.max(tol[1]) {
+            break;
+        }
+        let cand = if flo.is_finite() && fhi.is_finite() {
+            lo + (flo - ln_target) * (hi - lo) / (flo - fhi)
+        } else {
+            0.5 * (lo + hi)
+        };
+        e = if cand > lo && cand < hi {
+            cand
+        } else {
+            0.5 * (lo + hi)
+        };
+        let fe = f(e)?;
+        if fe > ln_target {
+            lo = e;
+            flo = fe;
+            if side == 1 {
+                fhi = ln_target + 0.5 * (fhi - ln_target);
+            }
+            side = 1;
+        } else {
+            hi = e;
+            fhi = fe;
+            if side == -1 {
+                flo = ln_target + 0.5 * (flo - ln_target);
+            }
+            side = -1;
+        }
+        if (fe - ln_target).abs() < tol[2] {
+            break;
+        }
+    }
+    Ok(e)
+}
+
 fn eps_one(
     m: &Mix,
     steps: u64,
@@ -552,61 +620,8 @@ fn eps_one(
             return Ok(Bracket::point(zero));
         }
     }
-    // Double-precision root of ln δ(ε) = ln δ (decreasing): bracket by doubling, then Illinois.
-    let (mut lo, mut flo) = (0.0f64, f(0.0));
-    let mut hi = 1.0f64;
-    let mut fhi = f(hi);
-    let mut grow = 0;
-    while fhi > ln_target {
-        lo = hi;
-        flo = fhi;
-        hi *= 2.0;
-        fhi = f(hi);
-        grow += 1;
-        if grow > 12 {
-            return Err(Error::invalid(
-                "delta",
-                delta.to_f64(),
-                "attainable: eps(delta) > 4096",
-            ));
-        }
-    }
-    let mut e = 0.5 * (lo + hi);
-    let mut side = 0i8;
-    for _ in 0..200 {
-        if hi - lo <= 1e-14 * hi.max(1e-3) {
-            break;
-        }
-        let cand = if flo.is_finite() && fhi.is_finite() {
-            lo + (flo - ln_target) * (hi - lo) / (flo - fhi)
-        } else {
-            0.5 * (lo + hi)
-        };
-        e = if cand > lo && cand < hi {
-            cand
-        } else {
-            0.5 * (lo + hi)
-        };
-        let fe = f(e);
-        if fe > ln_target {
-            lo = e;
-            flo = fe;
-            if side == 1 {
-                fhi = ln_target + 0.5 * (fhi - ln_target);
-            }
-            side = 1;
-        } else {
-            hi = e;
-            fhi = fe;
-            if side == -1 {
-                flo = ln_target + 0.5 * (flo - ln_target);
-            }
-            side = -1;
-        }
-        if (fe - ln_target).abs() < 1e-13 {
-            break;
-        }
-    }
+    // Double-precision root of ln δ(ε) = ln δ (decreasing).
+    let e = illinois_root(|e| Ok(f(e)), ln_target, delta, [1e-14, 1e-3, 1e-13], 200)?;
     // The double-precision root is good to ≈ 10⁻¹⁰ where the integrand is smooth on the Simpson
     // grid, not always (tiny q): it is refined on the certified values.
     let dd = digits + 2;

@@ -507,44 +507,55 @@ impl Integral<'_> {
                 x_lo = new_lo;
                 continue;
             }
-            // Adaptive refinement: bisect the piece with the largest estimate.
-            loop {
-                let total = log_add_exp(ln_sum(&pieces, |p| p.ln_k), self.closed);
-                let est = ln_sum(&pieces, |p| p.ln_e);
-                if est - total <= (self.tol * 0.4).ln() {
-                    break;
-                }
-                if evaluated >= MAX_PIECES {
-                    return Err(precision_error(
-                        0,
-                        ((total - est) / LN_10).max(0.0) as u32,
-                        "three-step delta (nested quadrature, piece budget)",
-                    ));
-                }
-                let (j, _) = pieces
-                    .iter()
-                    .enumerate()
-                    .max_by(|a, b| a.1.ln_e.total_cmp(&b.1.ln_e))
-                    .expect("at least one piece");
-                let p = pieces.swap_remove(j);
-                let m = 0.5 * (p.a + p.b);
-                pieces.push(self.piece(p.a, m)?);
-                pieces.push(self.piece(m, p.b)?);
-                evaluated += 2;
-            }
-            let total = log_add_exp(ln_sum(&pieces, |p| p.ln_k), self.closed);
-            let abs = [
-                ln_sum(&pieces, |p| p.ln_e),
-                ln_sum(&pieces, |p| p.ln_ei),
-                skipped,
-                tail,
-            ]
-            .into_iter()
-            .fold(f64::NEG_INFINITY, log_add_exp);
-            // 10⁻¹⁴: the roundings of the 21-term sums and of the logarithms of the totals.
-            let rel = (abs - total).exp() + rho(self.closed) * (self.closed - total).exp() + 1e-14;
-            return Ok(Val { ln: total, rel });
+            self.refine(&mut pieces, &mut evaluated)?;
+            return Ok(self.value(&pieces, skipped, tail));
         }
+    }
+
+    /// Adaptive refinement: bisect the piece with the largest estimate until the estimates sum to
+    /// 0.4·tol of the total, within [`MAX_PIECES`] piece evaluations.
+    fn refine(&self, pieces: &mut Vec<Piece>, evaluated: &mut usize) -> Result<()> {
+        loop {
+            let total = log_add_exp(ln_sum(pieces, |p| p.ln_k), self.closed);
+            let est = ln_sum(pieces, |p| p.ln_e);
+            if est - total <= (self.tol * 0.4).ln() {
+                return Ok(());
+            }
+            if *evaluated >= MAX_PIECES {
+                return Err(precision_error(
+                    0,
+                    ((total - est) / LN_10).max(0.0) as u32,
+                    "three-step delta (nested quadrature, piece budget)",
+                ));
+            }
+            let (j, _) = pieces
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.ln_e.total_cmp(&b.1.ln_e))
+                .expect("at least one piece");
+            let p = pieces.swap_remove(j);
+            let m = 0.5 * (p.a + p.b);
+            pieces.push(self.piece(p.a, m)?);
+            pieces.push(self.piece(m, p.b)?);
+            *evaluated += 2;
+        }
+    }
+
+    /// The integral plus the closed part, with its relative error: the Kronrod estimates, the
+    /// inner values' errors, the skipped pieces' and the left tail's bounds, the closed part's
+    /// rounding allowance, and 10⁻¹⁴ for the roundings of the 21-term sums and the logarithms.
+    fn value(&self, pieces: &[Piece], skipped: f64, tail: f64) -> Val {
+        let total = log_add_exp(ln_sum(pieces, |p| p.ln_k), self.closed);
+        let abs = [
+            ln_sum(pieces, |p| p.ln_e),
+            ln_sum(pieces, |p| p.ln_ei),
+            skipped,
+            tail,
+        ]
+        .into_iter()
+        .fold(f64::NEG_INFINITY, log_add_exp);
+        let rel = (abs - total).exp() + rho(self.closed) * (self.closed - total).exp() + 1e-14;
+        Val { ln: total, rel }
     }
 }
 
@@ -655,61 +666,7 @@ fn eps_one(
     }
     let search_tol = (tol / 100.0).max(RHO * 40.0);
     let f = |e: f64| k.ln_delta(steps, e, search_tol).map(|v| v.ln);
-    let (mut lo, mut flo) = (0.0f64, f(0.0)?);
-    let mut hi = 1.0f64;
-    let mut fhi = f(hi)?;
-    let mut grow = 0;
-    while fhi > ln_target {
-        lo = hi;
-        flo = fhi;
-        hi *= 2.0;
-        fhi = f(hi)?;
-        grow += 1;
-        if grow > 12 {
-            return Err(Error::invalid(
-                "delta",
-                delta.to_f64(),
-                "attainable: eps(delta) > 4096",
-            ));
-        }
-    }
-    // Illinois on ln δ(ε) − ln δ (decreasing in ε).
-    let mut e = 0.5 * (lo + hi);
-    let mut side = 0i8;
-    for _ in 0..100 {
-        if hi - lo <= 1e-13 * hi.max(1e-6) {
-            break;
-        }
-        let cand = if flo.is_finite() && fhi.is_finite() {
-            lo + (flo - ln_target) * (hi - lo) / (flo - fhi)
-        } else {
-            0.5 * (lo + hi)
-        };
-        e = if cand > lo && cand < hi {
-            cand
-        } else {
-            0.5 * (lo + hi)
-        };
-        let fe = f(e)?;
-        if (fe - ln_target).abs() < 1e-12 {
-            break;
-        }
-        if fe > ln_target {
-            lo = e;
-            flo = fe;
-            if side == 1 {
-                fhi = ln_target + 0.5 * (fhi - ln_target);
-            }
-            side = 1;
-        } else {
-            hi = e;
-            fhi = fe;
-            if side == -1 {
-                flo = ln_target + 0.5 * (flo - ln_target);
-            }
-            side = -1;
-        }
-    }
+    let e = super::nested::illinois_root(f, ln_target, delta, [1e-13, 1e-6, 1e-12], 100)?;
     let mut eta = 10f64.powi(-(digits as i32)) / 4.0;
     for _ in 0..3 {
         let ehi = e * (1.0 + eta);
