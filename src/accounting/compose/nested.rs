@@ -502,7 +502,8 @@ pub(super) fn delta_for_eps(
     Ok(composed(out, "small-T nested integration"))
 }
 
-fn composed(mut out: Vec<Bracket>, route: &'static str) -> Composed {
+/// Both directions' brackets (remove, add) as the mechanism's answer by the route `route`.
+pub(super) fn composed(mut out: Vec<Bracket>, route: &'static str) -> Composed {
     let ad = out.pop().expect("two directions");
     let rm = out.pop().expect("two directions");
     Composed {

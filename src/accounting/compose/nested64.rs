@@ -581,17 +581,11 @@ fn kern(m: &Mix) -> Kern {
     Kern::new(m.qf, m.sf, m.flip)
 }
 
-fn composed(mut out: Vec<Bracket>) -> Composed {
-    let ad = out.pop().expect("two directions");
-    let rm = out.pop().expect("two directions");
-    Composed {
-        value: Bracket::max(&rm, &ad),
-        remove: rm,
-        add: ad,
-        route: "small-T nested integration (double precision)",
-        saddle: f64::NAN,
-        moment_evals: 0,
-    }
+/// The route's name in [`Composed::route`].
+const ROUTE: &str = "small-T nested integration (double precision)";
+
+fn composed(out: Vec<Bracket>) -> Composed {
+    super::nested::composed(out, ROUTE)
 }
 
 /// δ(ε) of both directions, `steps` ∈ {2, 3}.
