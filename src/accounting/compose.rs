@@ -34,8 +34,8 @@ mod moment;
 mod nested;
 mod nested64;
 mod rdp;
-use invert::*;
-use moment::*;
+use invert::{ln_moment_total_f64, ln_saddle_objective, saddle, shift, Inversion};
+use moment::{lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, MixEval};
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
 /// Largest noise multiplier of a subsampled release (q < 1) the bracket accepts.

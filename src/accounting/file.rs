@@ -282,7 +282,7 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{AccountSpec, Release};
 
     /// dataset_size / batch_size / epochs give q = B/N and T = ⌈epochs·N/B⌉, echoed; bad or mixed
     /// keys are errors naming key, value and limit.

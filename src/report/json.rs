@@ -148,7 +148,7 @@ fn escape(o: &mut String, s: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::Json;
 
     #[test]
     fn strings_are_escaped_and_numbers_finite() {

@@ -1,7 +1,10 @@
 //! The protocol of command audits, driven with `sh` one-liners: what the command is told, and
 //! every way it can fail.
 
-use super::*;
+use super::{
+    assemble, invocation_seed, ChunkPlan, ChunkSamples, Duration, Error, Instant, Invocation,
+    Observer, OutputFormat, PathBuf, Result, SampleSet, SamplerCommand, Shard, Side,
+};
 
 fn sh(script: &str) -> SamplerCommand {
     SamplerCommand {

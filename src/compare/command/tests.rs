@@ -1,6 +1,6 @@
 //! Command-audit specs: what is accepted, and what is refused with the field named.
 
-use super::*;
+use super::{is_command_spec, CommandSpec, OutputFormat, Path, PathBuf, Result};
 
 const GOOD: &str = r#"
 name = "x"
