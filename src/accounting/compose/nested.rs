@@ -16,6 +16,7 @@ use super::{
     bits_for_digits, precision_error, Bracket, Composed, Dir, Error, Float, Mix, Release, Result,
     Scalar, Schedule, SubsampledGaussian, LN_10,
 };
+use super::nested64::Kern;
 use crate::numeric::mp::{certify, log1mexp, log_ndtr, log_norm_pdf, Certified};
 use crate::numeric::quad::{self, LogIntegrand, Point, QuadOptions};
 
@@ -131,137 +132,13 @@ impl Step {
     }
 }
 
-/// The same step in double precision: the root search and the quadrature's skip estimate (never
-/// part of a certificate).
-#[derive(Clone, Copy)]
-struct Step64 {
-    q: f64,
-    s: f64,
-    ln1mq: f64,
-    ln_q: f64,
-    add: bool,
-}
-
-impl Step64 {
-    fn new(q: f64, s: f64, add: bool) -> Step64 {
-        Step64 {
-            q,
-            s,
-            ln1mq: (-q).ln_1p(),
-            ln_q: q.ln(),
-            add,
-        }
-    }
-
-    fn ell(&self, x: f64) -> f64 {
-        (self.q * ((x - 0.5) / (self.s * self.s)).exp_m1()).ln_1p()
-    }
-
-    fn x_of_t(&self, t: f64) -> f64 {
-        t * self.s * self.s + 0.5
-    }
-
-    fn ln_delta1(&self, c: f64) -> f64 {
-        use crate::numeric::f64s::{log1mexp, log_ndtr};
-        let s = self.s;
-        if self.add {
-            let mc = -c;
-            if mc <= self.ln1mq {
-                return f64::NEG_INFINITY;
-            }
-            let t = mc + log1mexp(self.ln1mq - mc) - self.ln_q;
-            let x = self.x_of_t(t);
-            let a = log_ndtr(x / s);
-            let b = log_ndtr((x - 1.0) / s);
-            c + self.ln_q + t + a + log1mexp((b - t - a).min(0.0))
-        } else {
-            if c <= self.ln1mq {
-                return if c < 0.0 {
-                    log1mexp(c)
-                } else {
-                    f64::NEG_INFINITY
-                };
-            }
-            let t = c + log1mexp(self.ln1mq - c) - self.ln_q;
-            let x = self.x_of_t(t);
-            let a = log_ndtr(-(x - 1.0) / s);
-            let b = log_ndtr(-x / s);
-            self.ln_q + a + log1mexp((t + b - a).min(0.0))
-        }
-    }
-
-    /// ln of the two-step integrand at x.
-    fn ln_integrand(&self, eps: f64, x: f64) -> f64 {
-        let l = self.ell(x);
-        let env = crate::numeric::f64s::log_norm_pdf(x / self.s) - self.s.ln();
-        if self.add {
-            env + self.ln_delta1(eps + l)
-        } else {
-            env + l + self.ln_delta1(eps - l)
-        }
-    }
-
-    /// Upper end x_end of the integral and ln of the closed-form part beyond it (see
-    /// [`ln_delta_at`]); None when δ = 0 (add direction, ε ≥ −2 ln(1 − q)).
-    fn end(&self, eps: f64) -> Option<(f64, f64)> {
-        use crate::numeric::f64s::{log1mexp, log_ndtr};
-        if self.add {
-            let l = -eps - self.ln1mq;
-            if l <= self.ln1mq {
-                return None;
-            }
-            let t = l + log1mexp(self.ln1mq - l) - self.ln_q;
-            Some((self.x_of_t(t), f64::NEG_INFINITY))
-        } else {
-            let l = eps - self.ln1mq;
-            let t = l + log1mexp(self.ln1mq - l) - self.ln_q;
-            let xk = self.x_of_t(t);
-            let te = if eps > self.ln1mq {
-                eps + log1mexp(self.ln1mq - eps) - self.ln_q
-            } else {
-                f64::NEG_INFINITY
-            };
-            let a = log_ndtr(-(xk - 1.0) / self.s);
-            let b = log_ndtr(-xk / self.s);
-            Some((xk, self.ln_q + a + log1mexp((te + b - a).min(0.0))))
-        }
-    }
-
-    /// ln δ_T(ε), T ∈ {1, 2}, in double precision (composite Simpson on 4000 cells for T = 2):
-    /// relative accuracy ≈ 10⁻¹⁰, for the root search only.
-    fn ln_delta(&self, steps: u64, eps: f64) -> f64 {
-        if steps == 1 {
-            return self.ln_delta1(eps);
-        }
-        let Some((xe, ln_closed)) = self.end(eps) else {
-            return f64::NEG_INFINITY;
-        };
-        let x_lo = (-14.0 * self.s).min(xe - self.s);
-        let n = 4000usize;
-        let h = (xe - x_lo) / n as f64;
-        let vals: Vec<f64> = (0..=n)
-            .map(|i| {
-                let w = if i == 0 || i == n {
-                    1.0
-                } else if i % 2 == 1 {
-                    4.0
-                } else {
-                    2.0
-                };
-                self.ln_integrand(eps, x_lo + h * i as f64) + f64::ln(w * h / 3.0)
-            })
-            .collect();
-        let mut all = vals;
-        all.push(ln_closed);
-        crate::numeric::f64s::log_sum_exp(&all)
-    }
-}
-
 /// The two-step integrand in log space, with the double-precision estimate that lets the
 /// quadrature skip negligible pieces.
 struct Integrand<'a> {
     st: &'a Step,
-    s64: Step64,
+    /// The same step in double precision (`nested64::Kern`): the quadrature's skip estimate,
+    /// never part of a certificate.
+    s64: Kern,
     eps: &'a Float,
     eps64: f64,
     ln_sigma: Float,
@@ -347,7 +224,7 @@ fn ln_delta_at(
     let xe = x_end.to_f64();
     let mut integrand = Integrand {
         st: &st,
-        s64: Step64::new(st.q.to_f64(), sf, add),
+        s64: Kern::new(st.q.to_f64(), sf, add),
         eps: &eps,
         eps64: eps.to_f64(),
         ln_sigma: Float::with_val(p, st.sigma.ln_ref()),
@@ -612,8 +489,8 @@ fn eps_one(
     prec: u32,
 ) -> Result<Bracket> {
     let zero = Float::new(prec);
-    let s64 = Step64::new(m.qf, m.sf, m.flip);
-    let f = |e: f64| s64.ln_delta(steps, e);
+    let s64 = Kern::new(m.qf, m.sf, m.flip);
+    let f = |e: f64| s64.ln_delta_simpson(steps, e);
     // ε = 0 when δ(0) ≤ δ (certified; only tried when the double-precision value is close).
     if f(0.0) <= ln_target + 1.0 {
         let at0 = bracket_of(&ln_delta_certified(m, steps, &zero, digits)?, digits, prec);

@@ -271,6 +271,48 @@ impl Kern {
         }
     }
 
+    /// ln of the two-step integrand at x: w(x) δ₁(c ∓ L(x)) (the MPFR route's skip estimate).
+    pub(super) fn ln_integrand(&self, c: f64, x: f64) -> f64 {
+        self.ln_w(x) + self.ln_delta1(self.inner_arg(c, x))
+    }
+
+    /// ln δ_T(ε), T ∈ {1, 2}, by composite Simpson on 4000 cells for T = 2 (relative accuracy
+    /// ≈ 10⁻¹⁰, no error bound): the model on which the MPFR route of `nested.rs` searches its
+    /// root before certifying.
+    pub(super) fn ln_delta_simpson(&self, steps: u64, eps: f64) -> f64 {
+        if steps == 1 {
+            return self.ln_delta1(eps);
+        }
+        let (xe, ln_closed) = if self.add {
+            match self.add_end(2, eps) {
+                None => return f64::NEG_INFINITY,
+                Some(x) => (x, f64::NEG_INFINITY),
+            }
+        } else {
+            match self.remove_end(2, eps) {
+                None => return log1mexp(eps),
+                Some(e) => e,
+            }
+        };
+        let x_lo = (-14.0 * self.s).min(xe - self.s);
+        let n = 4000usize;
+        let h = (xe - x_lo) / n as f64;
+        let mut all: Vec<f64> = (0..=n)
+            .map(|i| {
+                let w = if i == 0 || i == n {
+                    1.0
+                } else if i % 2 == 1 {
+                    4.0
+                } else {
+                    2.0
+                };
+                self.ln_integrand(eps, x_lo + h * i as f64) + f64::ln(w * h / 3.0)
+            })
+            .collect();
+        all.push(ln_closed);
+        crate::numeric::f64s::log_sum_exp(&all)
+    }
+
     /// δ_T(c) of this direction, T ∈ {1, 2, 3}, with relative error at most about `tol`
     /// (`tol` ≥ 10·RHO·T).
     pub(crate) fn ln_delta(&self, steps: u32, c: f64, tol: f64) -> Result<Val> {
