@@ -3,54 +3,14 @@
 //! (`golden/accounting/small_t.csv`, from `golden/generate_small_t.py`: a 2-D integral organised
 //! differently, at dps 40 and 60, 25 digits certified by their agreement).
 
+mod common;
+
+use common::accounting::{compute, contains, rows, s, Row};
+use dpaudit::accounting::SubsampledGaussian;
 use dpaudit::accounting::{delta_for_eps, eps_for_delta, ComposeOptions, Schedule};
-use dpaudit::accounting::{Bracket, SubsampledGaussian};
-use dpaudit::Scalar;
-use rug::Float;
-
-fn s(x: &str) -> Scalar {
-    x.parse().unwrap()
-}
-
-struct Row {
-    quantity: String,
-    q: String,
-    sigma: String,
-    steps: u64,
-    param: String,
-    value: Float,
-    digits: i32,
-}
 
 fn golden() -> Vec<Row> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/golden/accounting/small_t.csv"
-    ))
-    .unwrap();
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.starts_with("quantity"))
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            Row {
-                quantity: f[0].into(),
-                q: f[1].into(),
-                sigma: f[2].into(),
-                steps: f[3].parse().unwrap(),
-                param: f[4].into(),
-                value: Float::with_val(256, Float::parse(f[5]).unwrap()),
-                digits: f[6].parse().unwrap(),
-            }
-        })
-        .collect()
-}
-
-/// Whether the reference, widened by its own certified digits, meets the bracket.
-fn contains(b: &Bracket, x: &Float, ref_digits: i32) -> bool {
-    let tol = Float::with_val(256, x.abs_ref()) * Float::with_val(256, 10f64.powi(-ref_digits));
-    let lo = Float::with_val(256, x - &tol);
-    let hi = Float::with_val(256, x + &tol);
-    b.lo <= hi && lo <= b.hi
+    rows("small_t.csv")
 }
 
 /// Every golden row: the 20-digit bracket of the small-T route must contain the mpmath value
@@ -61,18 +21,7 @@ fn small_t_brackets_contain_the_mpmath_reference() {
     let rows = golden();
     assert!(rows.len() >= 5);
     for r in rows {
-        let m = SubsampledGaussian::new(s(&r.q), s(&r.sigma)).unwrap();
-        let sched = Schedule::homogeneous(&m, r.steps).unwrap();
-        let opts = ComposeOptions {
-            digits: 20,
-            force_inversion: false,
-        };
-        let c = match r.quantity.as_str() {
-            "delta_for_eps" => delta_for_eps(&sched, &s(&r.param), &opts),
-            "eps_for_delta" => eps_for_delta(&sched, &s(&r.param), &opts),
-            other => panic!("unknown quantity {other}"),
-        }
-        .unwrap();
+        let c = compute(&r, 20, false);
         assert_eq!(c.route, "small-T nested integration");
         assert!(
             contains(&c.value, &r.value, r.digits),
@@ -97,19 +46,8 @@ fn small_t_double_precision_route_contains_the_mpmath_reference() {
     let rows: Vec<Row> = golden().into_iter().filter(|r| r.steps == 2).collect();
     assert!(rows.len() >= 4);
     for r in rows {
-        let m = SubsampledGaussian::new(s(&r.q), s(&r.sigma)).unwrap();
-        let sched = Schedule::homogeneous(&m, r.steps).unwrap();
         for d in [6, 8] {
-            let opts = ComposeOptions {
-                digits: d,
-                force_inversion: false,
-            };
-            let c = match r.quantity.as_str() {
-                "delta_for_eps" => delta_for_eps(&sched, &s(&r.param), &opts),
-                "eps_for_delta" => eps_for_delta(&sched, &s(&r.param), &opts),
-                other => panic!("unknown quantity {other}"),
-            }
-            .unwrap();
+            let c = compute(&r, d, false);
             assert_eq!(c.route, "small-T nested integration (double precision)");
             assert!(c.value.digits() >= d, "{} digits of {d}", c.value.digits());
             assert!(

@@ -6,44 +6,19 @@
 //! precisions whose agreement certifies the digits recorded), and the add direction settled by
 //! its bounded range.
 
+mod common;
+
+use common::accounting::{compute, contains, rows, s, Row};
+use dpaudit::accounting::SubsampledGaussian;
 use dpaudit::accounting::{delta_for_eps, eps_for_delta, ComposeOptions, Schedule};
-use dpaudit::accounting::{Bracket, SubsampledGaussian};
-use dpaudit::Scalar;
 use rug::Float;
 
-fn s(x: &str) -> Scalar {
-    x.parse().unwrap()
-}
-
-/// (q, sigma, steps, eps, value, digits) of the δ(ε) rows.
-fn golden() -> Vec<(String, String, u64, String, Float, i32)> {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/golden/accounting/t3.csv"
-    ))
-    .unwrap();
-    text.lines()
-        .filter(|l| l.starts_with("delta_for_eps"))
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            (
-                f[1].into(),
-                f[2].into(),
-                f[3].parse().unwrap(),
-                f[4].into(),
-                Float::with_val(256, Float::parse(f[5]).unwrap()),
-                f[6].parse().unwrap(),
-            )
-        })
+/// The δ(ε) rows of `golden/accounting/t3.csv`.
+fn golden() -> Vec<Row> {
+    rows("t3.csv")
+        .into_iter()
+        .filter(|r| r.quantity == "delta_for_eps")
         .collect()
-}
-
-/// Whether the reference, widened by its own certified digits, meets the bracket.
-fn contains(b: &Bracket, x: &Float, ref_digits: i32) -> bool {
-    let tol = Float::with_val(256, x.abs_ref()) * Float::with_val(256, 10f64.powi(-ref_digits));
-    let lo = Float::with_val(256, x - &tol);
-    let hi = Float::with_val(256, x + &tol);
-    b.lo <= hi && lo <= b.hi
 }
 
 /// q = 0.01, σ = 1, T = 3, δ(0.3) by the inversion (forced): before the double-precision inner
@@ -52,26 +27,19 @@ fn contains(b: &Bracket, x: &Float, ref_digits: i32) -> bool {
 /// the test fail (checked).
 #[test]
 fn t3_small_q_inversion_contains_the_mpmath_reference() {
-    let rows = golden();
-    let (q, sigma, steps, eps, value, digits) = rows
-        .iter()
-        .find(|r| r.0 == "0.01" && r.3 == "0.3")
-        .cloned()
+    let r = golden()
+        .into_iter()
+        .find(|r| r.q == "0.01" && r.param == "0.3")
         .expect("the q = 0.01 row");
-    let m = SubsampledGaussian::new(s(&q), s(&sigma)).unwrap();
-    let sched = Schedule::homogeneous(&m, steps).unwrap();
-    let opts = ComposeOptions {
-        digits: 4,
-        force_inversion: true,
-    };
-    let c = delta_for_eps(&sched, &s(&eps), &opts).unwrap();
+    let c = compute(&r, 4, true);
     assert_eq!(c.route, "mgf inversion");
     assert!(c.value.digits() >= 4, "{} digits", c.value.digits());
     assert!(
-        contains(&c.value, &value, digits),
-        "[{}, {}] misses {value}",
+        contains(&c.value, &r.value, r.digits),
+        "[{}, {}] misses {}",
         c.value.lo,
-        c.value.hi
+        c.value.hi,
+        r.value
     );
     // The add direction's loss is at most −3 ln(0.99) < 0.031 < ε: it is exactly 0.
     assert_eq!(c.add.hi, 0);
@@ -86,22 +54,21 @@ fn t3_small_q_inversion_contains_the_mpmath_reference() {
 fn t3_nested_route_contains_the_mpmath_references() {
     let rows = golden();
     assert!(rows.len() >= 3, "{} rows", rows.len());
-    for (q, sigma, steps, eps, value, digits) in rows {
-        let m = SubsampledGaussian::new(s(&q), s(&sigma)).unwrap();
-        let sched = Schedule::homogeneous(&m, steps).unwrap();
+    for r in rows {
         for d in [4, 6, 8] {
-            let opts = ComposeOptions {
-                digits: d,
-                force_inversion: false,
-            };
-            let c = delta_for_eps(&sched, &s(&eps), &opts).unwrap();
+            let c = compute(&r, d, false);
             assert_eq!(c.route, "small-T nested integration (double precision)");
             assert!(c.value.digits() >= d, "{} digits of {d}", c.value.digits());
             assert!(
-                contains(&c.value, &value, digits),
-                "q={q} sigma={sigma} T={steps} eps={eps} at {d} digits: [{}, {}] misses {value}",
+                contains(&c.value, &r.value, r.digits),
+                "q={} sigma={} T={} eps={} at {d} digits: [{}, {}] misses {}",
+                r.q,
+                r.sigma,
+                r.steps,
+                r.param,
                 c.value.lo,
-                c.value.hi
+                c.value.hi,
+                r.value
             );
         }
     }

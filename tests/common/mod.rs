@@ -1,8 +1,10 @@
 //! Helpers shared by the tests that run the `dpaudit` binary (tests/cli.rs, cli_json.rs,
-//! audit_command.rs, shard_tamper.rs, train_audit_shard.rs, limits.rs): each test file uses the
-//! ones it needs.
+//! audit_command.rs, shard_tamper.rs, train_audit_shard.rs, limits.rs), and in `accounting` the
+//! reference rows of the accounting tests: each test file uses the ones it needs.
 
 #![allow(dead_code)]
+
+pub mod accounting;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

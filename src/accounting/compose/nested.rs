@@ -12,11 +12,11 @@
 //! bounded in closed form. This is the standard of the single-step values of `dpaudit eval`, not
 //! the a-priori error bounds of the inversion: the docs say so.
 
+use super::nested64::Kern;
 use super::{
     bits_for_digits, precision_error, Bracket, Composed, Dir, Error, Float, Mix, Release, Result,
     Scalar, Schedule, SubsampledGaussian, LN_10,
 };
-use super::nested64::Kern;
 use crate::numeric::mp::{certify, log1mexp, log_ndtr, log_norm_pdf, Certified};
 use crate::numeric::quad::{self, LogIntegrand, Point, QuadOptions};
 
