@@ -73,6 +73,61 @@ fn heterogeneous_gaussians_match_the_merged_gaussian() {
     assert!(forced.value.digits() >= 22);
 }
 
+/// Tiny q at T = 100 (docs/accounting.md#damping; no answer within 30 s before): the 6-digit
+/// brackets against the peers' figures of the grid survey (benches/peers_accounting_grid.csv,
+/// dp_accounting 0.6.0 and prv-accountant 0.2.0, one run): below dp_accounting's pessimistic PLD
+/// (an upper bound by construction; at σ = 0.6 it is only 6·10⁻⁷ relative above the certified
+/// upper end, so a bracket shifted up in its 7th digit fails), above the optimistic PLD, inside
+/// PRV's bracket.
+#[test]
+fn tiny_q_brackets_agree_with_the_grid_peers() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/benches/peers_accounting_grid.csv"
+    ))
+    .unwrap();
+    for (case, sigma) in [
+        ("q0.001_s0.6_T100", "0.6"),
+        ("q0.001_s2.0_T100", "2"),
+        ("q0.001_s5.0_T100", "5"),
+    ] {
+        let b = eps_for_delta(
+            &Schedule::homogeneous(&sg("0.001", sigma), 100).unwrap(),
+            &s("1e-5"),
+            &opts(6, false),
+        )
+        .unwrap()
+        .value;
+        assert!(b.digits() >= 6, "{case}: {} digits", b.digits());
+        let (lo, hi) = (b.lo.to_f64(), b.hi.to_f64());
+        let mut checked = 0;
+        for line in text.lines().filter(|l| l.starts_with(&format!("{case},"))) {
+            let f: Vec<&str> = line.split(',').collect();
+            let (method, Ok(v)) = (f[6], f[7].parse::<f64>()) else {
+                continue;
+            };
+            if method.starts_with("PRV") {
+                let (plo, phi): (f64, f64) = (f[8].parse().unwrap(), f[9].parse().unwrap());
+                assert!(
+                    plo <= lo && hi <= phi,
+                    "{case}: [{lo}, {hi}] not inside PRV [{plo}, {phi}]"
+                );
+                checked += 1;
+            } else if method.contains("pessimistic") {
+                assert!(hi <= v, "{case}: {hi} above {method} {v}");
+                checked += 1;
+            } else if method.contains("optimistic") {
+                assert!(
+                    v <= lo,
+                    "{case}: {method} {v} above the certified lower end {lo}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 3, "{case}: the grid CSV lacks the peers' rows");
+    }
+}
+
 /// The peers' committed figures (benches/peers_accounting.csv): the certified bracket lies inside
 /// PRV's bracket, below dp_accounting's pessimistic PLD and above its optimistic PLD, and below
 /// the RDP route. Also the width target at T = 1e5 (relative width <= 1e-5).

@@ -34,7 +34,7 @@ mod moment;
 mod nested;
 mod nested64;
 mod rdp;
-use invert::{ln_moment_total_f64, ln_saddle_objective, saddle, shift, Inversion};
+use invert::{chernoff_upper, ln_moment_total_f64, ln_saddle_objective, saddle, shift, Inversion};
 use moment::{lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, MixEval};
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
@@ -452,18 +452,38 @@ fn ln_rel_extra(digits: u32, extra: f64) -> f64 {
 /// computed again with 6 guard digits (docs/accounting.md#guard-digits).
 const FIRST_GUARD: f64 = 2.0;
 
-/// One direction by `at(extra guard digits)`: first with [`FIRST_GUARD`] when at most
-/// [`FAST_DIGITS`] digits are asked for, again with 6 if that does not certify them (unless the
-/// time limit has passed).
-fn with_guard(digits: u32, at: impl Fn(f64) -> Result<DirBracket>) -> Result<DirBracket> {
+/// One direction by `at(extra guard digits, first try's bracket)`: first with [`FIRST_GUARD`]
+/// when at most [`FAST_DIGITS`] digits are asked for; when that certifies k digits too few,
+/// again with k + 1 more guard digits (if fewer than 6); finally with 6 (unless the time limit
+/// has passed). The first try's bracket, when it has a digit, is passed on as a start.
+fn with_guard(
+    digits: u32,
+    at: impl Fn(f64, Option<&Bracket>) -> Result<DirBracket>,
+) -> Result<DirBracket> {
+    let expired = || crate::numeric::deadline::expired().is_some();
     if digits <= FAST_DIGITS {
-        match at(FIRST_GUARD) {
+        let (next, first) = match at(FIRST_GUARD, None) {
             Ok(b) if b.0.digits() >= digits => return Ok(b),
-            Err(e) if crate::numeric::deadline::expired().is_some() => return Err(e),
-            _ => {}
+            // Short by k digits: k more guard digits and one spare; a bracket with a digit is
+            // the retry's start.
+            Ok(b) => {
+                let k = digits - b.0.digits();
+                let first = (b.0.digits() >= 1).then_some(b.0);
+                (FIRST_GUARD + f64::from(k) + 1.0, first)
+            }
+            Err(e) if expired() => return Err(e),
+            Err(_) => (6.0, None),
+        };
+        if next < 6.0 {
+            match at(next, first.as_ref()) {
+                Ok(b) if b.0.digits() >= digits => return Ok(b),
+                Err(e) if expired() => return Err(e),
+                _ => {}
+            }
         }
+        return at(6.0, first.as_ref());
     }
-    at(6.0)
+    at(6.0, None)
 }
 
 fn precision_error(digits: u32, got: u32, what: &str) -> Error {
@@ -476,7 +496,7 @@ fn precision_error(digits: u32, got: u32, what: &str) -> Error {
 
 /// δ(ε) of one direction as a bracket.
 fn delta_dir(factors: &[Factor], eps: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
-    with_guard(digits, |extra| {
+    with_guard(digits, |extra, _| {
         delta_dir_at(factors, eps, digits, prec, extra)
     })
 }
@@ -495,6 +515,7 @@ fn delta_dir_at(
         ln_rel_extra(digits, extra),
         prec,
         digits <= FAST_DIGITS,
+        None,
     )?;
     let (v, ln_err, _) = inv.delta(eps);
     // The requested digits must be certified by the bound itself: relative error ≤ 10^-digits
@@ -612,7 +633,7 @@ fn compose_both(
     } else if let Some(b) = add_direction_by_its_range(sched, &x, &rm, x_is_eps, prec) {
         (b, 0, a)
     } else {
-        dir(&sched.factors(Dir::Add, prec), &x, digits, prec)?
+        add_direction(sched, &x, &rm, x_is_eps, digits, prec, dir)?
     };
     Ok(Composed {
         value: Bracket::max(&rm, &ad),
@@ -623,6 +644,48 @@ fn compose_both(
         moment_evals: n1 + n2,
     })
 }
+
+/// The add direction, as cheaply as it settles the mechanism's value (the larger of the two
+/// directions; docs/accounting.md#add-scout): the certified Chernoff bound [0, bound] when it is
+/// below the remove direction's lower end; else `dir` to [`ADD_SCOUT_DIGITS`] digits when that
+/// bracket is below it; else `dir` at the requested digits.
+fn add_direction(
+    sched: &Schedule,
+    x: &Float,
+    rm: &Bracket,
+    x_is_eps: bool,
+    digits: u32,
+    prec: u32,
+    dir: fn(&[Factor], &Float, u32, u32) -> Result<DirBracket>,
+) -> Result<DirBracket> {
+    let factors = sched.factors(Dir::Add, prec);
+    // The Chernoff bound costs one certified real moment.
+    if let Ok(Some(up)) = chernoff_upper(&factors, x.to_f64(), x_is_eps, prec) {
+        let hi = Float::with_val(prec, up);
+        if hi <= rm.lo {
+            let lo = Float::new(prec);
+            return Ok((Bracket { lo, hi }, 0, 0.0));
+        }
+    }
+    if digits > ADD_SCOUT_DIGITS {
+        if let Ok(b) = dir(&factors, x, ADD_SCOUT_DIGITS, prec) {
+            if b.0.hi < rm.lo {
+                return Ok(b);
+            }
+        }
+        if let Some(limit) = crate::numeric::deadline::expired() {
+            return Err(precision_error(
+                digits,
+                0,
+                &format!("composition (time limit of {limit} s reached)"),
+            ));
+        }
+    }
+    dir(&factors, x, digits, prec)
+}
+
+/// Digits of the add direction's first, cheap computation ([`add_direction`]).
+const ADD_SCOUT_DIGITS: u32 = 2;
 
 /// Upper bound (rounded up) on the add direction's privacy loss, −Σ T_j ln(1 − q_j), when every
 /// release is a subsampled Gaussian with q < 1 under add/remove neighbours (the add loss of one
@@ -670,18 +733,20 @@ fn add_direction_by_its_range(
 
 /// ε(δ) of one direction: [ε_lo, ε_hi] with δ_lower(ε_lo) ≥ δ ≥ δ_upper(ε_hi).
 fn eps_dir(factors: &[Factor], delta: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
-    with_guard(digits, |extra| {
-        eps_dir_at(factors, delta, digits, prec, extra)
+    with_guard(digits, |extra, first| {
+        eps_dir_at(factors, delta, digits, prec, extra, first)
     })
 }
 
-/// [`eps_dir`] with `extra` guard digits in the inversion's target.
+/// [`eps_dir`] with `extra` guard digits in the inversion's target; `first` is the bracket of a
+/// try with fewer guard digits, if any (the start of the search off the saddle).
 fn eps_dir_at(
     factors: &[Factor],
     delta: &Float,
     digits: u32,
     prec: u32,
     extra: f64,
+    first: Option<&Bracket>,
 ) -> Result<DirBracket> {
     let ln_delta = delta.to_f64().ln();
     // Start: the Chernoff/saddle estimate ε₀ = min_a [ln Π M(a)^T − ln(a(a−1)) − ln δ]/(a − 1).
@@ -705,19 +770,34 @@ fn eps_dir_at(
     };
     let mut evals = 0;
     let zero = Float::new(prec);
+    let ln_rel = ln_rel_extra(digits, extra);
     for pass in 0..4 {
+        // Off the saddle the Chernoff start can be far from ε(δ) while the error terms depend
+        // strongly on ε: a 3-digit scout finds ε first (docs/accounting.md#damping).
+        if let (0, Some(b)) = (pass, first) {
+            // A retry with more guard digits: the first try's answer is the start.
+            eps0 = b.mid().to_f64();
+        }
+        let scout =
+            pass == 0 && first.is_none() && Inversion::off_saddle(factors, eps0.max(1e-6), ln_rel);
         let inv = Inversion::build(
             factors,
             eps0.max(1e-6),
-            ln_rel_extra(digits, extra),
+            if scout { ln_rel_extra(3, 0.0) } else { ln_rel },
             prec,
             digits <= FAST_DIGITS,
+            Some(ln_delta),
         )?;
         evals += inv.moment_evals;
         let e = solve_eps(&inv, delta, eps0, prec)?;
         let ef = e.to_f64();
         let a_here = saddle(factors, ef.max(1e-6));
-        if (a_here - inv.a).abs() > 0.25 * (inv.a - 1.0) && pass < 3 {
+        let moved = if inv.a == inv.a_saddle {
+            (a_here - inv.a_saddle).abs() > 0.25 * (inv.a_saddle - 1.0)
+        } else {
+            (ef - eps0).abs() * (inv.a + inv.d_hi - 1.0) > 1.0
+        };
+        if scout || (moved && pass < 3) {
             eps0 = ef;
             continue;
         }

@@ -77,29 +77,86 @@ impl Direction {
         Ok((acc, rel))
     }
 
-    /// Certified upper bound on ln Π M_j(c)^{T_j} at real c > 1 (a rug quadrature with its error
-    /// bound for each subsampled factor, the closed form for the Gaussian one).
+    /// Certified upper bound on ln Π M_j(c)^{T_j} at real c > 1 ([`ln_moment_upper`]).
     pub(super) fn ln_moment_real_upper(&self, c: f64) -> Result<f64> {
-        let cf = Float::with_val(self.prec, c);
-        let mut acc = 0.0;
-        for f in &self.factors {
-            match f {
-                Factor::Gauss { inv_s2 } => {
-                    acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0 * (1.0 + 1e-15)
-                }
-                Factor::Mix(m) => {
-                    let ev = MixEval::with_mode(m, &cf, -40.0, 64, true)?;
-                    acc += (m.count as f64) * ev.ln_env;
-                }
+        ln_moment_upper(&self.factors, c, self.prec)
+    }
+}
+
+/// Certified upper bound on ln Π M_j(c)^{T_j} at real c > 1 (a rug quadrature with its error
+/// bound for each subsampled factor, the closed form for the Gaussian one).
+pub(super) fn ln_moment_upper(factors: &[Factor], c: f64, prec: u32) -> Result<f64> {
+    let cf = Float::with_val(prec, c);
+    let mut acc = 0.0;
+    for f in factors {
+        match f {
+            Factor::Gauss { inv_s2 } => {
+                acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0 * (1.0 + 1e-15)
+            }
+            Factor::Mix(m) => {
+                let ev = MixEval::with_mode(m, &cf, -40.0, 64, true)?;
+                acc += (m.count as f64) * ev.ln_env;
             }
         }
-        Ok(acc + 1e-12 * acc.abs())
     }
+    Ok(acc + 1e-12 * acc.abs())
+}
 
-    /// ln Π M_j(c)^{T_j} at real c in double precision (for choosing parameters only).
-    pub(super) fn ln_moment_real_f64(&self, c: f64) -> f64 {
-        ln_moment_total_f64(&self.factors, c)
+/// ln of the constant of the Chernoff bound: sup_{l ≥ ε} (e^l − e^ε) e^{−al} = e^{−(a−1)ε}·C(a),
+/// ln C(a) = (a − 1) ln(a − 1) − a ln a.
+fn ln_chernoff_const(a: f64) -> f64 {
+    (a - 1.0) * (a - 1.0).ln() - a * a.ln()
+}
+
+/// Certified upper bound from the Chernoff bound δ(ε) ≤ Π M(a)^T e^{−(a−1)ε} C(a) (every a > 1):
+/// on δ(x) when `x_is_eps`, else on ε(x) = the smallest ε where that bound is ≤ x. The damping
+/// is chosen in double precision, the moment at it is certified; None when no a > 1 gives a
+/// finite bound (docs/accounting.md#chernoff-scout).
+pub(super) fn chernoff_upper(
+    factors: &[Factor],
+    x: f64,
+    x_is_eps: bool,
+    prec: u32,
+) -> Result<Option<f64>> {
+    let ln_x = x.ln();
+    let value = |ln_m: f64, a: f64| {
+        if x_is_eps {
+            ln_m - (a - 1.0) * x + ln_chernoff_const(a)
+        } else {
+            (ln_m + ln_chernoff_const(a) - ln_x) / (a - 1.0)
+        }
+    };
+    let mut best: Option<(f64, f64)> = None;
+    let mut worse = 0;
+    for k in 0..400 {
+        let a = 1.0 + (f64::from(k) / 20.0 - 10.0).exp();
+        let v = value(ln_moment_total_f64(factors, a), a);
+        if !v.is_finite() {
+            break;
+        }
+        if best.is_none_or(|(bv, _)| v < bv) {
+            best = Some((v, a));
+            worse = 0;
+        } else {
+            worse += 1;
+            if worse > 20 {
+                break;
+            }
+        }
     }
+    let Some((_, a)) = best else {
+        return Ok(None);
+    };
+    let v = value(ln_moment_upper(factors, a, prec)?, a);
+    // A relative margin far above the roundings of these few double operations.
+    Ok(v.is_finite().then(|| {
+        let v = v + 1e-9 * v.abs();
+        if x_is_eps {
+            v.exp()
+        } else {
+            v.max(0.0)
+        }
+    }))
 }
 
 /// ln Π_j M_j(c)^{T_j} at real c in double precision (for choosing parameters only).
@@ -133,6 +190,159 @@ pub(super) fn saddle(factors: &[Factor], eps: f64) -> f64 {
     ((a * 1024.0).round() / 1024.0).max(1.0 + 1.0 / 1024.0)
 }
 
+/// The damping a, the u-step h and the strip half-widths of one inversion, and the relative
+/// error target at a (docs/accounting.md#damping).
+struct Plan {
+    a: f64,
+    h: f64,
+    d_lo: f64,
+    d_hi: f64,
+    ln_rel: f64,
+}
+
+impl Plan {
+    /// The saddle point a_s with a symmetric strip, unless a damping between 1 and a_s, with
+    /// each side of its strip sized on its own, is predicted at least three times cheaper. The
+    /// target stays absolute: e^{ln_rel}·F(a_s) (F(a_s) is the Chernoff-like estimate of δ's
+    /// scale), or off the saddle e^{ln_rel + ln_scale} when the caller knows δ's scale; so at
+    /// a < a_s the relative target is smaller by F(a)/F(a_s).
+    fn choose(factors: &[Factor], a_s: f64, eps0: f64, ln_rel: f64, ln_scale: Option<f64>) -> Plan {
+        let ln_target = ln_saddle_objective(factors, a_s, eps0) + ln_rel;
+        let (h, d) = symmetric_strip(factors, a_s, eps0, ln_target);
+        let mut plans = vec![Plan {
+            a: a_s,
+            h,
+            d_lo: d,
+            d_hi: d,
+            ln_rel,
+        }];
+        for frac in [0.8, 0.65, 0.5, 0.4, 0.3, 0.22, 0.15, 0.1, 0.06] {
+            let a = ((1.0 + (a_s - 1.0) * frac) * 1024.0).round() / 1024.0;
+            if a <= 1.0 + 1.0 / 64.0 {
+                break;
+            }
+            let (h, d_lo, d_hi) = asymmetric_strip(factors, a, eps0, ln_target);
+            plans.push(Plan {
+                a,
+                h,
+                d_lo,
+                d_hi,
+                ln_rel: ln_target - ln_saddle_objective(factors, a, eps0),
+            });
+        }
+        // The decay in u is that of the loss's bulk, common to every damping; near the saddle the
+        // curvature of ln Π M^T also feels the far tail (which only decays to the bulk's level),
+        // so the smallest curvature over the candidates stands for all of them.
+        let v = plans
+            .iter()
+            .map(|p| curvature(factors, p.a))
+            .fold(f64::INFINITY, f64::min);
+        // The saddle is left only for a plan predicted at least three times cheaper: the model
+        // is rough (at q = 0.01, σ = 1, T = 3, δ(0.3), forced, a plan predicted 3.7× cheaper took
+        // 27 s against the saddle's 17 s, as its u-decay is slower), and off the saddle pays where
+        // the saddle's strip is pinned by the moments' explosion (q = 0.001: no answer within
+        // 30 s at the saddle, 1–15 s off it).
+        let cost = |p: &Plan| predicted_cost(factors, p.a, p.h, v, eps0, ln_target);
+        let base = cost(&plans[0]);
+        let mut best = 0;
+        for (i, p) in plans.iter().enumerate().skip(1) {
+            if cost(p) < cost(&plans[best]).min(base / 3.0) {
+                best = i;
+            }
+        }
+        let mut plan = plans.swap_remove(best);
+        if let (true, Some(ln_scale)) = (best > 0, ln_scale) {
+            // Off the saddle F(a_s) can exceed δ by orders (q = 0.01, σ = 1, T = 3: e⁵): when
+            // the caller knows δ's scale (ε(δ): δ itself), the target is relative to it.
+            let ln_target = ln_scale + ln_rel;
+            let (h, d_lo, d_hi) = asymmetric_strip(factors, plan.a, eps0, ln_target);
+            plan = Plan {
+                h,
+                d_lo,
+                d_hi,
+                ln_rel: ln_target - ln_saddle_objective(factors, plan.a, eps0),
+                ..plan
+            };
+        }
+        plan
+    }
+}
+
+/// ln of the aliasing term's size on the line Re s = c: Π M(c)^T e^{−(c−1)ε}/(c − 1).
+fn ln_edge(factors: &[Factor], c: f64, eps0: f64) -> f64 {
+    ln_moment_total_f64(factors, c) - (c - 1.0) * eps0 - (c - 1.0).ln()
+}
+
+/// The largest step h whose aliasing through a strip of half-width d is below e^{ln_target},
+/// over d = (a − 1)·k/20, k ∈ `ks`, for the side `sign` (−1 towards the pole at 1, +1 away).
+fn best_side(
+    factors: &[Factor],
+    a: f64,
+    eps0: f64,
+    ln_target: f64,
+    sign: f64,
+    ks: u32,
+) -> (f64, f64) {
+    let mut best = (0.0, (a - 1.0) / 20.0);
+    for k in 1..=ks {
+        let d = (a - 1.0) * f64::from(k) / 20.0;
+        let need = ln_edge(factors, a + sign * d, eps0) - ln_target;
+        let h = 2.0 * PI * d / need.max(1.0);
+        if h > best.0 {
+            best = (h, d);
+        }
+    }
+    best
+}
+
+/// The original rule at the saddle: one half-width d for both sides (h, d).
+fn symmetric_strip(factors: &[Factor], a: f64, eps0: f64, ln_target: f64) -> (f64, f64) {
+    let mut best: Option<(f64, f64)> = None;
+    for k in 1..=19 {
+        let d = (a - 1.0) * f64::from(k) / 20.0;
+        let need = ln_edge(factors, a - d, eps0).max(ln_edge(factors, a + d, eps0)) - ln_target;
+        let h = 2.0 * PI * d / need.max(1.0);
+        if best.is_none_or(|(bh, _)| h > bh) {
+            best = Some((h, d));
+        }
+    }
+    let (h, d) = best.expect("nineteen candidates");
+    ((h * 4096.0).floor().max(1.0) / 4096.0, d)
+}
+
+/// Each side's half-width on its own (h, d_lo, d_hi): the side away from the pole is the one the
+/// moment's growth limits (at small q, Π M(c)^T explodes once q^c e^{c(c−1)/(2σ²)} matters).
+fn asymmetric_strip(factors: &[Factor], a: f64, eps0: f64, ln_target: f64) -> (f64, f64, f64) {
+    let (h_lo, d_lo) = best_side(factors, a, eps0, ln_target, -1.0, 19);
+    let (h_hi, d_hi) = best_side(factors, a, eps0, ln_target, 1.0, 80);
+    let h = h_lo.min(h_hi);
+    ((h * 4096.0).floor().max(1.0) / 4096.0, d_lo, d_hi)
+}
+
+/// The curvature of ln Π M^T at a real damping a (the tilted loss variance times T).
+fn curvature(factors: &[Factor], a: f64) -> f64 {
+    let eta = (0.01 * (a - 1.0)).clamp(1e-3, 0.1);
+    let l = |c: f64| ln_moment_total_f64(factors, c);
+    ((l(a + eta) - 2.0 * l(a) + l(a - eta)) / (eta * eta)).max(1e-300)
+}
+
+/// Predicted work of the u-trapezoid at damping a and step h: nodes up to the u where a Gaussian
+/// model of |Π M^T(a + iu)| (curvature v) times 1/|s(s−1)| is below the target, each node
+/// weighted by its inner grid (which grows like u). A heuristic for choosing only.
+fn predicted_cost(factors: &[Factor], a: f64, h: f64, v: f64, eps0: f64, ln_target: f64) -> f64 {
+    let l0 = ln_moment_total_f64(factors, a);
+    let size = |u: f64| {
+        l0 - v * u * u / 2.0
+            - (a - 1.0) * eps0
+            - 0.5 * ((a * a + u * u).ln() + ((a - 1.0) * (a - 1.0) + u * u).ln())
+    };
+    let mut u = h;
+    while size(u) > ln_target - 2.0 && u < 1e9 {
+        u *= 1.25;
+    }
+    (u / h) * (1.0 + u / 16.0)
+}
+
 /// One direction's inversion at a fixed damping: cached node values of ln Π M^T and the error
 /// terms that do not depend on ε.
 pub(super) struct Inversion {
@@ -144,9 +354,14 @@ pub(super) struct Inversion {
     pub(super) inner_rel: f64,
     /// ln Π M(a)^T (f64, upper estimate).
     pub(super) ln_m_a: f64,
-    /// ln of the two strip-edge moments Π M(a ∓ d)^T and d.
+    /// ln of the two strip-edge moments Π M(a − d_lo)^T, Π M(a + d_hi)^T, and the strip's two
+    /// half-widths (towards the pole at s = 1 and away from it).
     pub(super) ln_m_edges: (f64, f64),
-    pub(super) d: f64,
+    pub(super) d_lo: f64,
+    pub(super) d_hi: f64,
+    /// The saddle point of F at the ε the inversion was built for (a is chosen near it, see
+    /// [`Plan`]).
+    pub(super) a_saddle: f64,
     /// ln of Σ_{j > J} |Π M^T(a + i j h)| / |s(s−1)| (bound).
     pub(super) ln_tail: f64,
     pub(super) prec: u32,
@@ -162,40 +377,30 @@ impl Inversion {
         ln_rel: f64,
         prec: u32,
         fast: bool,
+        ln_scale: Option<f64>,
     ) -> Result<Inversion> {
-        let a = saddle(factors, eps0);
+        let a_saddle = saddle(factors, eps0);
+        let Plan {
+            a,
+            h,
+            d_lo,
+            d_hi,
+            ln_rel,
+        } = Plan::choose(factors, a_saddle, eps0, ln_rel, ln_scale);
         let ln_inner_rel = ln_rel - 8.0;
         let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec, fast)?;
-        let ln_m_a = dir.ln_moment_real_f64(a);
-        let ln_f_a = ln_m_a - (a - 1.0) * eps0 - (a * (a - 1.0)).ln();
-        // Strip half-width d and step h: the largest h over d ∈ (0, a − 1) whose aliasing bound
-        // is below e^{ln_rel}·F(a).
-        let mut best: Option<(f64, f64)> = None;
-        for k in 1..=19 {
-            let d = (a - 1.0) * f64::from(k) / 20.0;
-            let lo = dir.ln_moment_real_f64(a - d);
-            let hi = dir.ln_moment_real_f64(a + d);
-            let e_lo = lo - (a - d - 1.0) * eps0 - (a - d - 1.0).ln();
-            let e_hi = hi - (a + d - 1.0) * eps0 - (a + d - 1.0).ln();
-            let need = e_lo.max(e_hi) - (ln_f_a + ln_rel);
-            let h = 2.0 * PI * d / need.max(1.0);
-            if best.is_none_or(|(bh, _)| h > bh) {
-                best = Some((h, d));
-            }
-        }
-        let (h, d) = best.expect("nineteen candidates");
-        let h = (h * 4096.0).floor().max(1.0) / 4096.0;
         // The certified moments that enter the error bounds.
         let ln_m_a = dir.ln_moment_real_upper(a)?;
         let edges = (
-            dir.ln_moment_real_upper(a - d)?,
-            dir.ln_moment_real_upper(a + d)?,
+            dir.ln_moment_real_upper(a - d_lo)?,
+            dir.ln_moment_real_upper(a + d_hi)?,
         );
         let ln_allow = ln_m_a + ln_rel - 1.0;
         // Nodes until the tail bound takes over.
         let mut nodes = Vec::new();
         let mut inner_rel: f64 = 0.0;
         let mut j: u64 = 0;
+        let mut retry_at: u64 = 0;
         let ln_tail;
         loop {
             if let Some(limit) = crate::numeric::deadline::expired() {
@@ -211,7 +416,11 @@ impl Inversion {
             nodes.push(ln_m);
             j += 1;
             let last = nodes.last().expect("pushed").real().to_f64();
-            let small = last - ln_m_a < ln_rel - 2.0;
+            // The node's term relative to the u = 0 term: |Π M^T| falls, and so does 1/|s(s−1)|.
+            let u_last = h * (j - 1) as f64;
+            let ln_den = 0.5 * ((a * a + u_last * u_last) / (a * a)).ln()
+                + 0.5 * (((a - 1.0).powi(2) + u_last * u_last) / (a - 1.0).powi(2)).ln();
+            let small = last - ln_m_a - ln_den < ln_rel - 2.0;
             let next_u = h * (j as f64);
             let too_fine = dir
                 .evals
@@ -224,7 +433,10 @@ impl Inversion {
                     .expect("an infinite allowance is never exceeded");
                 break;
             }
-            if small && j % 8 == 0 {
+            // A failed tail bound is retried 8 nodes later at first, then at geometrically
+            // spaced node counts (each try probes the whole tail afresh).
+            if small && j % 8 == 0 && j >= retry_at {
+                retry_at = j + 8 * (j / 64);
                 if let Some(t) = tail_bound(&dir, a, h, j, ln_allow)? {
                     ln_tail = t;
                     break;
@@ -233,16 +445,26 @@ impl Inversion {
         }
         Ok(Inversion {
             a,
+            a_saddle,
             h,
             nodes,
             inner_rel,
             ln_m_a,
             ln_m_edges: edges,
-            d,
+            d_lo,
+            d_hi,
             ln_tail,
             prec,
             moment_evals: dir.moment_evals,
         })
+    }
+
+    /// Whether the inversion for ε near `eps0` runs off the saddle point ([`Plan`]): then the
+    /// saddle is pinned where the moments explode, the Chernoff start for ε(δ) can be far off,
+    /// and the error terms depend strongly on ε (e^{−(a+d_hi−1)ε} on the strip's far side).
+    pub(super) fn off_saddle(factors: &[Factor], eps0: f64, ln_rel: f64) -> bool {
+        let a_s = saddle(factors, eps0);
+        Plan::choose(factors, a_s, eps0, ln_rel, None).a != a_s
     }
 
     /// (δ̂(ε), absolute error bound, δ̂′(ε)) of this direction.
@@ -274,12 +496,20 @@ impl Inversion {
         let value = Float::with_val(prec, &sum * &scale);
         let deriv = -Float::with_val(prec, &dsum * &scale);
         let ef = eps.to_f64();
-        let (a, h, d) = (self.a, self.h, self.d);
+        let (a, h, d_lo, d_hi) = (self.a, self.h, self.d_lo, self.d_hi);
         let ln_scale = (h / (2.0 * PI)).ln();
-        // Strip (aliasing) term: (1/π)·max_± M(a∓d)^T e^{−(a∓d−1)ε}·π/(a∓d−1) / (e^{2πd/h} − 1).
-        let e_lo = self.ln_m_edges.0 - (a - d - 1.0) * ef - (a - d - 1.0).ln();
-        let e_hi = self.ln_m_edges.1 - (a + d - 1.0) * ef - (a + d - 1.0).ln();
-        let alias = e_lo.max(e_hi) - ln_expm1(2.0 * PI * d / h);
+        // Strip (aliasing) term, each side on its own line c = a − d_lo and c = a + d_hi:
+        // (1/2π)·Σ_± ∫|G(u ∓ i d_±)|du / (e^{2πd_±/h} − 1) with ∫|G| ≤ M(c)^T e^{−(c−1)ε}·π/(c−1),
+        // bounded by the larger of the two terms (their mean is the bound).
+        let e_lo = self.ln_m_edges.0
+            - (a - d_lo - 1.0) * ef
+            - (a - d_lo - 1.0).ln()
+            - ln_expm1(2.0 * PI * d_lo / h);
+        let e_hi = self.ln_m_edges.1
+            - (a + d_hi - 1.0) * ef
+            - (a + d_hi - 1.0).ln()
+            - ln_expm1(2.0 * PI * d_hi / h);
+        let alias = e_lo.max(e_hi);
         // Tail of the node sum, both signs: (h/π)·e^{−(a−1)ε}·Σ_{j>J}.
         let tail = (h / PI).ln() + self.ln_tail - (a - 1.0) * ef;
         // Inner-moment errors: (h/2π)·Σ_j w_j·rel_j·M(a)^T e^{−(a−1)ε}/(a(a−1)).
@@ -394,8 +624,10 @@ pub(super) fn tail_bound(
                 .exp()
                 + (mo.ln_err - p.ln_env).exp();
             let margin = 1.0 - m_rel;
+            // A cell where the factor is at most max(1 − margin/2, 5/4·|M̂|): once |M̂| is well
+            // below 1, a half-margin cell would bound (1/2)^T where the nodes are far smaller.
             step = step.min(if margin > 0.0 {
-                margin / (2.0 * p.lip)
+                (margin / 2.0).min(m_rel / 4.0) / p.lip
             } else {
                 h
             });
