@@ -448,8 +448,8 @@ fn ln_rel_extra(digits: u32, extra: f64) -> f64 {
 
 /// Guard digits of the inversion's first try at ≤ [`FAST_DIGITS`] requested digits: a δ
 /// bracket 10^−(d+2) wide certifies d digits of δ, and of ε(δ) whenever ε·|d ln δ/dε| ≥ 0.04,
-/// which holds on every point of the grid survey; when the answer falls short, the direction is
-/// computed again with 6 guard digits (docs/accounting.md#guard-digits).
+/// which holds on most points of the grid survey; when the answer falls short, the direction is
+/// computed again with more ([`with_guard`], docs/accounting.md#guard-digits).
 const FIRST_GUARD: f64 = 2.0;
 
 /// One direction by `at(extra guard digits, first try's bracket)`: first with [`FIRST_GUARD`]
