@@ -647,7 +647,8 @@ fn compose_both(
 
 /// The add direction, as cheaply as it settles the mechanism's value (the larger of the two
 /// directions; docs/accounting.md#add-scout): the certified Chernoff bound [0, bound] when it is
-/// below the remove direction's lower end; else `dir` to [`ADD_SCOUT_DIGITS`] digits when that
+/// below the remove direction's lower end; for ε(δ), [0, ε_lo of the remove direction] when a
+/// one-digit δ_add there is at most δ; else `dir` to [`ADD_SCOUT_DIGITS`] digits when that
 /// bracket is below it; else `dir` at the requested digits.
 fn add_direction(
     sched: &Schedule,
@@ -665,6 +666,23 @@ fn add_direction(
         if hi <= rm.lo {
             let lo = Float::new(prec);
             return Ok((Bracket { lo, hi }, 0, 0.0));
+        }
+    }
+    if !x_is_eps && rm.lo > 0 {
+        // ε(δ): ε_add ≤ ε_lo of the remove direction iff δ_add(ε_lo) ≤ δ (δ_add is
+        // non-increasing), one δ(ε) inversion at a known ε, to one digit.
+        if let Ok((b, n, a)) = delta_dir(&factors, &rm.lo, 1, prec) {
+            if b.hi <= *x {
+                let lo = Float::new(prec);
+                return Ok((
+                    Bracket {
+                        lo,
+                        hi: rm.lo.clone(),
+                    },
+                    n,
+                    a,
+                ));
+            }
         }
     }
     if digits > ADD_SCOUT_DIGITS {
@@ -770,7 +788,7 @@ fn eps_dir_at(
     };
     let mut evals = 0;
     let zero = Float::new(prec);
-    let ln_rel = ln_rel_extra(digits, extra);
+    let mut ln_rel = ln_rel_extra(digits, extra);
     for pass in 0..4 {
         // Off the saddle the Chernoff start can be far from ε(δ) while the error terms depend
         // strongly on ε: a 3-digit scout finds ε first (docs/accounting.md#damping).
@@ -797,6 +815,16 @@ fn eps_dir_at(
         } else {
             (ef - eps0).abs() * (inv.a + inv.d_hi - 1.0) > 1.0
         };
+        if scout {
+            // The δ accuracy a d-digit ε bracket needs is about 10^−d·ε·|d ln δ/dε|/4
+            // (docs/accounting.md#guard-digits): when the scout's slope says the guard digits
+            // fall short, the target is tightened now rather than after a failed try.
+            let (v, _, dv) = inv.delta(&e);
+            let k = ef * dv.to_f64().abs() / v.to_f64();
+            if k.is_finite() && k > 0.0 {
+                ln_rel = ln_rel.min(-f64::from(digits + 1) * LN_10 + (k / 4.0).ln());
+            }
+        }
         if scout || (moved && pass < 3) {
             eps0 = ef;
             continue;
