@@ -73,6 +73,28 @@ fn heterogeneous_gaussians_match_the_merged_gaussian() {
     assert!(forced.value.digits() >= 22);
 }
 
+/// Checks the certified ε bracket [lo, hi] of `case` against one peer figure `v` of `method`:
+/// inside PRV's bracket `prv`, at most a pessimistic PLD or an RDP value, at least an optimistic
+/// PLD value. Returns whether the figure was one of these.
+fn check_peer(case: &str, method: &str, v: f64, prv: Option<(f64, f64)>, lo: f64, hi: f64) -> bool {
+    if let Some((plo, phi)) = prv {
+        assert!(
+            plo <= lo && hi <= phi,
+            "{case}: [{lo}, {hi}] not inside PRV [{plo}, {phi}]"
+        );
+    } else if method.contains("pessimistic") || method.contains("RDP") {
+        assert!(hi <= v, "{case}: {hi} above {method} {v}");
+    } else if method.contains("optimistic") {
+        assert!(
+            v <= lo,
+            "{case}: {method} {v} above the certified lower end {lo}"
+        );
+    } else {
+        return false;
+    }
+    true
+}
+
 /// Tiny q at T = 100 (docs/accounting.md#damping; no answer within 30 s before): the 6-digit
 /// brackets against the peers' figures of the grid survey (benches/peers_accounting_grid.csv,
 /// dp_accounting 0.6.0 and prv-accountant 0.2.0, one run): below dp_accounting's pessimistic PLD
@@ -106,23 +128,10 @@ fn tiny_q_brackets_agree_with_the_grid_peers() {
             let (method, Ok(v)) = (f[6], f[7].parse::<f64>()) else {
                 continue;
             };
-            if method.starts_with("PRV") {
-                let (plo, phi): (f64, f64) = (f[8].parse().unwrap(), f[9].parse().unwrap());
-                assert!(
-                    plo <= lo && hi <= phi,
-                    "{case}: [{lo}, {hi}] not inside PRV [{plo}, {phi}]"
-                );
-                checked += 1;
-            } else if method.contains("pessimistic") {
-                assert!(hi <= v, "{case}: {hi} above {method} {v}");
-                checked += 1;
-            } else if method.contains("optimistic") {
-                assert!(
-                    v <= lo,
-                    "{case}: {method} {v} above the certified lower end {lo}"
-                );
-                checked += 1;
-            }
+            let prv = method
+                .starts_with("PRV")
+                .then(|| (f[8].parse().unwrap(), f[9].parse().unwrap()));
+            checked += usize::from(check_peer(case, method, v, prv, lo, hi));
         }
         assert_eq!(checked, 3, "{case}: the grid CSV lacks the peers' rows");
     }
@@ -160,23 +169,10 @@ fn brackets_agree_with_the_peers_figures() {
             let (method, eps) = (f[5], f[6].parse::<f64>());
             let Ok(eps) = eps else { continue };
             let (lo, hi) = (b.lo.to_f64(), b.hi.to_f64());
-            if method.starts_with("PRV") {
-                let (plo, phi): (f64, f64) = (f[7].parse().unwrap(), f[8].parse().unwrap());
-                assert!(
-                    plo <= lo && hi <= phi,
-                    "{case}: [{lo}, {hi}] not inside PRV [{plo}, {phi}]"
-                );
-                checked += 1;
-            } else if method.contains("pessimistic") || method.contains("RDP") {
-                assert!(hi <= eps, "{case}: {hi} above {method} {eps}");
-                checked += 1;
-            } else if method.contains("optimistic") {
-                assert!(
-                    eps <= lo,
-                    "{case}: {method} {eps} above the certified lower end {lo}"
-                );
-                checked += 1;
-            }
+            let prv = method
+                .starts_with("PRV")
+                .then(|| (f[7].parse().unwrap(), f[8].parse().unwrap()));
+            checked += usize::from(check_peer(case, method, eps, prv, lo, hi));
         }
     }
     assert!(checked >= 18, "only {checked} peer figures checked");
