@@ -34,7 +34,10 @@ mod moment;
 mod nested;
 mod nested64;
 mod rdp;
-use invert::{chernoff_upper, ln_moment_total_f64, ln_saddle_objective, saddle, shift, Inversion};
+use invert::{
+    chernoff_upper, ln_moment_total_f64, ln_saddle_objective, saddle, scan_dampings, shift,
+    Inversion,
+};
 use moment::{lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, MixEval};
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
@@ -768,24 +771,9 @@ fn eps_dir_at(
 ) -> Result<DirBracket> {
     let ln_delta = delta.to_f64().ln();
     // Start: the Chernoff/saddle estimate ε₀ = min_a [ln Π M(a)^T − ln(a(a−1)) − ln δ]/(a − 1).
-    let mut eps0 = {
-        let mut best = f64::INFINITY;
-        let mut worse = 0;
-        for k in 0..400 {
-            let a = 1.0 + (f64::from(k) / 20.0 - 10.0).exp();
-            let v = (ln_saddle_objective(factors, a, 0.0) - ln_delta) / (a - 1.0);
-            if v < best {
-                best = v;
-                worse = 0;
-            } else {
-                worse += 1;
-                if worse > 20 {
-                    break;
-                }
-            }
-        }
-        best.max(0.0)
-    };
+    let mut eps0 = scan_dampings(|a| (ln_saddle_objective(factors, a, 0.0) - ln_delta) / (a - 1.0))
+        .map_or(f64::INFINITY, |(v, _)| v)
+        .max(0.0);
     let mut evals = 0;
     let zero = Float::new(prec);
     let mut ln_rel = ln_rel_extra(digits, extra);

@@ -102,6 +102,27 @@ pub(super) fn ln_moment_upper(factors: &[Factor], c: f64, prec: u32) -> Result<f
     Ok(acc + 1e-12 * acc.abs())
 }
 
+/// The smallest finite g(a) over the dampings a = 1 + e^{k/20 − 10}, k = 0, 1, …, stopping 20
+/// steps after the last improvement: (g(a), a), or None when no value is finite.
+pub(super) fn scan_dampings(g: impl Fn(f64) -> f64) -> Option<(f64, f64)> {
+    let mut best: Option<(f64, f64)> = None;
+    let mut worse = 0;
+    for k in 0..400 {
+        let a = 1.0 + (f64::from(k) / 20.0 - 10.0).exp();
+        let v = g(a);
+        if v.is_finite() && best.is_none_or(|(bv, _)| v < bv) {
+            best = Some((v, a));
+            worse = 0;
+        } else {
+            worse += 1;
+            if worse > 20 {
+                break;
+            }
+        }
+    }
+    best
+}
+
 /// ln of the constant of the Chernoff bound: sup_{l ≥ ε} (e^l − e^ε) e^{−al} = e^{−(a−1)ε}·C(a),
 /// ln C(a) = (a − 1) ln(a − 1) − a ln a.
 fn ln_chernoff_const(a: f64) -> f64 {
@@ -126,25 +147,7 @@ pub(super) fn chernoff_upper(
             (ln_m + ln_chernoff_const(a) - ln_x) / (a - 1.0)
         }
     };
-    let mut best: Option<(f64, f64)> = None;
-    let mut worse = 0;
-    for k in 0..400 {
-        let a = 1.0 + (f64::from(k) / 20.0 - 10.0).exp();
-        let v = value(ln_moment_total_f64(factors, a), a);
-        if !v.is_finite() {
-            break;
-        }
-        if best.is_none_or(|(bv, _)| v < bv) {
-            best = Some((v, a));
-            worse = 0;
-        } else {
-            worse += 1;
-            if worse > 20 {
-                break;
-            }
-        }
-    }
-    let Some((_, a)) = best else {
+    let Some((_, a)) = scan_dampings(|a| value(ln_moment_total_f64(factors, a), a)) else {
         return Ok(None);
     };
     let v = value(ln_moment_upper(factors, a, prec)?, a);
