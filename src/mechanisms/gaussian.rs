@@ -12,7 +12,7 @@ use crate::model::spec_form::{
     PaperBound, ProfileFigure, RdpBound, RenyiPanel, RenyiStyle, RowQuantity, SpecParams,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{AuditDraws, Statistic, Which, GRID_SIGMAS};
+use crate::model::{AuditDraws, CoordinateNoise, Statistic, Which, GRID_SIGMAS};
 use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel, SpecForm};
 use crate::numeric::quad::{Factor, Quadratic};
 use crate::numeric::{f64s, mp};
@@ -403,7 +403,23 @@ pub(crate) static FAMILY: Family = normal::shift_family(
         }),
         ..DOMINATED_SPEC
     },
-);
+)
+.with_coordinate_noise(&COORDINATE_NOISE);
+
+/// The Gaussian as the per-coordinate noise of a release (`train::hg`; HG §5–6, where it is the
+/// baseline the bounded families are compared with, `docs/training.md#hg-mean-estimation`):
+/// N(μ, σ²) on the whole line (the box is ignored), so E[(X − μ)²] = σ² at every μ, the MSE has
+/// no σ → ∞ limit (+∞), and Σ_i σ² equals a target at σ = √(target/d).
+static COORDINATE_NOISE: CoordinateNoise = CoordinateNoise {
+    display: "Gaussian",
+    sample: |mu, sigma, _, _, rng, out| {
+        Gaussian::new(mu, sigma)?.sample_many(rng, out);
+        Ok(())
+    },
+    mse: |_, sigma, _, _| Ok(sigma * sigma),
+    saturation_mse: |_, _, _| f64::INFINITY,
+    sigma_for_mse: Some(|mu, _, target| (target / mu.len() as f64).sqrt()),
+};
 
 // ---- The Gaussian mechanism as a bound on others (audit specs, three-way, report) ----
 //

@@ -375,4 +375,5 @@ pub(crate) static FAMILY: Family = Family {
     claim: crate::model::Guarantee::Published(claim),
     claim_source: "Laplace mechanism: eps = |mu1 - mu2|/b (DMNS 2006, pure DP)",
     spec: crate::model::SpecForm::GENERIC,
+    coordinate_noise: None,
 };

@@ -14,7 +14,7 @@ use crate::model::normal::{
     Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{proper_range, AuditDraws, Statistic, Which};
+use crate::model::{proper_range, AuditDraws, CoordinateNoise, Statistic, Which};
 use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel, SpecForm};
 use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
 use crate::numeric::{f64s, mp};
@@ -591,7 +591,44 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
         }),
         ..super::gaussian::CLIPPED_SPEC
     },
-);
+)
+.with_coordinate_noise(&COORDINATE_NOISE);
+
+/// The rectified Gaussian as the per-coordinate noise of a release on a box [a, b] (`train::hg`;
+/// HG §5–6, `docs/training.md#hg-mean-estimation`): drawn by [`Rectified`], its MSE about μ in
+/// closed form ([`mse`]), and its σ → ∞ limit ½((a − μ)² + (b − μ)²) (all mass on the two ends).
+static COORDINATE_NOISE: CoordinateNoise = CoordinateNoise {
+    display: "rectified",
+    sample: |mu, sigma, a, b, rng, out| {
+        Rectified::new(mu, sigma, a, b)?.sample_many(rng, out);
+        Ok(())
+    },
+    mse: |mu, sigma, a, b| Ok(mse(mu, sigma, a, b)),
+    saturation_mse: |mu, a, b| 0.5 * ((a - mu).powi(2) + (b - mu).powi(2)),
+    sigma_for_mse: None,
+};
+
+/// Φ(x), for [`mse`].
+fn std_phi(x: f64) -> f64 {
+    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
+}
+
+/// φ(x), for [`mse`].
+fn std_pdf(x: f64) -> f64 {
+    (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt()
+}
+
+/// E[(clip(μ + σZ, a, b) − μ)²], Z ~ N(0, 1), in closed form (HG Def. 3.1's law;
+/// `docs/training.md#hg-mean-estimation`): with l = (a − μ)/σ, u = (b − μ)/σ,
+/// (a − μ)²Φ(l) + (b − μ)²(1 − Φ(u)) + σ²([Φ(u) − Φ(l)] − [uφ(u) − lφ(l)]) (the two atoms, and
+/// the second moment of the Gaussian on (l, u) by parts). Parameters as [`Rectified::new`]'s,
+/// checked by the caller.
+fn mse(mu: f64, sigma: f64, a: f64, b: f64) -> f64 {
+    let (l, u) = ((a - mu) / sigma, (b - mu) / sigma);
+    let lead = (a - mu).powi(2) * std_phi(l) + (b - mu).powi(2) * std_phi(-u);
+    let mid = (std_phi(u) - std_phi(l)) - (u * std_pdf(u) - l * std_pdf(l));
+    lead + sigma * sigma * mid
+}
 
 /// The bound of a spec (HG Prop. 4.6: the rectified Gaussian's ε(δ) is at most the Gaussian
 /// mechanism's of the same σ and shift), whose text leads its labels.

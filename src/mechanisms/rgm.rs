@@ -504,6 +504,7 @@ pub(crate) static FAMILY: Family = Family {
     claim: crate::model::Guarantee::Exact,
     claim_source: "exact eps(delta) of this RGM pair, both orders (docs/formulas.md §7.3, §7.4)",
     spec: SPEC,
+    coordinate_noise: None,
 };
 
 // ---- Audit specs, the three-way comparison, the report and `dpaudit eval` (`FAMILY.spec`) ----

@@ -14,7 +14,7 @@ use crate::model::normal::{
     Orders, Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{proper_range, AuditDraws, Statistic, Which};
+use crate::model::{proper_range, AuditDraws, CoordinateNoise, Statistic, Which};
 use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel, SpecForm};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::mp::{log_ndtr_diff, log_norm_pdf};
@@ -838,7 +838,46 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
         }),
         ..super::gaussian::CLIPPED_SPEC
     },
-);
+)
+.with_coordinate_noise(&COORDINATE_NOISE);
+
+/// The truncated Gaussian as the per-coordinate noise of a release on a box [a, b]
+/// (`train::hg`; HG §5–6, `docs/training.md#hg-mean-estimation`): drawn by [`Truncated`], its
+/// MSE about μ in closed form ([`mse`]), and its σ → ∞ limit (b − a)²/12 + ((a + b)/2 − μ)²
+/// (uniform on [a, b]).
+static COORDINATE_NOISE: CoordinateNoise = CoordinateNoise {
+    display: "truncated",
+    sample: |mu, sigma, a, b, rng, out| {
+        Truncated::new(mu, sigma, a, b)?.sample_many(rng, out);
+        Ok(())
+    },
+    mse,
+    saturation_mse: |mu, a, b| (b - a).powi(2) / 12.0 + (0.5 * (a + b) - mu).powi(2),
+    sigma_for_mse: None,
+};
+
+/// E[(X − μ)²] for X ~ N(μ, σ²) conditioned on [a, b] (HG Def. 3.2), in closed form: with
+/// l = (a − μ)/σ, u = (b − μ)/σ and Z = Φ(u) − Φ(l),
+/// σ² (1 + (l φ(l) − u φ(u)) / Z)
+/// (the second moment of a truncated standard normal; `docs/training.md#hg-mean-estimation`).
+/// ln Z comes from [`f64s::log_ndtr_diff`] (full relative accuracy in either tail), so the
+/// support may lie far from μ. Parameters as [`Truncated::new`]'s, checked by the caller; errors
+/// (naming the support) when ln Z is not representable.
+fn mse(mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
+    let (l, u) = ((a - mu) / sigma, (b - mu) / sigma);
+    // ln Z to full relative accuracy on either side of the mode, then x φ(x)/Z = x e^{ln φ(x) − ln Z}.
+    let ln_z = f64s::log_ndtr_diff(l, u);
+    if !ln_z.is_finite() {
+        return Err(Error::invalid(
+            "support [a, b]",
+            format!("[{a}, {b}] with mu = {mu}, sigma = {sigma}"),
+            "with a representable normaliser ln Z",
+        ));
+    }
+    let ln_c = 0.5 * (2.0 * std::f64::consts::PI).ln();
+    let term = |x: f64| x * (-0.5 * x * x - ln_c - ln_z).exp();
+    Ok(sigma * sigma * (1.0 + term(l) - term(u)))
+}
 
 /// The bound of a spec (HG Thm 4.9: the truncated Gaussian's ε(δ) is at most the Gaussian
 /// mechanism's of the same σ and shift), whose text leads its labels.
