@@ -51,7 +51,7 @@ fn direct(m: &BoxMechanism, mu1: &[f64], mu2: &[f64], alpha: f64) -> f64 {
 #[test]
 fn prop51_sum_matches_direct_quadrature_d2_d3() {
     let m2 = BoxMechanism::new(
-        BoxLaw::Truncated,
+        BoxLaw::by_name("truncated").unwrap(),
         vec![0.7, 1.3],
         vec![-1.0, -0.5],
         vec![1.0, 2.0],
@@ -64,7 +64,7 @@ fn prop51_sum_matches_direct_quadrature_d2_d3() {
         assert!((s - q).abs() < 1e-9 * s, "d=2 alpha={alpha}: {s} vs {q}");
     }
     let m3 = BoxMechanism::new(
-        BoxLaw::Truncated,
+        BoxLaw::by_name("truncated").unwrap(),
         vec![0.5, 1.0, 2.0],
         vec![-1.0, 0.0, -2.0],
         vec![1.0, 1.0, 1.0],
@@ -79,7 +79,7 @@ fn prop51_sum_matches_direct_quadrature_d2_d3() {
 #[test]
 fn fisher_diagonal_is_the_one_dimensional_fisher_information_per_coordinate() {
     let m = BoxMechanism::new(
-        BoxLaw::Rectified,
+        BoxLaw::by_name("rectified").unwrap(),
         vec![0.5, 2.0],
         vec![-1.0, 0.0],
         vec![1.0, 3.0],

@@ -34,6 +34,15 @@ fn columns(data: &Dataset, cols: &[usize], n: usize) -> Dataset {
     Dataset::new(cols.len(), x, data.y[..n].to_vec()).unwrap()
 }
 
+/// The Gaussian noise and HG's two laws on a box, from the registry.
+fn gaussian() -> Noise {
+    Noise::by_name("gaussian").unwrap()
+}
+
+fn bounded() -> [BoxLaw; 2] {
+    ["rectified", "truncated"].map(|n| BoxLaw::by_name(n).unwrap())
+}
+
 fn cfg(noise: Option<Noise>, sigma: f64, clip: f64, steps: usize) -> GdConfig {
     GdConfig {
         noise,
@@ -100,9 +109,10 @@ fn independent_step(fam: BoxLaw, g: &[f64], n: usize, c: &GdConfig) -> (f64, Vec
                 Scalar::from(-c.clip),
                 Scalar::from(c.clip),
             );
-            let pair = match fam {
-                BoxLaw::Rectified => Pair::rectified(p1, p2, s, a, b),
-                BoxLaw::Truncated => Pair::truncated(p1, p2, s, a, b),
+            let pair = match fam.name() {
+                "rectified" => Pair::rectified(p1, p2, s, a, b),
+                "truncated" => Pair::truncated(p1, p2, s, a, b),
+                other => panic!("{other}"),
             }
             .unwrap();
             let d = divergence::renyi(&pair, &Scalar::from(c.alpha), 12, Method::Quadrature)
@@ -156,8 +166,8 @@ fn joint_truncated_2d(mu1: &[f64], mu2: &[f64], s: f64, c: f64, alpha: f64) -> f
 fn per_run_accounting_is_the_sum_of_certified_one_dimensional_terms() {
     let full = breast_cancer();
     let data = columns(&full, &[0, 7], 40);
-    for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
-        let c = cfg(Some(Noise::Bounded(fam)), 0.05, 0.1, 4);
+    for fam in bounded() {
+        let c = cfg(Some(Noise::from(fam)), 0.05, 0.1, 4);
         let run = hg_gd::run(&data, &c, 3).unwrap();
         let mut total = 0.0;
         for (t, theta) in run.iterates.iter().enumerate() {
@@ -168,7 +178,7 @@ fn per_run_accounting_is_the_sum_of_certified_one_dimensional_terms() {
                 "{fam:?} step {t}: run {} vs independent {step}",
                 run.step_rdp[t]
             );
-            if fam == BoxLaw::Truncated {
+            if fam.name() == "truncated" {
                 // d = 2: the joint integral at the worst neighbour's location vector.
                 let q = joint_truncated_2d(&g, &worst, c.sigma, c.clip, c.alpha);
                 assert!(
@@ -189,7 +199,7 @@ fn per_run_accounting_is_the_sum_of_certified_one_dimensional_terms() {
 fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
     let data = breast_cancer();
     let (sigma, clip, steps) = (0.05, 0.1, 6);
-    let g = hg_gd::run(&data, &cfg(Some(Noise::Gaussian), sigma, clip, steps), 2).unwrap();
+    let g = hg_gd::run(&data, &cfg(Some(gaussian()), sigma, clip, steps), 2).unwrap();
     // α Σ_t Σ_i δ_{t,i}² / (2σ²) with δ the larger clamped shift (2C/n unless clamped).
     let h = 2.0 * clip / data.n as f64;
     let mut expect = 0.0;
@@ -203,17 +213,12 @@ fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
     assert!((got - expect).abs() < 1e-12 * expect, "{got} vs {expect}");
     // HG Prop. 4.6 / Thm 4.9 per coordinate: each bounded step is below the Gaussian's at the
     // same location.
-    for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
-        let r = hg_gd::run(
-            &data,
-            &cfg(Some(Noise::Bounded(fam)), sigma, clip, steps),
-            2,
-        )
-        .unwrap();
+    for fam in bounded() {
+        let r = hg_gd::run(&data, &cfg(Some(Noise::from(fam)), sigma, clip, steps), 2).unwrap();
         for (t, theta) in r.iterates.iter().enumerate() {
             let mu = clipped_mean_gradient(&data, theta, clip).unwrap();
-            let c = cfg(Some(Noise::Gaussian), sigma, clip, steps);
-            let (gs, _) = hg_gd::step_rdp(Noise::Gaussian, &mu, data.n, &c, 10).unwrap();
+            let c = cfg(Some(gaussian()), sigma, clip, steps);
+            let (gs, _) = hg_gd::step_rdp(gaussian(), &mu, data.n, &c, 10).unwrap();
             assert!(r.step_rdp[t] <= gs.to_f64(), "{fam:?} step {t}");
         }
     }
@@ -236,13 +241,8 @@ fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
         "{gf} vs {}",
         fil_closed(&g)
     );
-    for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
-        let r = hg_gd::run(
-            &data,
-            &cfg(Some(Noise::Bounded(fam)), sigma, clip, steps),
-            2,
-        )
-        .unwrap();
+    for fam in bounded() {
+        let r = hg_gd::run(&data, &cfg(Some(Noise::from(fam)), sigma, clip, steps), 2).unwrap();
         let rf = r.fil.as_ref().unwrap().to_f64();
         assert!(
             rf > 0.0 && rf <= fil_closed(&r),
@@ -259,11 +259,7 @@ fn gaussian_account_is_the_closed_form_and_bounded_ones_are_below_it() {
 #[test]
 fn runs_are_bit_identical_across_thread_counts() {
     let data = breast_cancer();
-    for noise in [
-        Noise::Gaussian,
-        Noise::Bounded(BoxLaw::Rectified),
-        Noise::Bounded(BoxLaw::Truncated),
-    ] {
+    for noise in ["gaussian", "rectified", "truncated"].map(|n| Noise::by_name(n).unwrap()) {
         let c = cfg(Some(noise), 0.05, 0.1, 5);
         let run = |threads| {
             rayon::ThreadPoolBuilder::new()
@@ -286,7 +282,7 @@ fn runs_are_bit_identical_across_thread_counts() {
 #[test]
 fn bad_parameters_are_typed_errors_naming_the_parameter() {
     let data = breast_cancer();
-    let base = cfg(Some(Noise::Gaussian), 0.05, 0.1, 3);
+    let base = cfg(Some(gaussian()), 0.05, 0.1, 3);
     for (c, name) in [
         (GdConfig { sigma: 0.0, ..base }, "sigma"),
         (GdConfig { clip: -1.0, ..base }, "clip"),
@@ -336,6 +332,46 @@ fn train_dispatches_on_the_experiment_kind() {
         "rdp_sigma0.05.csv",
     ] {
         assert!(dir.join("tiny").join(f).exists(), "{f}");
+    }
+    // The noises come from the spec's `noises` (registry names), in that order: the first is
+    // the reference of the reductions and the text lists their display names.
+    let tiny = |noises: &str| {
+        format!(
+            "kind = \"hg_gd\"\nname = \"tiny2\"\ndata = {:?}\nclip = 0.1\nlambda = 1e-3\n\
+             lr = 0.5\nsteps = 2\nsigmas = [0.05]\nseeds = [1]\nnoises = {noises}\n",
+            data.display().to_string()
+        )
+    };
+    std::fs::write(&spec, tiny(r#"["truncated", "gaussian"]"#)).unwrap();
+    let md = dpaudit::train::experiment::run_file(&spec, &dir, &Observer::none()).unwrap();
+    assert!(
+        md.contains("| truncated |") && md.contains("| gaussian |"),
+        "{md}"
+    );
+    assert!(!md.contains("| rectified |"), "{md}");
+    assert!(
+        md.contains("released with truncated or Gaussian noise"),
+        "{md}"
+    );
+    assert!(md.contains("mean reduction vs truncated"), "{md}");
+    let csv = std::fs::read_to_string(dir.join("tiny2").join("rdp_sigma0.05.csv")).unwrap();
+    assert!(
+        csv.starts_with("t,truncated min,truncated mean,truncated max,gaussian min,"),
+        "{csv}"
+    );
+    // A name that is not a registry family, a family without per-coordinate noise, a repeat or
+    // an empty list: typed errors naming the key and the value, before anything runs.
+    for (noises, value) in [
+        (r#"["gaussian", "nope"]"#, "nope"),
+        (r#"["laplace"]"#, "laplace"),
+        (r#"["gaussian", "gaussian"]"#, "gaussian"),
+        ("[]", "[]"),
+    ] {
+        std::fs::write(&spec, tiny(noises)).unwrap();
+        let e = dpaudit::train::experiment::run_file(&spec, &dir, &Observer::none())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("noises") && e.contains(value), "{noises}: {e}");
     }
     std::fs::write(&spec, "kind = \"nope\"\nname = \"x\"\n").unwrap();
     let e = dpaudit::train::experiment::run_file(&spec, &dir, &Observer::none())

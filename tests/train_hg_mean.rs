@@ -1,10 +1,16 @@
 //! HG §6.1 mean estimation: rectified MSE closed form against Monte Carlo, and the privacy cost
-//! of the rectified mechanism against the Gaussian at equal MSE (the "up to 30 %" claim).
+//! of the rectified mechanism against the Gaussian at equal MSE (the "up to 30 %" claim). The
+//! noise laws are the registry's families, by name.
 
 use dpaudit::mechanisms::stream::chunk_rng;
-use dpaudit::train::hg::{mean_estimation_row, rectified_mse, rectified_sigma_for_mse};
+use dpaudit::train::hg::{BoxLaw, Noise};
+use dpaudit::train::hg_mean::{mean_rdp, sigma_for_mse};
 use rand::RngExt;
 use rand_distr::StandardNormal;
+
+fn noise(name: &str) -> Noise {
+    Noise::by_name(name).unwrap()
+}
 
 #[test]
 fn rectified_mse_closed_form_matches_monte_carlo() {
@@ -25,7 +31,7 @@ fn rectified_mse_closed_form_matches_monte_carlo() {
         }
         let mc = acc / n as f64;
         let se = ((acc2 / n as f64 - mc * mc) / n as f64).sqrt();
-        let cf = rectified_mse(mu, s, a, b);
+        let cf = noise("rectified").mse(mu, s, a, b).unwrap();
         assert!(
             (mc - cf).abs() < 5.0 * se,
             "mu {mu} s {s}: MC {mc} ± {se} vs {cf}"
@@ -38,6 +44,7 @@ fn mean_estimation_privacy_at_equal_mse() {
     // d = 10, n = 100 records with coordinates uniform in [−1, 1] (5 seeds); α = 2.
     // Support [−1 + s, 1 + s] with biasedness s ∈ {0, 0.5, 1}; Gaussian σ ∈ {0.3, 0.6, 1.0}.
     let (d, n, alpha) = (10usize, 100usize, 2.0);
+    let rect = noise("rectified");
     let mut best: f64 = 0.0;
     for shift in [0.0, 0.5, 1.0] {
         for sg in [0.3, 0.6, 1.0] {
@@ -51,16 +58,28 @@ fn mean_estimation_privacy_at_equal_mse() {
                     }
                 }
                 let (lo, hi) = (-1.0 + shift, 1.0 + shift);
-                let g = mean_estimation_row(&m, n, sg, lo, hi, alpha).unwrap();
-                let sr = rectified_sigma_for_mse(&m, lo, hi, g.mse_gauss);
-                let r = match sr {
+                // The Gaussian's MSE d σ² and RDP α d h²/(2σ²) in closed form (h = 2/n; the
+                // means stay h inside [−1, 1], so no neighbour is clamped).
+                let h = 2.0 / n as f64;
+                assert!(m.iter().all(|mi| mi.abs() + h < 1.0));
+                let (mse_gauss, rdp_gauss) = (
+                    d as f64 * sg * sg,
+                    alpha * d as f64 * h * h / (2.0 * sg * sg),
+                );
+                let sr = sigma_for_mse(rect, &m, lo, hi, mse_gauss).unwrap();
+                let sr = match sr {
                     // σ_R > 100: the target MSE is at the rectified mechanism's saturation (output
                     // almost always on the box corners); the comparison is degenerate, skipped.
-                    Ok(sr) if sr <= 100.0 => mean_estimation_row(&m, n, sr, lo, hi, alpha).unwrap(),
+                    // None: beyond the saturation or below the bias floor.
+                    Some(sr) if sr <= 100.0 => sr,
                     _ => continue,
                 };
-                assert!((r.mse_rect - g.mse_gauss).abs() < 1e-9 * g.mse_gauss);
-                red.push(1.0 - r.rdp_rect / g.rdp_gauss);
+                let mse_rect = mse(rect, &m, sr, lo, hi).unwrap();
+                assert!((mse_rect - mse_gauss).abs() < 1e-9 * mse_gauss);
+                let rdp_rect = mean_rdp(rect, &m, n, sr, (lo, hi), alpha, 10)
+                    .unwrap()
+                    .to_f64();
+                red.push(1.0 - rdp_rect / rdp_gauss);
             }
             if !red.is_empty() {
                 let mean = red.iter().sum::<f64>() / red.len() as f64;
@@ -90,8 +109,7 @@ fn mean_estimation_privacy_at_equal_mse() {
 
 use dpaudit::divergence::{self, Method, Pair};
 use dpaudit::mechanisms::{Rectified, Truncated};
-use dpaudit::train::hg::{BoxLaw, Noise};
-use dpaudit::train::hg_mean::{mean_data, mse, saturation_mse, truncated_mse};
+use dpaudit::train::hg_mean::{mean_data, mse, saturation_mse};
 use dpaudit::train::hg_report::{parse_mean_spec, reduction_csv, reduction_table};
 use dpaudit::Scalar;
 use quadrature::double_exponential::integrate;
@@ -127,18 +145,19 @@ fn truncated_and_rectified_mse_closed_forms_match_the_crate_samplers() {
         let t = Truncated::new(mu, s, a, b).unwrap();
         let mut rng = chunk_rng(11, i as u64);
         let (mc, se) = mc_mse(|buf| t.sample_many(&mut rng, buf), mu, 400_000);
-        let cf = truncated_mse(mu, s, a, b).unwrap();
+        let cf = noise("truncated").mse(mu, s, a, b).unwrap();
         assert!((mc - cf).abs() < 5.0 * se, "T {i}: MC {mc} ± {se} vs {cf}");
         let r = Rectified::new(mu, s, a, b).unwrap();
         let mut rng = chunk_rng(12, i as u64);
         let (mc, se) = mc_mse(|buf| r.sample_many(&mut rng, buf), mu, 400_000);
-        let cf = rectified_mse(mu, s, a, b);
+        let cf = noise("rectified").mse(mu, s, a, b).unwrap();
         assert!((mc - cf).abs() < 5.0 * se, "R {i}: MC {mc} ± {se} vs {cf}");
     }
     // Truncated far from μ (the rectified law is then a point mass, its MC variance 0).
     let t = Truncated::new(2.5, 0.3, -1.0, 1.0).unwrap();
     let mut rng = chunk_rng(13, 0);
     let (mc, se) = mc_mse(|buf| t.sample_many(&mut rng, buf), 2.5, 400_000);
+    let truncated_mse = |mu, s, a, b| noise("truncated").mse(mu, s, a, b);
     let cf = truncated_mse(2.5, 0.3, -1.0, 1.0).unwrap();
     assert!((mc - cf).abs() < 5.0 * se, "T far: MC {mc} ± {se} vs {cf}");
     // Limits: σ → 0 inside the support gives σ² (the Gaussian's), far outside the squared
@@ -148,9 +167,9 @@ fn truncated_and_rectified_mse_closed_forms_match_the_crate_samplers() {
     let v = truncated_mse(-3.0, 1e-3, -1.0, 1.0).unwrap();
     assert!(((v - 4.0) / 4.0).abs() < 2e-3, "{v}");
     let m = [0.3];
-    let sat = saturation_mse(Noise::Bounded(BoxLaw::Truncated), &m, -1.0, 1.0);
+    let sat = saturation_mse(noise("truncated"), &m, -1.0, 1.0);
     assert!((sat - (4.0 / 12.0 + 0.09)).abs() < 1e-15);
-    let v = mse(Noise::Bounded(BoxLaw::Truncated), &m, 1e4, -1.0, 1.0).unwrap();
+    let v = mse(noise("truncated"), &m, 1e4, -1.0, 1.0).unwrap();
     assert!((v - sat).abs() < 1e-6 * sat, "{v} vs {sat}");
     // Typed errors naming the parameter.
     let e = truncated_mse(0.0, -1.0, -1.0, 1.0).unwrap_err().to_string();
@@ -210,11 +229,12 @@ fn mse_by_quadrature(fam: BoxLaw, mu: f64, s: f64, a: f64, b: f64) -> f64 {
     let dens =
         |x: f64| (-0.5 * ((x - mu) / s).powi(2)).exp() / (s * (2.0 * std::f64::consts::PI).sqrt());
     let inner = integrate(|x| (x - mu).powi(2) * dens(x), a, b, 1e-14).integral;
-    match fam {
-        BoxLaw::Truncated => inner / (phi((b - mu) / s) - phi((a - mu) / s)),
-        BoxLaw::Rectified => {
+    match fam.name() {
+        "truncated" => inner / (phi((b - mu) / s) - phi((a - mu) / s)),
+        "rectified" => {
             inner + (a - mu).powi(2) * phi((a - mu) / s) + (b - mu).powi(2) * phi((mu - b) / s)
         }
+        other => panic!("{other}"),
     }
 }
 
@@ -239,7 +259,7 @@ fn reduction_cells_match_an_independent_computation() {
                 spec.alpha * up.max(dn).powi(2) / (2.0 * sg * sg)
             })
             .sum();
-        for fam in [BoxLaw::Rectified, BoxLaw::Truncated] {
+        for fam in ["rectified", "truncated"].map(|n| BoxLaw::by_name(n).unwrap()) {
             let f = |s: f64| {
                 m.iter()
                     .map(|&mi| mse_by_quadrature(fam, mi, s, a, b))
@@ -276,9 +296,10 @@ fn reduction_cells_match_an_independent_computation() {
                             Scalar::from(a),
                             Scalar::from(b),
                         );
-                        let pair = match fam {
-                            BoxLaw::Rectified => Pair::rectified(p1, p2, ss, aa, bb),
-                            BoxLaw::Truncated => Pair::truncated(p1, p2, ss, aa, bb),
+                        let pair = match fam.name() {
+                            "rectified" => Pair::rectified(p1, p2, ss, aa, bb),
+                            "truncated" => Pair::truncated(p1, p2, ss, aa, bb),
+                            other => panic!("{other}"),
                         }
                         .unwrap();
                         let d = divergence::renyi(
@@ -304,4 +325,48 @@ fn reduction_cells_match_an_independent_computation() {
             );
         }
     }
+}
+
+/// The noises of an hg_mean spec are registry names: the committed spec states the default (every
+/// registry family with per-coordinate noise, in registry order); the first is the reference,
+/// the others must be laws on a box; bad names are typed errors naming the key and the value.
+#[test]
+fn mean_spec_noises_are_registry_names() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/hg_mean.toml"),
+    )
+    .unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("noises ="))
+        .expect("experiments/hg_mean.toml states its noises");
+    let stated = parse_mean_spec(&text).unwrap();
+    assert_eq!(stated.noises, ["gaussian", "rectified", "truncated"]);
+    let default = parse_mean_spec(&text.replace(line, "")).unwrap();
+    assert_eq!(default.noises, stated.noises);
+    let laws: Vec<_> = stated.noise_laws().unwrap();
+    assert_eq!(laws[0], noise("gaussian"));
+    assert_eq!(
+        stated.compared().unwrap(),
+        ["rectified", "truncated"].map(|n| BoxLaw::by_name(n).unwrap())
+    );
+    for (noises, value) in [
+        (r#"["gaussian", "nope"]"#, "nope"),
+        // Laplace: a registry family, without per-coordinate noise.
+        (r#"["gaussian", "laplace"]"#, "laplace"),
+        // Compared laws must live on the box.
+        (r#"["rectified", "gaussian"]"#, "gaussian"),
+        (r#"["gaussian", "rectified", "gaussian"]"#, "gaussian"),
+        ("[]", "[]"),
+    ] {
+        let e = parse_mean_spec(&text.replace(line, &format!("noises = {noises}")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("noises") && e.contains(value), "{noises}: {e}");
+    }
+    // By name outside a spec: the key is `noise`.
+    let e = Noise::by_name("laplace").unwrap_err().to_string();
+    assert!(e.contains("noise") && e.contains("laplace"), "{e}");
+    let e = BoxLaw::by_name("gaussian").unwrap_err().to_string();
+    assert!(e.contains("gaussian") && e.contains("box"), "{e}");
 }

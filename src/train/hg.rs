@@ -1,37 +1,102 @@
 //! Per-coordinate accounting of Hu & Guo ("HG") §5, Prop. 5.1: noise added independently per
-//! coordinate on a box support B = ×_i [a_i, b_i] (rectified or truncated Gaussian per
-//! coordinate). The output coordinates are independent, so the per-instance Rényi divergence is
-//! the sum of the 1-D divergences and the Fisher information matrix is diagonal with the 1-D
-//! Fisher informations (`docs/training.md#hg-per-coordinate-accounting`). Each 1-D term comes
+//! coordinate on a box support B = ×_i [a_i, b_i] (a registry family whose law has a support,
+//! [`BoxLaw`]: HG's rectified and truncated Gaussians), and the noise laws of HG's experiments
+//! ([`Noise`]: any registry family with per-coordinate noise, named in the experiment file and
+//! looked up in the registry; this module names none). The output coordinates are independent,
+//! so the per-instance Rényi divergence is the sum of the 1-D divergences and the Fisher
+//! information matrix is diagonal with the 1-D Fisher informations (`docs/training.md#hg-per-coordinate-accounting`). Each 1-D term comes
 //! from the crate's certified routes ([`crate::divergence`]).
 
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
+use crate::mechanisms::stream::StreamRng;
+use crate::model::{CoordinateNoise, Family, FAMILIES};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::Float;
+use std::fmt;
 
-/// The law of the per-coordinate noise on a box [a, b]: one of HG's two bounded-support
-/// families, each its registry [`Family`](crate::model::Family) ([`BoxLaw::family`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BoxLaw {
-    /// clip(N(μ, σ²), a, b) per coordinate (HG Def. 3.1).
-    Rectified,
-    /// N(μ, σ²) conditioned on [a, b] per coordinate (HG Def. 3.2).
-    Truncated,
+/// The law of the per-coordinate noise of a release (HG §5–6): a registry family with a
+/// [`CoordinateNoise`] entry (its draws and closed-form MSE), named by the experiment's `noises`
+/// and found with [`Noise::by_name`]. Its single law is on a box [a, b] when the family's law
+/// has a support ([`Noise::box_law`]), else on the whole line (the box is then ignored).
+#[derive(Clone, Copy)]
+pub struct Noise {
+    family: &'static Family,
+    hooks: &'static CoordinateNoise,
 }
 
-impl BoxLaw {
-    /// The family's registry entry.
-    pub fn family(self) -> &'static crate::model::Family {
-        match self {
-            BoxLaw::Rectified => &crate::mechanisms::rectified::FAMILY,
-            BoxLaw::Truncated => &crate::mechanisms::truncated::FAMILY,
+impl Noise {
+    /// The noise of `family`; an error naming the family if it has no per-coordinate noise.
+    pub fn new(family: &'static Family) -> Result<Noise> {
+        match family.coordinate_noise {
+            Some(hooks) => Ok(Noise { family, hooks }),
+            None => Err(Error::invalid(
+                "noise",
+                family.name,
+                &format!(
+                    "a family with per-coordinate noise ({})",
+                    names(Noise::all())
+                ),
+            )),
         }
     }
 
-    /// The pair of the family at locations `mu1`, `mu2`, scale `sigma` on [a, b], built and
-    /// validated by its registry entry.
+    /// The noise of the registry family called `name` (errors as [`Noise::named`] with the key
+    /// `noise`).
+    pub fn by_name(name: &str) -> Result<Noise> {
+        Noise::named("noise", name)
+    }
+
+    /// The noise of the registry family called `name`, given as the value of the spec key
+    /// `key`: an error naming the key and the value if `name` is not a registry family or its
+    /// family has no per-coordinate noise.
+    pub fn named(key: &str, name: &str) -> Result<Noise> {
+        Family::by_name(name)
+            .ok()
+            .and_then(|f| Noise::new(f).ok())
+            .ok_or_else(|| {
+                Error::invalid(
+                    key,
+                    format!("{name:?}"),
+                    &format!(
+                        "a registry family with per-coordinate noise ({})",
+                        names(Noise::all())
+                    ),
+                )
+            })
+    }
+
+    /// Every registry family with per-coordinate noise, in registry order.
+    pub fn all() -> impl Iterator<Item = Noise> {
+        FAMILIES
+            .iter()
+            .filter_map(|&family| family.coordinate_noise.map(|hooks| Noise { family, hooks }))
+    }
+
+    /// The family's registry entry.
+    pub fn family(&self) -> &'static Family {
+        self.family
+    }
+
+    /// The family's name (reports and CSV files).
+    pub fn name(&self) -> &'static str {
+        self.family.name
+    }
+
+    /// Its name in running text ("Gaussian", "rectified").
+    pub fn display(&self) -> &'static str {
+        self.hooks.display
+    }
+
+    /// The noise as a law on a box, if its family's law has a support (location keys `a`, `b`).
+    pub fn box_law(self) -> Option<BoxLaw> {
+        let keys = self.family.location_keys;
+        (keys.contains(&"a") && keys.contains(&"b")).then_some(BoxLaw(self))
+    }
+
+    /// The pair of the family at locations `mu1`, `mu2`, scale `sigma` (on [a, b] for a law on
+    /// a box), built and validated by its registry entry.
     pub fn pair(
         self,
         mu1: Scalar,
@@ -47,14 +112,150 @@ impl BoxLaw {
             ("a", a),
             ("b", b),
         ];
-        self.family().pair_from(&values)
+        self.family.pair_from(&values)
+    }
+
+    /// The single law of the family at location `mu`, scale `sigma` (on [a, b] for a law on a
+    /// box), for its Fisher information.
+    pub fn location(self, mu: Scalar, sigma: Scalar, a: Scalar, b: Scalar) -> Result<Location> {
+        let support = self.box_law().map(|_| (a, b));
+        Location::new(self.name(), mu, sigma, support)
+    }
+
+    /// Fills `out` with draws of the law at (μ, σ, [a, b]) from `rng`, in order (the family's
+    /// sampler).
+    pub fn sample(
+        self,
+        mu: f64,
+        sigma: f64,
+        (a, b): (f64, f64),
+        rng: &mut StreamRng,
+        out: &mut [f64],
+    ) -> Result<()> {
+        (self.hooks.sample)(mu, sigma, a, b, rng, out)
+    }
+
+    /// E[(X − μ)²] of one coordinate in closed form (the family's), after checking μ finite,
+    /// σ > 0 and a < b finite (errors name the parameter).
+    pub fn mse(self, mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
+        check_one(mu, sigma, a, b)?;
+        (self.hooks.mse)(mu, sigma, a, b)
+    }
+
+    /// The σ → ∞ limit of [`Noise::mse`] at (μ, [a, b]): the largest MSE of the law (+∞ for a
+    /// law on the whole line).
+    pub fn saturation_mse(self, mu: f64, a: f64, b: f64) -> f64 {
+        (self.hooks.saturation_mse)(mu, a, b)
+    }
+
+    /// The σ at which Σ_i MSE(μ_i, σ) equals `target`, where the family has it in closed form.
+    pub(crate) fn sigma_for_mse_closed(
+        self,
+        mu: &[f64],
+        ab: (f64, f64),
+        target: f64,
+    ) -> Option<f64> {
+        self.hooks.sigma_for_mse.map(|f| f(mu, ab, target))
+    }
+}
+
+impl PartialEq for Noise {
+    fn eq(&self, other: &Self) -> bool {
+        self.family == other.family
+    }
+}
+
+impl Eq for Noise {}
+
+impl fmt::Debug for Noise {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Noise({})", self.name())
+    }
+}
+
+impl From<BoxLaw> for Noise {
+    fn from(law: BoxLaw) -> Noise {
+        law.0
+    }
+}
+
+/// The names of `noises`, comma-separated (error messages).
+fn names(noises: impl Iterator<Item = Noise>) -> String {
+    noises.map(|n| n.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// Checks one coordinate's parameters: μ finite, σ finite and > 0, [a, b] finite with a < b.
+fn check_one(mu: f64, sigma: f64, a: f64, b: f64) -> Result<()> {
+    if !mu.is_finite() {
+        return Err(Error::invalid("mu", mu, "finite"));
+    }
+    if !(sigma > 0.0 && sigma.is_finite()) {
+        return Err(Error::invalid("sigma", sigma, "finite and > 0"));
+    }
+    if !(a < b && a.is_finite() && b.is_finite()) {
+        return Err(Error::invalid(
+            "support [a, b]",
+            format!("[{a}, {b}]"),
+            "finite, a < b",
+        ));
+    }
+    Ok(())
+}
+
+/// The law of the per-coordinate noise on a box [a, b] (HG's bounded-support families): a
+/// [`Noise`] whose family's law has a support, found with [`BoxLaw::by_name`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct BoxLaw(Noise);
+
+impl BoxLaw {
+    /// The law on a box of the registry family called `name` (errors as [`BoxLaw::named`] with
+    /// the key `noise`).
+    pub fn by_name(name: &str) -> Result<BoxLaw> {
+        BoxLaw::named("noise", name)
+    }
+
+    /// The law on a box of the registry family called `name`, given as the value of the spec
+    /// key `key`: an error naming the key and the value if `name` is not a registry family with
+    /// per-coordinate noise on a box.
+    pub fn named(key: &str, name: &str) -> Result<BoxLaw> {
+        let expected = || {
+            format!(
+                "a registry family with per-coordinate noise on a box ({})",
+                names(BoxLaw::all().map(Noise::from))
+            )
+        };
+        Noise::named(key, name)
+            .map_err(|_| Error::invalid(key, format!("{name:?}"), &expected()))?
+            .box_law()
+            .ok_or_else(|| Error::invalid(key, format!("{name:?}"), &expected()))
+    }
+
+    /// Every registry family with per-coordinate noise on a box, in registry order.
+    pub fn all() -> impl Iterator<Item = BoxLaw> {
+        Noise::all().filter_map(Noise::box_law)
+    }
+
+    /// The family's registry entry.
+    pub fn family(self) -> &'static Family {
+        self.0.family
+    }
+
+    /// The family's name.
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+}
+
+impl fmt::Debug for BoxLaw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BoxLaw({})", self.name())
     }
 }
 
 /// A per-coordinate mechanism on a box: σ_i and [a_i, b_i] for each coordinate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BoxMechanism {
-    /// The law of the noise on the box (rectified or truncated).
+    /// The law of the noise on the box (HG: rectified or truncated).
     pub family: BoxLaw,
     /// Per-coordinate standard deviations.
     pub sigma: Vec<f64>,
@@ -108,7 +309,7 @@ impl BoxMechanism {
                 Scalar::from(self.a[i]),
                 Scalar::from(self.b[i]),
             );
-            let pair = self.family.pair(m1, m2, s, a, b)?;
+            let pair = Noise::from(self.family).pair(m1, m2, s, a, b)?;
             terms.push(divergence::renyi(&pair, &al, digits + 1, Method::Auto)?);
         }
         sum_certified(terms, digits)
@@ -117,14 +318,14 @@ impl BoxMechanism {
     /// Diagonal of the Fisher information matrix at location `mu` (HG Prop. 5.1).
     pub fn fisher_diag(&self, mu: &[f64], digits: u32) -> Result<Vec<Certified>> {
         self.check_len("mu", mu)?;
-        let fam = self.family.family().name;
+        let noise = Noise::from(self.family);
         (0..mu.len())
             .map(|i| {
-                let loc = Location::new(
-                    fam,
+                let loc = noise.location(
                     Scalar::from(mu[i]),
                     Scalar::from(self.sigma[i]),
-                    Some((Scalar::from(self.a[i]), Scalar::from(self.b[i]))),
+                    Scalar::from(self.a[i]),
+                    Scalar::from(self.b[i]),
                 )?;
                 divergence::fisher(&loc, digits, Method::Auto)
             })
@@ -148,115 +349,6 @@ pub(crate) fn sum_certified(terms: Vec<Certified>, digits: u32) -> Result<Certif
         s += &t.value;
     }
     Ok(Certified { value: s, digits })
-}
-
-fn std_phi(x: f64) -> f64 {
-    0.5 * libm::erfc(-x / std::f64::consts::SQRT_2)
-}
-
-fn std_pdf(x: f64) -> f64 {
-    (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt()
-}
-
-/// E[(clip(μ + σZ, a, b) − μ)²], Z ~ N(0, 1), in closed form: with l = (a−μ)/σ, u = (b−μ)/σ,
-/// (a−μ)²Φ(l) + (b−μ)²(1 − Φ(u)) + σ²([Φ(u) − Φ(l)] − [uφ(u) − lφ(l)]).
-pub fn rectified_mse(mu: f64, sigma: f64, a: f64, b: f64) -> f64 {
-    let (l, u) = ((a - mu) / sigma, (b - mu) / sigma);
-    let lead = (a - mu).powi(2) * std_phi(l) + (b - mu).powi(2) * std_phi(-u);
-    let mid = (std_phi(u) - std_phi(l)) - (u * std_pdf(u) - l * std_pdf(l));
-    lead + sigma * sigma * mid
-}
-
-/// One row of the mean-estimation comparison (HG §6.1, Figure 2's shape): at noise σ, the MSE and
-/// per-instance RDP at order α of the Gaussian and of the rectified mechanism on the box
-/// [lo, hi]^d, for the mean of `data` (values clipped to [−1, 1]; replace-one sensitivity 2/n per
-/// coordinate, neighbour locations clamped to [−1, 1], the worse direction per coordinate).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MeanRow {
-    /// σ.
-    pub sigma: f64,
-    /// Gaussian MSE d σ².
-    pub mse_gauss: f64,
-    /// Gaussian RDP α d (2/n)² / (2σ²).
-    pub rdp_gauss: f64,
-    /// Rectified MSE (closed form, summed over coordinates).
-    pub mse_rect: f64,
-    /// Rectified per-instance RDP (HG Prop. 5.1, certified to 10 digits).
-    pub rdp_rect: f64,
-}
-
-/// Computes a [`MeanRow`] for the mean `m` (coordinates in [−1, 1]) of n records.
-pub fn mean_estimation_row(
-    m: &[f64],
-    n: usize,
-    sigma: f64,
-    lo: f64,
-    hi: f64,
-    alpha: f64,
-) -> Result<MeanRow> {
-    let d = m.len();
-    let h = 2.0 / n as f64;
-    if !(sigma > 0.0 && sigma.is_finite() && lo < hi && n > 0) {
-        return Err(Error::invalid(
-            "sigma, lo, hi, n",
-            format!("{sigma}, {lo}, {hi}, {n}"),
-            "sigma > 0, lo < hi, n >= 1",
-        ));
-    }
-    let mut rdp = 0.0;
-    for &mi in m {
-        let one = BoxMechanism::new(BoxLaw::Rectified, vec![sigma], vec![lo], vec![hi])?;
-        let up = one.renyi(&[mi], &[(mi + h).min(1.0)], alpha, 10)?.to_f64();
-        let dn = one.renyi(&[mi], &[(mi - h).max(-1.0)], alpha, 10)?.to_f64();
-        rdp += up.max(dn);
-    }
-    Ok(MeanRow {
-        sigma,
-        mse_gauss: d as f64 * sigma * sigma,
-        rdp_gauss: alpha * d as f64 * h * h / (2.0 * sigma * sigma),
-        mse_rect: m.iter().map(|&mi| rectified_mse(mi, sigma, lo, hi)).sum(),
-        rdp_rect: rdp,
-    })
-}
-
-/// The σ at which the rectified mechanism's MSE equals `target` (bisection on log σ; the MSE
-/// increases with σ on the range used here). Errors if not bracketed in [1e-6, 1e3].
-pub fn rectified_sigma_for_mse(m: &[f64], lo: f64, hi: f64, target: f64) -> Result<f64> {
-    let f = |s: f64| {
-        m.iter()
-            .map(|&mi| rectified_mse(mi, s, lo, hi))
-            .sum::<f64>()
-    };
-    let (a, b) = (1e-6, 1e3);
-    if f(a) > target || f(b) < target {
-        return Err(Error::invalid(
-            "target MSE",
-            target,
-            "reachable by the rectified mechanism",
-        ));
-    }
-    // No width stop: all 200 halvings.
-    super::log_bisect(a, b, None, |mid| Ok(f(mid) < target))
-}
-
-/// The noise of a per-coordinate release: Gaussian (unbounded, the baseline) or one of the
-/// bounded families on a box.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Noise {
-    /// N(μ, σ²) per coordinate.
-    Gaussian,
-    /// A bounded family on [a_i, b_i] per coordinate.
-    Bounded(BoxLaw),
-}
-
-impl Noise {
-    /// Short name used in reports and CSV files.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Noise::Gaussian => crate::mechanisms::gaussian::FAMILY.name,
-            Noise::Bounded(law) => law.family().name,
-        }
-    }
 }
 
 /// The per-instance RDP of order α of one per-coordinate release at location `mu`, against the
@@ -320,10 +412,7 @@ pub(crate) fn worst_neighbour_renyi(
             return Ok(None);
         }
         let (s1, s2, s) = (Scalar::from(m1), Scalar::from(m2), Scalar::from(sigma));
-        let pair = match noise {
-            Noise::Gaussian => Pair::gaussian(s1, s2, s)?,
-            Noise::Bounded(law) => law.pair(s1, s2, s, Scalar::from(a), Scalar::from(b))?,
-        };
+        let pair = noise.pair(s1, s2, s, Scalar::from(a), Scalar::from(b))?;
         divergence::renyi(&pair, &al, digits + 1, Method::Auto).map(Some)
     };
     let per: Vec<Option<Certified>> = mu

@@ -1,9 +1,10 @@
 //! Full-batch private gradient descent with per-coordinate noise (Hu & Guo, "HG", §5–6):
 //! L2-regularised logistic regression, per-record gradients clipped per coordinate to [−C, C]
 //! (HG §5.1 clip per coordinate so that the box accounting of Prop. 5.1 applies), the
-//! full-batch mean of the clipped gradients released with Gaussian, rectified or truncated noise
-//! on the box [−C, C]^d (which contains every possible clipped mean), and each run's
-//! per-instance RDP composed over the steps. `docs/training.md#hg-per-coordinate-gradient-descent`.
+//! full-batch mean of the clipped gradients released with per-coordinate noise of a registry
+//! family ([`Noise`]; HG's Gaussian, rectified or truncated noise), a law on a box on
+//! [−C, C]^d (which contains every possible clipped mean), and each run's per-instance RDP
+//! composed over the steps. `docs/training.md#hg-per-coordinate-gradient-descent`.
 //!
 //! Objective F(θ) = (1/n) Σ_j log(1 + exp(−y_j x_jᵀθ)) + (λ/2)‖θ‖², labels ±1, θ_0 = 0.
 //! Step t: g_t = (1/n) Σ_j clip(∇ℓ_j(θ_t), −C, C) (per coordinate), ĝ_t = M(g_t) (the noisy
@@ -30,10 +31,9 @@
 //! in index order. Runs are bit-identical whatever the thread count.
 
 use super::data::Dataset;
-use super::hg::{sum_certified, worst_neighbour_renyi, BoxLaw, Noise};
+use super::hg::{sum_certified, worst_neighbour_renyi, Noise};
 use crate::error::{check_count, Error, Result};
 use crate::mechanisms::stream::chunk_rng;
-use crate::mechanisms::{Gaussian, Rectified, Truncated};
 use crate::numeric::mp::Certified;
 
 /// log(1 + e^x) without overflow.
@@ -179,7 +179,8 @@ pub struct GdRun {
     pub fil: Option<Certified>,
 }
 
-/// Draws the release M(g) with the crate's samplers, one draw per coordinate in index order.
+/// Draws the release M(g) with the noise family's sampler on the box [−C, C], one draw per
+/// coordinate in index order.
 fn release(
     noise: Noise,
     g: &[f64],
@@ -189,16 +190,7 @@ fn release(
 ) -> Result<Vec<f64>> {
     let mut out = vec![0.0; g.len()];
     for (o, &m) in out.iter_mut().zip(g) {
-        let one = std::slice::from_mut(o);
-        match noise {
-            Noise::Gaussian => Gaussian::new(m, sigma)?.sample_many(rng, one),
-            Noise::Bounded(BoxLaw::Rectified) => {
-                Rectified::new(m, sigma, -clip, clip)?.sample_many(rng, one)
-            }
-            Noise::Bounded(BoxLaw::Truncated) => {
-                Truncated::new(m, sigma, -clip, clip)?.sample_many(rng, one)
-            }
-        }
+        noise.sample(m, sigma, (-clip, clip), rng, std::slice::from_mut(o))?;
     }
     Ok(out)
 }
@@ -236,24 +228,20 @@ pub(crate) fn step_fil(
     cfg: &GdConfig,
     digits: u32,
 ) -> Result<Certified> {
-    use crate::divergence::{fisher, Location, Method};
+    use crate::divergence::{fisher, Method};
     use crate::scalar::Scalar;
     check_count("n", n)?;
     let c = cfg.clip;
     let h = 2.0 * c / n as f64;
-    let (fam, ab) = match noise {
-        Noise::Gaussian => ("gaussian", None),
-        Noise::Bounded(BoxLaw::Rectified) => {
-            ("rectified", Some((Scalar::from(-c), Scalar::from(c))))
-        }
-        Noise::Bounded(BoxLaw::Truncated) => {
-            ("truncated", Some((Scalar::from(-c), Scalar::from(c))))
-        }
-    };
     let terms = g
         .iter()
         .map(|&m| {
-            let loc = Location::new(fam, Scalar::from(m), Scalar::from(cfg.sigma), ab.clone())?;
+            let loc = noise.location(
+                Scalar::from(m),
+                Scalar::from(cfg.sigma),
+                Scalar::from(-c),
+                Scalar::from(c),
+            )?;
             let i = fisher(&loc, digits + 1, Method::Auto)?;
             // δ² as a product of doubles is exact at ≥ 106 bits: the certified digits carry over.
             let delta = h.min(c - m).max(h.min(m + c));

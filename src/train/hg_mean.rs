@@ -1,8 +1,10 @@
-//! Private mean estimation with per-coordinate Gaussian, rectified and truncated noise (Hu & Guo,
-//! "HG", §6.1 and Figure 2's shape): closed-form MSE of each mechanism, per-instance RDP through
-//! the certified routes (HG Prop. 5.1 with the worst replace-one neighbour per coordinate), the
-//! MSE-against-RDP curves over a σ grid, and the privacy cost of the bounded mechanisms at equal
-//! MSE. Settings and derivations: `docs/training.md#hg-mean-estimation`.
+//! Private mean estimation with per-coordinate noise (Hu & Guo, "HG", §6.1 and Figure 2's shape;
+//! HG compare the Gaussian with the rectified and truncated Gaussians, the noise laws being
+//! registry families named by the experiment, [`Noise`]): closed-form MSE of each mechanism (the
+//! family's own, [`Noise::mse`]), per-instance RDP through the certified routes (HG Prop. 5.1
+//! with the worst replace-one neighbour per coordinate), the MSE-against-RDP curves over a σ
+//! grid, and the privacy cost of the bounded mechanisms at equal MSE with a reference noise.
+//! Settings and derivations: `docs/training.md#hg-mean-estimation`.
 //!
 //! Data: n records with coordinates N(0, s_d²) clipped to [−1, 1]; the released location is their
 //! mean m ∈ [−1, 1]^d (replace-one: each coordinate moves by at most 2/n). The box is
@@ -16,80 +18,21 @@ use crate::mechanisms::stream::chunk_rng;
 use crate::mechanisms::Gaussian;
 use crate::numeric::mp::Certified;
 
-fn check_one(mu: f64, sigma: f64, a: f64, b: f64) -> Result<()> {
-    if !mu.is_finite() {
-        return Err(Error::invalid("mu", mu, "finite"));
-    }
-    if !(sigma > 0.0 && sigma.is_finite()) {
-        return Err(Error::invalid("sigma", sigma, "finite and > 0"));
-    }
-    if !(a < b && a.is_finite() && b.is_finite()) {
-        return Err(Error::invalid(
-            "support [a, b]",
-            format!("[{a}, {b}]"),
-            "finite, a < b",
-        ));
-    }
-    Ok(())
-}
-
-/// E[(X − μ)²] for X ~ N(μ, σ²) conditioned on [a, b] (HG Def. 3.2), in closed form: with
-/// l = (a − μ)/σ, u = (b − μ)/σ and Z = Φ(u) − Φ(l),
-/// σ² (1 + (l φ(l) − u φ(u)) / Z)
-/// (the second moment of a truncated standard normal; `docs/training.md#hg-mean-estimation`).
-/// ln Z comes from `crate::numeric::f64s::log_ndtr_diff` (full relative accuracy in either
-/// tail), so the support may lie far from μ. Errors (naming the parameter) on non-finite μ,
-/// σ ≤ 0 or a ≥ b.
-pub fn truncated_mse(mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
-    check_one(mu, sigma, a, b)?;
-    let (l, u) = ((a - mu) / sigma, (b - mu) / sigma);
-    // ln Z to full relative accuracy on either side of the mode, then x φ(x)/Z = x e^{ln φ(x) − ln Z}.
-    let ln_z = crate::numeric::f64s::log_ndtr_diff(l, u);
-    if !ln_z.is_finite() {
-        return Err(Error::invalid(
-            "support [a, b]",
-            format!("[{a}, {b}] with mu = {mu}, sigma = {sigma}"),
-            "with a representable normaliser ln Z",
-        ));
-    }
-    let ln_c = 0.5 * (2.0 * std::f64::consts::PI).ln();
-    let term = |x: f64| x * (-0.5 * x * x - ln_c - ln_z).exp();
-    Ok(sigma * sigma * (1.0 + term(l) - term(u)))
-}
-
-/// Per-coordinate MSE E[(X − μ)²] of one coordinate under `noise` (Gaussian σ²; rectified by
-/// [`super::hg::rectified_mse`]; truncated by [`truncated_mse`]).
-pub(crate) fn coord_mse(noise: Noise, mu: f64, sigma: f64, a: f64, b: f64) -> Result<f64> {
-    check_one(mu, sigma, a, b)?;
-    match noise {
-        Noise::Gaussian => Ok(sigma * sigma),
-        Noise::Bounded(BoxLaw::Rectified) => Ok(super::hg::rectified_mse(mu, sigma, a, b)),
-        Noise::Bounded(BoxLaw::Truncated) => truncated_mse(mu, sigma, a, b),
-    }
-}
-
-/// MSE of the released vector: Σ_i E[(X_i − m_i)²].
+/// MSE of the released vector: Σ_i E[(X_i − m_i)²], each term the noise family's closed form
+/// ([`Noise::mse`]; `docs/training.md#hg-mean-estimation`).
 pub fn mse(noise: Noise, m: &[f64], sigma: f64, a: f64, b: f64) -> Result<f64> {
-    m.iter().map(|&mi| coord_mse(noise, mi, sigma, a, b)).sum()
+    m.iter().map(|&mi| noise.mse(mi, sigma, a, b)).sum()
 }
 
-/// The σ → ∞ limit of [`mse`] for a bounded family (the largest MSE it can have): rectified
-/// ½((a − m_i)² + (b − m_i)²) per coordinate (all mass on the two ends), truncated
-/// (b − a)²/12 + ((a + b)/2 − m_i)² (uniform on [a, b]). Infinite for the Gaussian.
+/// The σ → ∞ limit of [`mse`] (the largest MSE the noise can have; [`Noise::saturation_mse`]
+/// summed over the coordinates): finite for a law on a box, infinite on the whole line.
 pub fn saturation_mse(noise: Noise, m: &[f64], a: f64, b: f64) -> f64 {
-    m.iter()
-        .map(|&mi| match noise {
-            Noise::Gaussian => f64::INFINITY,
-            Noise::Bounded(BoxLaw::Rectified) => 0.5 * ((a - mi).powi(2) + (b - mi).powi(2)),
-            Noise::Bounded(BoxLaw::Truncated) => {
-                (b - a).powi(2) / 12.0 + (0.5 * (a + b) - mi).powi(2)
-            }
-        })
-        .sum()
+    m.iter().map(|&mi| noise.saturation_mse(mi, a, b)).sum()
 }
 
-/// The σ at which [`mse`] equals `target`: √(target/d) for the Gaussian; for a bounded family a
-/// bisection on log σ over [1e-6, 1e3] (200 halvings). `Ok(None)` when the target is outside
+/// The σ at which [`mse`] equals `target`: in closed form where the family has one (the
+/// Gaussian's √(target/d)); otherwise a bisection on log σ over [1e-6, 1e3] (200 halvings).
+/// `Ok(None)` when the target is outside
 /// the family's reachable range on that bracket (at or above saturation, or below the bias
 /// floor). Errors if the bisection's end point misses the target by more than 1e-9 relative
 /// (the MSE would not be monotone in σ).
@@ -100,8 +43,8 @@ pub fn sigma_for_mse(noise: Noise, m: &[f64], a: f64, b: f64, target: f64) -> Re
     if m.is_empty() {
         return Err(Error::invalid("m", "[]", "at least one coordinate"));
     }
-    if noise == Noise::Gaussian {
-        return Ok(Some((target / m.len() as f64).sqrt()));
+    if let Some(s) = noise.sigma_for_mse_closed(m, (a, b), target) {
+        return Ok(Some(s));
     }
     let f = |s: f64| mse(noise, m, s, a, b);
     let (lo, hi) = (1e-6, 1e3);
@@ -174,10 +117,11 @@ pub fn mean_rdp(
     .map(|(c, _)| c)
 }
 
-/// One mechanism at equal MSE with a Gaussian of noise σ_G, on one dataset.
+/// One bounded mechanism at equal MSE with the reference noise (HG: the Gaussian) of σ_G, on one
+/// dataset.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum EqualMse {
-    /// The Gaussian's MSE dσ_G² is not reachable by the bounded family (at or beyond its
+    /// The reference's MSE dσ_G² is not reachable by the bounded family (at or beyond its
     /// saturation MSE, or below its bias floor).
     Unreachable,
     /// Reached at σ with certified RDP `rdp` (shown in f64).
@@ -189,20 +133,25 @@ pub enum EqualMse {
     },
 }
 
-/// The reduction in privacy cost at equal MSE on one dataset: the Gaussian's RDP at σ_G and each
-/// bounded family's [`EqualMse`].
+/// The reduction in privacy cost at equal MSE on one dataset: the reference noise's RDP at σ_G
+/// and each compared bounded family's [`EqualMse`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReductionPoint {
-    /// Gaussian RDP at σ_G.
-    pub rdp_gauss: f64,
-    /// Target MSE dσ_G² divided by each family's saturation MSE ([rectified, truncated]).
-    pub target_over_saturation: [f64; 2],
-    /// [rectified, truncated].
-    pub bounded: [EqualMse; 2],
+    /// The reference's RDP at σ_G.
+    pub rdp_reference: f64,
+    /// Target MSE (the reference's at σ_G) divided by each compared family's saturation MSE, in
+    /// the order of the compared families.
+    pub target_over_saturation: Vec<f64>,
+    /// Each compared family's [`EqualMse`], in order.
+    pub bounded: Vec<EqualMse>,
 }
 
-/// Computes a [`ReductionPoint`] for the mean `m` of `n` records on the box [a, b]^d.
+/// Computes a [`ReductionPoint`] for the mean `m` of `n` records on the box [a, b]^d: the
+/// `reference` noise (HG: the Gaussian) at σ_G against each of the `compared` laws on the box.
+#[allow(clippy::too_many_arguments)]
 pub fn reduction_point(
+    reference: Noise,
+    compared: &[BoxLaw],
     m: &[f64],
     n: usize,
     sigma_g: f64,
@@ -210,13 +159,12 @@ pub fn reduction_point(
     alpha: f64,
     digits: u32,
 ) -> Result<ReductionPoint> {
-    let target = mse(Noise::Gaussian, m, sigma_g, ab.0, ab.1)?;
-    let rdp_gauss = mean_rdp(Noise::Gaussian, m, n, sigma_g, ab, alpha, digits)?.to_f64();
-    let fams = [BoxLaw::Rectified, BoxLaw::Truncated];
-    let mut bounded = [EqualMse::Unreachable; 2];
-    let mut ratio = [0.0; 2];
-    for (k, fam) in fams.into_iter().enumerate() {
-        let noise = Noise::Bounded(fam);
+    let target = mse(reference, m, sigma_g, ab.0, ab.1)?;
+    let rdp_reference = mean_rdp(reference, m, n, sigma_g, ab, alpha, digits)?.to_f64();
+    let mut bounded = vec![EqualMse::Unreachable; compared.len()];
+    let mut ratio = vec![0.0; compared.len()];
+    for (k, &law) in compared.iter().enumerate() {
+        let noise = Noise::from(law);
         ratio[k] = target / saturation_mse(noise, m, ab.0, ab.1);
         if let Some(s) = sigma_for_mse(noise, m, ab.0, ab.1, target)? {
             let rdp = mean_rdp(noise, m, n, s, ab, alpha, digits)?.to_f64();
@@ -224,7 +172,7 @@ pub fn reduction_point(
         }
     }
     Ok(ReductionPoint {
-        rdp_gauss,
+        rdp_reference,
         target_over_saturation: ratio,
         bounded,
     })

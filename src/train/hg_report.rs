@@ -16,12 +16,6 @@ use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::Path;
 
-const NOISES: [Noise; 3] = [
-    Noise::Gaussian,
-    Noise::Bounded(BoxLaw::Rectified),
-    Noise::Bounded(BoxLaw::Truncated),
-];
-
 fn default_digits() -> u32 {
     10
 }
@@ -30,6 +24,39 @@ fn default_alpha() -> f64 {
 }
 fn default_true() -> bool {
     true
+}
+/// The default `noises`: every registry family with per-coordinate noise, in registry order.
+fn default_noises() -> Vec<String> {
+    Noise::all().map(|n| n.name().to_string()).collect()
+}
+
+/// The noises named by `names` (the spec key `noises`), looked up in the registry: at least one,
+/// distinct, each a registry family with per-coordinate noise (errors name the key and value).
+fn resolve_noises(names: &[String]) -> Result<Vec<Noise>> {
+    if names.is_empty() {
+        return Err(Error::invalid("noises", "[]", "at least one noise family"));
+    }
+    if let Some((k, dup)) = names
+        .iter()
+        .enumerate()
+        .find(|(k, n)| names[..*k].contains(n))
+    {
+        return Err(Error::invalid(
+            "noises",
+            format!("{dup:?} (entry {})", k + 1),
+            "distinct families",
+        ));
+    }
+    names.iter().map(|n| Noise::named("noises", n)).collect()
+}
+
+/// "A", "A or B", "A, B or C": the noises' display names in running text.
+fn or_list(noises: &[Noise]) -> String {
+    let names: Vec<&str> = noises.iter().map(|n| n.display()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.concat(),
+    }
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(table: toml::Table, what: &str) -> Result<T> {
@@ -172,10 +199,15 @@ pub struct MeanSpec {
     pub sigma_max: f64,
     /// Grid points (log-spaced).
     pub points: usize,
-    /// Gaussian σ_G of the equal-MSE table.
+    /// σ_G of the reference noise (the first of `noises`) in the equal-MSE table.
     pub compare_sigmas: Vec<f64>,
     /// Seeds (one dataset each).
     pub seeds: Vec<u64>,
+    /// The noise laws, registry families with per-coordinate noise (default: all of them, in
+    /// registry order): the first is the reference of the equal-MSE table (HG: the Gaussian),
+    /// the others laws on the box compared with it (HG: rectified, truncated).
+    #[serde(default = "default_noises")]
+    pub noises: Vec<String>,
     /// Rényi order.
     #[serde(default = "default_alpha")]
     pub alpha: f64,
@@ -185,6 +217,20 @@ pub struct MeanSpec {
 }
 
 impl MeanSpec {
+    /// The noises of the curves, in order (the first is the reference).
+    pub fn noise_laws(&self) -> Result<Vec<Noise>> {
+        resolve_noises(&self.noises)
+    }
+
+    /// The laws on the box compared with the reference at equal MSE: `noises` after the first.
+    pub fn compared(&self) -> Result<Vec<BoxLaw>> {
+        resolve_noises(&self.noises)?;
+        self.noises[1..]
+            .iter()
+            .map(|n| BoxLaw::named("noises", n))
+            .collect()
+    }
+
     /// Checks every field, naming the first bad one.
     pub(crate) fn validate(&self) -> Result<()> {
         check_name(&self.name)?;
@@ -216,12 +262,12 @@ impl MeanSpec {
             positive("compare_sigmas", s)?;
         }
         check_seeds(&self.seeds)?;
+        self.compared()?;
         hg_gd::check_rdp_settings(self.alpha, self.digits)
     }
 
-    /// The work of the experiment (certified per-coordinate RDP terms: shifts × points × 3
-    /// mechanisms × seeds × d, plus the equal-MSE table), after checking that its data fit in
-    /// memory.
+    /// The work of the experiment (certified per-coordinate RDP terms: shifts × points × noises
+    /// × seeds × d, plus the equal-MSE table), after checking that its data fit in memory.
     pub fn estimate(&self) -> Result<crate::limits::Estimate> {
         use crate::limits::{check_max, check_memory, product};
         check_max("points", self.points as u128, MAX_POINTS)?;
@@ -232,13 +278,20 @@ impl MeanSpec {
             self.d,
             "the seeds' mean vectors and curves",
             product(&[self.d as u128, 8, seeds + 2]).and_then(|a| {
-                product(&[self.points as u128, self.shifts.len() as u128, 3, 16, seeds])
-                    .and_then(|b| a.checked_add(b))
+                let noises = self.noises.len() as u128;
+                product(&[
+                    self.points as u128,
+                    self.shifts.len() as u128,
+                    noises,
+                    16,
+                    seeds,
+                ])
+                .and_then(|b| a.checked_add(b))
             }),
         )?;
         let terms = self.shifts.len() as f64
             * (self.points + 4 * self.compare_sigmas.len()) as f64
-            * 3.0
+            * self.noises.len() as f64
             * self.seeds.len() as f64
             * self.d as f64
             + self.seeds.len() as f64 * self.n as f64 * self.d as f64 / 100.0;
@@ -270,11 +323,11 @@ impl MeanSpec {
 pub struct ReductionCell {
     /// Biasedness c.
     pub shift: f64,
-    /// Gaussian σ_G.
+    /// The reference noise's σ_G.
     pub sigma_g: f64,
-    /// The law of the noise on the box (rectified or truncated).
+    /// The law of the noise on the box compared with the reference.
     pub family: BoxLaw,
-    /// Per seed: the reduction 1 − RDP_bounded/RDP_Gauss at equal MSE (None: unreachable).
+    /// Per seed: the reduction 1 − RDP_bounded/RDP_reference at equal MSE (None: unreachable).
     pub reductions: Vec<Option<f64>>,
     /// Per seed: the target MSE over the family's saturation MSE.
     pub target_over_saturation: Vec<f64>,
@@ -290,9 +343,12 @@ impl ReductionCell {
     }
 }
 
-/// The equal-MSE reduction table of a [`MeanSpec`] (rows shift × σ_G × family, in that order).
+/// The equal-MSE reduction table of a [`MeanSpec`] (rows shift × σ_G × compared family, in that
+/// order).
 pub fn reduction_table(spec: &MeanSpec) -> Result<Vec<ReductionCell>> {
     spec.validate()?;
+    let reference = spec.noise_laws()?[0];
+    let compared = spec.compared()?;
     let data = spec.data()?;
     let mut out = Vec::new();
     for &c in &spec.shifts {
@@ -300,12 +356,12 @@ pub fn reduction_table(spec: &MeanSpec) -> Result<Vec<ReductionCell>> {
         for &sg in &spec.compare_sigmas {
             let pts: Vec<_> = data
                 .iter()
-                .map(|m| hg_mean::reduction_point(m, spec.n, sg, ab, spec.alpha, spec.digits))
+                .map(|m| {
+                    let (n, alpha, digits) = (spec.n, spec.alpha, spec.digits);
+                    hg_mean::reduction_point(reference, &compared, m, n, sg, ab, alpha, digits)
+                })
                 .collect::<Result<_>>()?;
-            for (k, family) in [BoxLaw::Rectified, BoxLaw::Truncated]
-                .into_iter()
-                .enumerate()
-            {
+            for (k, &family) in compared.iter().enumerate() {
                 let mut cell = ReductionCell {
                     shift: c,
                     sigma_g: sg,
@@ -323,7 +379,7 @@ pub fn reduction_table(spec: &MeanSpec) -> Result<Vec<ReductionCell>> {
                             cell.sigmas.push(None);
                         }
                         EqualMse::At { sigma, rdp } => {
-                            cell.reductions.push(Some(1.0 - rdp / p.rdp_gauss));
+                            cell.reductions.push(Some(1.0 - rdp / p.rdp_reference));
                             cell.sigmas.push(Some(sigma));
                         }
                     }
@@ -354,7 +410,7 @@ pub fn reduction_csv(cells: &[ReductionCell]) -> String {
             "{},{},{},{},{},{:.6},{:.6},{:.6},{:.6}",
             c.shift,
             c.sigma_g,
-            Noise::Bounded(c.family).name(),
+            c.family.name(),
             r.len(),
             c.reductions.len(),
             mean,
@@ -375,13 +431,14 @@ struct CurvePoint {
 
 fn mean_curves(
     spec: &MeanSpec,
+    noises: &[Noise],
     data: &[Vec<f64>],
     c: f64,
     progress: &Observer,
 ) -> Result<Vec<Vec<CurvePoint>>> {
     let ab = (c - spec.half_width, c + spec.half_width);
     let grid = spec.grid();
-    NOISES
+    noises
         .iter()
         .map(|&noise| {
             let deadline = crate::limits::current();
@@ -437,9 +494,11 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path, progress: &Observer) -> Resu
     spec.validate()?;
     let dir = out.join(&spec.name);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
+    let noises = spec.noise_laws()?;
+    let compared = spec.compared()?;
     let data = spec.data()?;
     // Progress: one unit per σ point of each curve (shifts × mechanisms × points).
-    progress.start((spec.shifts.len() * NOISES.len() * spec.points) as u64);
+    progress.start((spec.shifts.len() * noises.len() * spec.points) as u64);
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -460,12 +519,12 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path, progress: &Observer) -> Resu
         w = spec.half_width
     );
     for &c in &spec.shifts {
-        let curves = mean_curves(spec, &data, c, progress)?;
+        let curves = mean_curves(spec, &noises, &data, c, progress)?;
         let stem = format!("curves_c{c}");
         let mut csv =
             String::from("mechanism,sigma,mse_mean,mse_min,mse_max,rdp_mean,rdp_min,rdp_max\n");
         let mut series = Vec::new();
-        for (noise, pts) in NOISES.iter().zip(&curves) {
+        for (noise, pts) in noises.iter().zip(&curves) {
             let mut s = Series {
                 label: noise.name().into(),
                 pts: Vec::new(),
@@ -506,13 +565,14 @@ pub(crate) fn run_mean(spec: &MeanSpec, out: &Path, progress: &Observer) -> Resu
         md,
         "\n## Privacy cost at equal MSE ([csv](reduction.csv))\n\n\
          Each cell: mean over seeds of 1 − RDP_bounded / RDP_Gauss with the bounded mechanism's σ \
-         set so that its MSE equals the Gaussian's dσ_G² (min–max over seeds; then the target \
+         set so that its MSE equals the {r}'s dσ_G² (min–max over seeds; then the target \
          MSE divided by the bounded family's saturation MSE, its σ → ∞ limit: near 1 the \
          bounded output is almost independent of the data and the comparison degenerates). \
-         'unreachable': the Gaussian's MSE is at or beyond the family's saturation.\n"
+         'unreachable': the {r}'s MSE is at or beyond the family's saturation.\n",
+        r = noises[0].display()
     );
-    for family in [BoxLaw::Rectified, BoxLaw::Truncated] {
-        let _ = write!(md, "### {}\n\n", Noise::Bounded(family).name());
+    for &family in &compared {
+        let _ = write!(md, "### {}\n\n", family.name());
         let mut header = vec!["c \\ σ_G".to_string()];
         header.extend(spec.compare_sigmas.iter().map(|s| s.to_string()));
         let mut table = Table::new(&header);
@@ -555,10 +615,14 @@ pub(crate) struct GdSpec {
     pub lr: f64,
     /// Steps T.
     pub steps: usize,
-    /// Noise σ per coordinate (one plot each; the same σ for the three mechanisms).
+    /// Noise σ per coordinate (one plot each; the same σ for every noise).
     pub sigmas: Vec<f64>,
     /// Seeds.
     pub seeds: Vec<u64>,
+    /// The noise laws, registry families with per-coordinate noise (default: all of them, in
+    /// registry order); the first is the reference of the reductions.
+    #[serde(default = "default_noises")]
+    pub noises: Vec<String>,
     /// Rényi order.
     #[serde(default = "default_alpha")]
     pub alpha: f64,
@@ -588,8 +652,9 @@ impl GdSpec {
         if self.sigmas.is_empty() {
             return Err(Error::invalid("sigmas", "[]", "at least one sigma"));
         }
+        let first = resolve_noises(&self.noises)?[0];
         for &s in &self.sigmas {
-            self.config(Some(Noise::Gaussian), s).validate()?;
+            self.config(Some(first), s).validate()?;
         }
         Ok(())
     }
@@ -598,7 +663,8 @@ impl GdSpec {
     /// terms over all runs), after checking that its per-run curves fit in memory.
     pub(crate) fn estimate(&self, data: &Dataset) -> Result<crate::limits::Estimate> {
         use crate::limits::{check_memory, product};
-        let runs = 1 + 3 * self.sigmas.len() as u128 * self.seeds.len() as u128;
+        let noises = self.noises.len() as u128;
+        let runs = 1 + noises * self.sigmas.len() as u128 * self.seeds.len() as u128;
         let steps = self.steps as u128 + 1;
         // Per run: losses, per-step RDP and FIL, iterates (d each), and the certified terms.
         check_memory(
@@ -636,14 +702,15 @@ pub(crate) fn run_gd(
     progress: &Observer,
 ) -> Result<String> {
     spec.validate()?;
+    let noises = resolve_noises(&spec.noises)?;
     let data = spec.dataset(base)?;
     // Progress: one unit per training step of every run (the non-private one, then σ × noise ×
     // seed), advanced after each run.
-    let runs = 1 + spec.sigmas.len() * NOISES.len() * spec.seeds.len();
+    let runs = 1 + spec.sigmas.len() * noises.len() * spec.seeds.len();
     progress.start((runs as u64).saturating_mul(spec.steps as u64));
     let dir = out.join(&spec.name);
     std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
-    let mut md = gd_header(spec, &data);
+    let mut md = gd_header(spec, &noises, &data);
     let np = hg_gd::run(&data, &spec.config(None, 1.0), 0)?;
     progress.advance(spec.steps as u64);
     let _ = writeln!(
@@ -652,7 +719,7 @@ pub(crate) fn run_gd(
         np.loss[spec.steps], np.loss[0]
     );
     for &sigma in &spec.sigmas {
-        let runs = gd_runs(spec, &data, sigma, progress)?;
+        let runs = gd_runs(spec, &noises, &data, sigma, progress)?;
         let stem = format!("sigma{sigma}");
         write_gd_loss(&dir, spec, sigma, &stem, &np, &runs)?;
         write_gd_rdp(&dir, spec, sigma, &stem, &runs)?;
@@ -669,18 +736,18 @@ pub(crate) fn run_gd(
     Ok(md)
 }
 
-/// The runs at one σ: per noise of [`NOISES`], one run per seed.
+/// The runs at one σ: per noise of the spec, one run per seed.
 type GdRuns = Vec<(Noise, Vec<hg_gd::GdRun>)>;
 
 /// The summary's heading and setting paragraph.
-fn gd_header(spec: &GdSpec, data: &Dataset) -> String {
+fn gd_header(spec: &GdSpec, noises: &[Noise], data: &Dataset) -> String {
     let mut md = String::new();
     let _ = writeln!(
         md,
         "# HG §5 per-coordinate full-batch GD `{}`\n\n\
          Data `{}` ({} × {}{}); L2-regularised logistic regression, λ = {}, η = {}, T = {} steps, \
          θ_0 = 0; per-record gradients clipped per coordinate to [−{c}, {c}]; the full-batch mean \
-         released with Gaussian, rectified or truncated noise of the same σ per coordinate (box \
+         released with {} noise of the same σ per coordinate (box \
          [−{c}, {c}]^d). Seeds {:?}. Per-run per-instance RDP at α = {}: Σ over steps of the \
          worst-replace-one-neighbour bound at that step's iterate (HG Prop. 5.1), each step \
          certified, the total to {} digits. Curves: min–max band over seeds, line at the mean.\n",
@@ -696,6 +763,7 @@ fn gd_header(spec: &GdSpec, data: &Dataset) -> String {
         spec.lambda,
         spec.lr,
         spec.steps,
+        or_list(noises),
         spec.seeds,
         spec.alpha,
         spec.digits,
@@ -705,9 +773,15 @@ fn gd_header(spec: &GdSpec, data: &Dataset) -> String {
 }
 
 /// Every noise's runs at `sigma`, one per seed, each advancing `progress` by its steps.
-fn gd_runs(spec: &GdSpec, data: &Dataset, sigma: f64, progress: &Observer) -> Result<GdRuns> {
+fn gd_runs(
+    spec: &GdSpec,
+    noises: &[Noise],
+    data: &Dataset,
+    sigma: f64,
+    progress: &Observer,
+) -> Result<GdRuns> {
     let mut runs = Vec::new();
-    for noise in NOISES {
+    for &noise in noises {
         let cfg = spec.config(Some(noise), sigma);
         let rs: Vec<_> = spec
             .seeds
@@ -837,7 +911,7 @@ fn write_gd_rdp(dir: &Path, spec: &GdSpec, sigma: f64, stem: &str, runs: &GdRuns
 }
 
 /// The summary's table at one σ: final loss, per-run RDP and FIL per noise, with the mean
-/// reductions against the Gaussian (the first noise).
+/// reductions against the first noise (HG: the Gaussian).
 fn gd_table(spec: &GdSpec, runs: &GdRuns) -> Table {
     let mut table = Table::new(&[
         "mechanism".to_string(),
@@ -845,7 +919,7 @@ fn gd_table(spec: &GdSpec, runs: &GdRuns) -> Table {
         "F(θ_T) max".into(),
         format!("per-run RDP(α = {}) min", spec.alpha),
         "max".into(),
-        "mean reduction vs Gaussian".into(),
+        format!("mean reduction vs {}", runs[0].0.display()),
         "per-run FIL min".into(),
         "max".into(),
         "mean FIL reduction".into(),

@@ -353,7 +353,7 @@ fn hg_lemma48_monotone() -> Outcome {
 
 fn hg_prop51_per_coordinate() -> Outcome {
     let mech = BoxMechanism::new(
-        HgFamily::Rectified,
+        HgFamily::by_name("rectified")?,
         vec![1.0, 0.5],
         vec![-1.0, 0.0],
         vec![1.0, 0.25],
