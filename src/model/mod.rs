@@ -34,9 +34,11 @@
 //! ([`crate::mechanisms::laplace`]) is the worked example; docs/architecture.md has the map.
 
 pub(crate) mod logquad;
+pub mod noise;
 pub(crate) mod normal;
 pub mod spec_form;
 
+pub use noise::NoiseHooks;
 pub use normal::{Gauss, NormalPair, Variances};
 pub use spec_form::SpecForm;
 
@@ -447,6 +449,8 @@ pub struct Family {
     /// eval`'s paper quantities: extra spec keys, key rules, the papers' bounds as functions of
     /// the spec's parameters, which figures its specs are drawn in ([`SpecForm::GENERIC`]: none).
     pub spec: SpecForm,
+    /// Its noise as the training algorithms use it ([`NoiseHooks`]; `None`: not offered to them).
+    pub noise: Option<&'static NoiseHooks>,
 }
 
 /// What a family's mechanism is claimed to guarantee on a pair: the ε that an audit's lower

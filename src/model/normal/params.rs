@@ -221,6 +221,7 @@ pub(crate) const fn shift_family(
         claim,
         claim_source,
         spec,
+        noise: None,
     }
 }
 
@@ -243,5 +244,6 @@ pub(crate) const fn clipped_family(
         claim: crate::model::Guarantee::Exact,
         claim_source,
         spec,
+        noise: None,
     }
 }

@@ -1,0 +1,198 @@
+//! What the training algorithms take from a family's noise: the optional registry hook
+//! [`Family::noise`](super::Family::noise) ([`NoiseHooks`]).
+//!
+//! * HMB's two-node private gradient descent (`crate::train::dpgd`), its utility simulation
+//!   (`crate::train::utility`) and its privacy accounts (`crate::train::privacy`) take their noise
+//!   from a family with a [`RelativeNoise`]: noise in ℝ^d whose scale grows with the released
+//!   vector, calibrated for a per-step Rényi target, with a certified per-run guarantee (the
+//!   paper's bound and the exact worst case over neighbouring datasets) and the paper's composed
+//!   (ε, δ) bound that propose-test-release adds its own ε and δ to.
+//! * Propose-test-release (`crate::train::ptr`) adds one draw of a family's centred law on the
+//!   line to its test statistic ([`NoiseHooks::centred_draw`]).
+//!
+//! An experiment names the family (`noise = "…"`, `ptr_noise = "…"`); [`RelativeFamily::named`]
+//! and [`ScalarNoise::named`] look it up in the registry and refuse, with an error naming the
+//! key and the value, an unknown family or one without the hook.
+
+use super::Family;
+use crate::error::{Error, Result};
+use crate::mechanisms::stream::StreamRng;
+use std::fmt;
+
+/// A family's noise as the training algorithms use it; every field optional.
+#[derive(Clone, Copy)]
+pub struct NoiseHooks {
+    /// One draw of the family's centred law on the line at scale `b` (finite, > 0), consuming
+    /// `rng` in a fixed order; an error for an invalid scale.
+    pub centred_draw: Option<fn(f64, &mut StreamRng) -> Result<f64>>,
+    /// The family's relative noise in ℝ^d.
+    pub relative: Option<&'static dyn RelativeNoise>,
+}
+
+/// The parameters of one node's relative noise: its relative sensitivity (η, R) (HMB Def. 2),
+/// the noise's (γ, σ²) and the dimension d.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RelativeParams {
+    /// η.
+    pub eta: f64,
+    /// R (R_rel of HMB eq. (11)).
+    pub r_rel: f64,
+    /// γ.
+    pub gamma: f64,
+    /// σ².
+    pub sigma2: f64,
+    /// d.
+    pub d: u32,
+}
+
+/// The certified guarantee of T releases of a relative noise, per node: the paper's bound and
+/// the exact worst case over the neighbouring datasets it admits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RelativeRunPrivacy {
+    /// The paper's per-step Rényi bound at α = 2.
+    pub paper_step_rdp2: f64,
+    /// The exact per-step worst case at α = 2.
+    pub exact_step_rdp2: f64,
+    /// (ε, α): the paper's bound composed over T steps, converted to (ε, δ) at an optimised α.
+    pub paper_dp: (f64, f64),
+    /// (ε, α): the exact worst case composed over T steps, converted at an optimised α.
+    pub exact_dp: (f64, f64),
+}
+
+/// A sampler of released values r + noise at fixed (γ, σ², d).
+pub trait RelativeLaw: Send + Sync {
+    /// Writes one draw of r + noise into `out`; an error when `r` or `out` is not of length d.
+    fn sample_into(&self, r: &[f64], rng: &mut StreamRng, out: &mut [f64]) -> Result<()>;
+}
+
+/// Noise in ℝ^d whose per-coordinate scale grows with the norm of the released vector (HMB's
+/// relative mechanisms): what HMB's private gradient descent needs from it.
+pub trait RelativeNoise: Send + Sync {
+    /// The mechanism's short name in tables, legends and messages.
+    fn label(&self) -> &'static str;
+    /// The validated law at (γ, σ²) in dimension d, as a sampler of r + noise.
+    fn law(&self, gamma: f64, sigma2: f64, d: usize) -> Result<Box<dyn RelativeLaw>>;
+    /// The per-coordinate standard deviation of the noise at (γ, σ²) on a released vector of
+    /// squared norm `norm2`.
+    fn sd(&self, gamma: f64, sigma2: f64, norm2: f64) -> f64;
+    /// Fills `out` with the noise of per-coordinate standard deviation `sd` (one draw per
+    /// coordinate, in order).
+    fn draw(&self, sd: f64, rng: &mut StreamRng, out: &mut [f64]);
+    /// (γ, σ²) meeting the per-step Rényi target (α, ε) at relative sensitivity (η, R) in
+    /// dimension d, by the paper's theorem; an error naming the violated condition when none does.
+    fn calibrate(&self, eta: f64, r_rel: f64, d: u32, alpha: f64, eps: f64) -> Result<(f64, f64)>;
+    /// The certified guarantee of `steps` releases at δ (to `digits` digits).
+    fn run_privacy(
+        &self,
+        p: &RelativeParams,
+        steps: u32,
+        delta: f64,
+        digits: u32,
+    ) -> Result<RelativeRunPrivacy>;
+    /// (ε, α): the paper's bound composed over `steps` releases at (η, γ, d), converted to
+    /// (ε, δ) at an optimised α (to `digits` digits).
+    fn composed_eps(
+        &self,
+        eta: f64,
+        gamma: f64,
+        d: u32,
+        steps: u32,
+        delta: f64,
+        digits: u32,
+    ) -> Result<(f64, f64)>;
+}
+
+/// A registered family with a relative noise: the family named by an experiment (`noise`).
+#[derive(Clone, Copy)]
+pub struct RelativeFamily {
+    /// The registry entry.
+    pub family: &'static Family,
+    /// Its relative noise.
+    pub noise: &'static dyn RelativeNoise,
+}
+
+impl RelativeFamily {
+    /// The family's relative noise, or an error naming `key` and the family.
+    pub fn of(key: &str, family: &'static Family) -> Result<Self> {
+        match family.noise.and_then(|h| h.relative) {
+            Some(noise) => Ok(RelativeFamily { family, noise }),
+            None => Err(Error::invalid(
+                key,
+                family.name,
+                "a registered family with a relative noise (registry hook Family::noise)",
+            )),
+        }
+    }
+
+    /// The registered family `name` with a relative noise, or an error naming `key` and `name`.
+    pub fn named(key: &str, name: &str) -> Result<Self> {
+        Self::of(key, registered(key, name)?)
+    }
+}
+
+impl fmt::Debug for RelativeFamily {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RelativeFamily({})", self.family.name)
+    }
+}
+
+impl PartialEq for RelativeFamily {
+    fn eq(&self, other: &Self) -> bool {
+        self.family == other.family
+    }
+}
+
+/// A registered family with a centred law on the line: the noise named by `ptr_noise`.
+#[derive(Clone, Copy)]
+pub struct ScalarNoise {
+    /// The registry entry.
+    pub family: &'static Family,
+    draw: fn(f64, &mut StreamRng) -> Result<f64>,
+}
+
+impl ScalarNoise {
+    /// The family's centred law, or an error naming `key` and the family.
+    pub fn of(key: &str, family: &'static Family) -> Result<Self> {
+        match family.noise.and_then(|h| h.centred_draw) {
+            Some(draw) => Ok(ScalarNoise { family, draw }),
+            None => Err(Error::invalid(
+                key,
+                family.name,
+                "a registered family with a centred law on the line (registry hook Family::noise)",
+            )),
+        }
+    }
+
+    /// The registered family `name` with a centred law, or an error naming `key` and `name`.
+    pub fn named(key: &str, name: &str) -> Result<Self> {
+        Self::of(key, registered(key, name)?)
+    }
+
+    /// One draw of the centred law at scale `b` (finite, > 0).
+    pub fn draw(&self, rng: &mut StreamRng, b: f64) -> Result<f64> {
+        (self.draw)(b, rng)
+    }
+}
+
+impl fmt::Debug for ScalarNoise {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ScalarNoise({})", self.family.name)
+    }
+}
+
+impl PartialEq for ScalarNoise {
+    fn eq(&self, other: &Self) -> bool {
+        self.family == other.family
+    }
+}
+
+/// The registered family `name`, or an error naming `key` and `name`.
+fn registered(key: &str, name: &str) -> Result<&'static Family> {
+    super::family(name).ok_or_else(|| {
+        Error::invalid(
+            key,
+            format!("{name:?}"),
+            "the name of a registered family (dpaudit eval's families)",
+        )
+    })
+}
