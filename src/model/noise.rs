@@ -102,26 +102,46 @@ pub trait RelativeNoise: Send + Sync {
     ) -> Result<(f64, f64)>;
 }
 
-/// A registered family with a relative noise: the family named by an experiment (`noise`).
+/// A registered family with one of its noise hooks (`H`): [`RelativeFamily`] (the relative
+/// noise an experiment names with `noise`), [`ScalarNoise`] (a centred law, `ptr_noise`).
 #[derive(Clone, Copy)]
-pub struct RelativeFamily {
+pub struct WithHook<H> {
     /// The registry entry.
     pub family: &'static Family,
-    /// Its relative noise.
-    pub noise: &'static dyn RelativeNoise,
+    /// Its hook.
+    pub noise: H,
+}
+
+/// A registered family with a relative noise.
+pub type RelativeFamily = WithHook<&'static dyn RelativeNoise>;
+
+/// A registered family with a centred law on the line (one draw at a scale).
+pub type ScalarNoise = WithHook<fn(f64, &mut StreamRng) -> Result<f64>>;
+
+impl<H: Copy> WithHook<H> {
+    /// The hook `pick` selects from `family`'s hooks, or an error naming `key` and the family,
+    /// which must have `what`.
+    fn lookup(
+        key: &str,
+        family: &'static Family,
+        pick: fn(&NoiseHooks) -> Option<H>,
+        what: &str,
+    ) -> Result<Self> {
+        match family.noise.and_then(pick) {
+            Some(noise) => Ok(WithHook { family, noise }),
+            None => Err(Error::invalid(
+                key,
+                family.name,
+                &format!("a registered family with {what} (registry hook Family::noise)"),
+            )),
+        }
+    }
 }
 
 impl RelativeFamily {
     /// The family's relative noise, or an error naming `key` and the family.
     pub fn of(key: &str, family: &'static Family) -> Result<Self> {
-        match family.noise.and_then(|h| h.relative) {
-            Some(noise) => Ok(RelativeFamily { family, noise }),
-            None => Err(Error::invalid(
-                key,
-                family.name,
-                "a registered family with a relative noise (registry hook Family::noise)",
-            )),
-        }
+        Self::lookup(key, family, |h| h.relative, "a relative noise")
     }
 
     /// The registered family `name` with a relative noise, or an error naming `key` and `name`.
@@ -130,37 +150,10 @@ impl RelativeFamily {
     }
 }
 
-impl fmt::Debug for RelativeFamily {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "RelativeFamily({})", self.family.name)
-    }
-}
-
-impl PartialEq for RelativeFamily {
-    fn eq(&self, other: &Self) -> bool {
-        self.family == other.family
-    }
-}
-
-/// A registered family with a centred law on the line: the noise named by `ptr_noise`.
-#[derive(Clone, Copy)]
-pub struct ScalarNoise {
-    /// The registry entry.
-    pub family: &'static Family,
-    draw: fn(f64, &mut StreamRng) -> Result<f64>,
-}
-
 impl ScalarNoise {
     /// The family's centred law, or an error naming `key` and the family.
     pub fn of(key: &str, family: &'static Family) -> Result<Self> {
-        match family.noise.and_then(|h| h.centred_draw) {
-            Some(draw) => Ok(ScalarNoise { family, draw }),
-            None => Err(Error::invalid(
-                key,
-                family.name,
-                "a registered family with a centred law on the line (registry hook Family::noise)",
-            )),
-        }
+        Self::lookup(key, family, |h| h.centred_draw, "a centred law on the line")
     }
 
     /// The registered family `name` with a centred law, or an error naming `key` and `name`.
@@ -170,17 +163,17 @@ impl ScalarNoise {
 
     /// One draw of the centred law at scale `b` (finite, > 0).
     pub fn draw(&self, rng: &mut StreamRng, b: f64) -> Result<f64> {
-        (self.draw)(b, rng)
+        (self.noise)(b, rng)
     }
 }
 
-impl fmt::Debug for ScalarNoise {
+impl<H> fmt::Debug for WithHook<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ScalarNoise({})", self.family.name)
+        write!(f, "noise({})", self.family.name)
     }
 }
 
-impl PartialEq for ScalarNoise {
+impl<H> PartialEq for WithHook<H> {
     fn eq(&self, other: &Self) -> bool {
         self.family == other.family
     }
