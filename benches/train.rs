@@ -15,9 +15,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| black_box(TwoNode::new(&data, 0.03, Split::Random, 1).unwrap()))
     });
     let tn = TwoNode::new(&data, 0.03, Split::Random, 1).unwrap();
+    let rgm = dpaudit::model::noise::RelativeFamily::named("noise", "rgm").unwrap();
     for (name, rel) in [
         ("40_steps_clip_c", Release::Clip { factor: 1.0 }),
-        ("40_steps_rgm", Release::Rgm),
+        ("40_steps_rgm", Release::Relative(rgm)),
         ("40_steps_nonprivate", Release::NonPrivate),
     ] {
         g.bench_function(name, |b| {

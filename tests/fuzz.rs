@@ -622,7 +622,7 @@ impl Campaign {
                         std::fs::write(work.join(name), &text).unwrap();
                         let spec = format!(
                             "name = \"fz\"\ndata = \"{name}\"\nsteps = 3\nseeds = [1]\n\
-                             splits = [\"random\"]\n"
+                             splits = [\"random\"]\nnoise = \"rgm\"\n"
                         );
                         std::fs::write(work.join("d.toml"), spec).unwrap();
                         let out = work.join("d_out").display().to_string();
@@ -843,7 +843,8 @@ fn fuzz_corpus_is_refused_cleanly() {
             std::fs::write(
                 &spec,
                 format!(
-                    "name = \"c\"\ndata = \"{}\"\nsteps = 3\nseeds = [1]\nsplits = [\"random\"]\n",
+                    "name = \"c\"\ndata = \"{}\"\nsteps = 3\nseeds = [1]\nsplits = [\"random\"]\n\
+                     noise = \"rgm\"\n",
                     f.display()
                 ),
             )

@@ -41,7 +41,8 @@ fn spec(dir: &Path, name: &str, data: &str, steps: &str) -> String {
     std::fs::write(
         &p,
         format!(
-            "name = \"lim\"\ndata = \"{data}\"\nsteps = {steps}\nseeds = [1]\nsplits = [\"random\"]\n"
+            "name = \"lim\"\ndata = \"{data}\"\nsteps = {steps}\nseeds = [1]\nsplits = [\"random\"]\n\
+             noise = \"rgm\"\n"
         ),
     )
     .unwrap();

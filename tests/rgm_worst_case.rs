@@ -4,7 +4,8 @@
 //! its conversion to (ε, δ).
 
 use dpaudit::bounds::rgm;
-use dpaudit::divergence::{self, rgm_worst_case_dp_eps, rgm_worst_case_renyi, RgmWorstCase};
+use dpaudit::divergence;
+use dpaudit::mechanisms::rgm::{rgm_worst_case_dp_eps, rgm_worst_case_renyi, RgmWorstCase};
 use dpaudit::{Error, Method, Pair, Scalar};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha20Rng;

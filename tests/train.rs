@@ -4,8 +4,9 @@
 
 use dpaudit::audit::engine::Observer;
 use dpaudit::bounds::rgm;
+use dpaudit::model::noise::RelativeFamily;
 use dpaudit::train::data::{synthetic, Dataset, SyntheticSpec};
-use dpaudit::train::dpgd::{rgm_parameters, RdpTarget, Release, Split, TwoNode};
+use dpaudit::train::dpgd::{noise_parameters, RdpTarget, Release, Split, TwoNode};
 use dpaudit::train::privacy::run_privacy;
 use dpaudit::train::ridge::{RelSens, Ridge};
 use dpaudit::Scalar;
@@ -99,12 +100,13 @@ fn relative_sensitivity_bound_holds_for_every_replacement_by_brute_force() {
 
 #[test]
 fn rgm_gamma_solves_theorem1_for_the_target() {
+    let rgm = rgm_noise();
     let rel = RelSens {
         eta: 1e-3,
         r_rel: 2e-4,
     };
     let target = RdpTarget::default();
-    let (gamma, sigma2) = rgm_parameters(rel, 22, target).unwrap();
+    let (gamma, sigma2) = noise_parameters(rgm, rel, 22, target).unwrap();
     let eps = rgm::theorem1_eps(
         &Scalar::from(1e-3),
         &Scalar::from(gamma),
@@ -123,7 +125,8 @@ fn rgm_gamma_solves_theorem1_for_the_target() {
     )
     .unwrap();
     // Too large an η for α = 2 is a typed error, not a panic.
-    let err = rgm_parameters(
+    let err = noise_parameters(
+        rgm,
         RelSens {
             eta: 0.5,
             r_rel: 1.0,
@@ -202,9 +205,15 @@ fn nonprivate_gd_converges_and_privacy_accounts_are_ordered() {
         p.paper_rdp_alpha2
     );
     // RGM: per-step ε(2) = 0.1 by construction, so the paper's account is 4.
-    let q = run_privacy(&tn.nodes, Release::Rgm, RdpTarget::default(), 40, 1e-5)
-        .unwrap()
-        .unwrap();
+    let q = run_privacy(
+        &tn.nodes,
+        Release::Relative(rgm_noise()),
+        RdpTarget::default(),
+        40,
+        1e-5,
+    )
+    .unwrap()
+    .unwrap();
     assert!(
         (q.paper_rdp_alpha2 - 4.0).abs() < 1e-9,
         "{}",
@@ -225,14 +234,11 @@ fn nonprivate_gd_converges_and_privacy_accounts_are_ordered() {
         .nodes
         .iter()
         .map(|nd| {
-            let (g, s2) = dpaudit::train::dpgd::rgm_parameters(
-                nd.rel,
-                nd.data.d as u32,
-                RdpTarget::default(),
-            )
-            .unwrap();
+            let (g, s2) =
+                noise_parameters(rgm_noise(), nd.rel, nd.data.d as u32, RdpTarget::default())
+                    .unwrap();
             let sc = dpaudit::Scalar::from;
-            dpaudit::divergence::RgmWorstCase::new(
+            dpaudit::mechanisms::rgm::RgmWorstCase::new(
                 &sc(nd.rel.eta),
                 &sc(g),
                 &sc(s2),
@@ -300,4 +306,9 @@ fn quick_training_experiment_writes_csv_svg_and_summary() {
     let csv = std::fs::read_to_string(dir.join("training_quick/random.csv")).unwrap();
     assert_eq!(csv.lines().count(), 42); // header + t = 0..=40
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// HMB's relative Gaussian mechanism, looked up in the registry.
+fn rgm_noise() -> RelativeFamily {
+    RelativeFamily::named("noise", "rgm").unwrap()
 }

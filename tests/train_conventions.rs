@@ -162,13 +162,13 @@ fn authors_code_rgm_is_switched_off_when_delta_exceeds_one() {
         TwoNode::with_conventions(&data, 0.03, Split::Random, 1, Conventions::AuthorsCode).unwrap();
     assert!(tn.nodes[0].code_rel.unwrap().delta > 1.0);
     let e = tn
-        .run(Release::Rgm, RdpTarget::default(), 3, 1)
+        .run(rgm_release(), RdpTarget::default(), 3, 1)
         .unwrap_err();
     assert!(e.to_string().contains("delta"), "{e}");
     // Under the paper's conventions the same data fail Theorem 1's range instead.
     let tp = TwoNode::new(&data, 0.03, Split::Random, 1).unwrap();
     let e = tp
-        .run(Release::Rgm, RdpTarget::default(), 3, 1)
+        .run(rgm_release(), RdpTarget::default(), 3, 1)
         .unwrap_err();
     assert!(e.to_string().contains("Theorem 1"), "{e}");
 }
@@ -190,6 +190,7 @@ fn split(name: &str, curves: Vec<Curve>) -> SplitResult {
         curves,
         skipped: vec![],
         params: vec![],
+        noise_label: "RGM",
     }
 }
 
@@ -314,7 +315,7 @@ fn an_ijcnn1_shaped_libsvm_file_runs_under_both_conventions() {
         &spec,
         "name = \"figure1_ijcnn1\"\ndata = \"ijcnn1_full\"\nstandardize = false\n\
          d = 22\nsteps = 5\nseeds = [1, 2]\nsplits = [\"random\", \"label\", \"bias\"]\n\
-         conventions = [\"paper\", \"authors_code\"]\n",
+         conventions = [\"paper\", \"authors_code\"]\nnoise = \"rgm\"\n",
     )
     .unwrap();
     let out = dir.join("out");
@@ -340,7 +341,8 @@ fn an_ijcnn1_shaped_libsvm_file_runs_under_both_conventions() {
     // A missing file is a clear error naming the path, not a panic.
     std::fs::write(
         &spec,
-        "name = \"x\"\ndata = \"no_such_ijcnn1\"\nsteps = 5\nseeds = [1]\nsplits = [\"random\"]\n",
+        "name = \"x\"\ndata = \"no_such_ijcnn1\"\nsteps = 5\nseeds = [1]\nsplits = [\"random\"]\n\
+         noise = \"rgm\"\n",
     )
     .unwrap();
     let e = dpaudit::train::experiment::run_file(&spec, &out, &Observer::none()).unwrap_err();
@@ -351,8 +353,33 @@ fn an_ijcnn1_shaped_libsvm_file_runs_under_both_conventions() {
 #[test]
 fn conventions_are_checked_when_the_spec_is_parsed() {
     use dpaudit::train::experiment::Spec;
-    let base = "name = \"x\"\ndata = \"synthetic\"\nsteps = 3\nseeds = [1]\nsplits = [\"bias\"]\n";
-    assert!(Spec::parse(base).is_ok());
+    let bare = "name = \"x\"\ndata = \"synthetic\"\nsteps = 3\nseeds = [1]\nsplits = [\"bias\"]\n";
+    // The noise family is named, looked up in the registry, and must have the relative-noise
+    // hook; each failure names the key (and the value given).
+    let e = Spec::parse(bare).unwrap_err().to_string();
+    assert!(e.contains("missing parameter noise"), "{e}");
+    let e = Spec::parse(&format!("{bare}noise = \"no_such_family\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("noise") && e.contains("no_such_family"), "{e}");
+    let e = Spec::parse(&format!("{bare}noise = \"laplace\"\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("noise = laplace") && e.contains("relative noise"),
+        "{e}"
+    );
+    let base = format!("{bare}noise = \"rgm\"\n");
+    let base = base.as_str();
+    assert_eq!(
+        Spec::parse(base)
+            .unwrap()
+            .noise_family()
+            .unwrap()
+            .family
+            .name,
+        "rgm"
+    );
     let e = Spec::parse(&format!("{base}conventions = \"authors\"\n")).unwrap_err();
     assert!(e.to_string().contains("authors_code"), "{e}");
     let e = Spec::parse(&format!("{base}tilt = 100.0\n")).unwrap_err();
@@ -408,4 +435,9 @@ fn committed_breast_cancer_figure1_csvs_are_current() {
         );
     }
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The relative release with HMB's relative Gaussian mechanism, looked up in the registry.
+fn rgm_release() -> Release {
+    Release::Relative(dpaudit::model::noise::RelativeFamily::named("noise", "rgm").unwrap())
 }

@@ -6,8 +6,8 @@
 use dpaudit::mechanisms::stream::chunk_rng;
 use dpaudit::train::data::{ar1_covariance, synthetic, Dataset, SyntheticSpec};
 use dpaudit::train::ptr::{
-    clip_prop1, clip_prop3, delta_plus, laplace_draw, prop1_search, prop2_search, prop2_witness,
-    prop3, ptr_scores, ptr_test, run_ptr, sound_statistic, total_guarantee, CFamily, PtrRule,
+    clip_prop1, clip_prop3, delta_plus, prop1_search, prop2_search, prop2_witness, prop3,
+    ptr_scores, ptr_test, run_ptr, sound_statistic, total_guarantee, CFamily, PtrRule,
 };
 use nalgebra::{DMatrix, SymmetricEigen};
 
@@ -125,7 +125,8 @@ fn laplace_draw_has_the_laplace_moments() {
     let b = 0.7;
     let mut rng = chunk_rng(11, 0);
     let n = 200_000;
-    let xs: Vec<f64> = (0..n).map(|_| laplace_draw(&mut rng, b).unwrap()).collect();
+    let lap = laplace();
+    let xs: Vec<f64> = (0..n).map(|_| lap.draw(&mut rng, b).unwrap()).collect();
     let mean = xs.iter().sum::<f64>() / n as f64;
     let mabs = xs.iter().map(|x| x.abs()).sum::<f64>() / n as f64;
     assert!(
@@ -133,7 +134,7 @@ fn laplace_draw_has_the_laplace_moments() {
         "{mean}"
     );
     assert!((mabs - b).abs() < 5.0 * b / (n as f64).sqrt(), "{mabs}");
-    assert!(laplace_draw(&mut rng, 0.0).is_err());
+    assert!(lap.draw(&mut rng, 0.0).is_err());
 }
 
 #[test]
@@ -150,7 +151,7 @@ fn prop3_ptr_acceptance_over_1000_gaussian_datasets() {
         for t in 0..trials {
             let data = clip_prop3(&gauss(n, d, 1000 + t + n as u64 * 10_000), &sigma, rc).unwrap();
             let dp = delta_plus(&data, p.mu_reg, p.rho, &sigma).unwrap();
-            if ptr_test(dp, eps, delta, 77, t).unwrap().1 {
+            if ptr_test(laplace(), dp, eps, delta, 77, t).unwrap().1 {
                 accepted += 1;
             }
         }
@@ -167,7 +168,8 @@ fn prop3_ptr_acceptance_over_1000_gaussian_datasets() {
 #[test]
 fn total_guarantee_adds_ptr_to_the_composed_rgm_bound() {
     use dpaudit::bounds::rgm::optimized_dp_eps_f64;
-    let (e, d) = total_guarantee(PtrRule::Sound, 1.0, 1e-6, 1e-3, 1e-4, 22, 40, 1e-5).unwrap();
+    let (e, d) =
+        total_guarantee(PtrRule::Sound, rgm(), 1.0, 1e-6, 1e-3, 1e-4, 22, 40, 1e-5).unwrap();
     // Independent route: the f64 fast path of eq. (45) at (η, γ/T, T d).
     let (e45, _) = optimized_dp_eps_f64(1e-3, 1e-4 / 40.0, 22 * 40, 1e-5).unwrap();
     assert!((e - 1.0 - e45).abs() < 1e-9 * e45, "{e} vs 1 + {e45}");
@@ -189,9 +191,19 @@ fn composition_identity_t_eps_equals_eq5_at_gamma_over_t_and_t_d() {
 
 #[test]
 fn as_printed_ptr_gives_no_certified_total() {
-    let err = total_guarantee(PtrRule::AsPrinted, 1.0, 1e-6, 1e-3, 1e-4, 22, 40, 1e-5)
-        .unwrap_err()
-        .to_string();
+    let err = total_guarantee(
+        PtrRule::AsPrinted,
+        rgm(),
+        1.0,
+        1e-6,
+        1e-3,
+        1e-4,
+        22,
+        40,
+        1e-5,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("not certified"), "{err}");
     assert!(PtrRule::Sound.certified() && !PtrRule::AsPrinted.certified());
     assert_eq!(PtrRule::default(), PtrRule::Sound);
@@ -240,6 +252,7 @@ fn sound_ptr_rejects_unclipped_records_and_accepts_far_from_the_boundary() {
     assert!(err.contains("clip the records first"), "{err}");
     let clipped = clip_prop3(&data, &c, 2.0).unwrap();
     let o = run_ptr(
+        laplace(),
         PtrRule::Sound,
         &clipped,
         0.1,
@@ -255,7 +268,20 @@ fn sound_ptr_rejects_unclipped_records_and_accepts_far_from_the_boundary() {
     assert!(o.statistic > 20.0 && o.accepted, "{o:?}");
     assert_eq!(o.threshold, 1.0 + 1e-5f64.ln().abs());
     // ρ above λ_min: S < 0, rejected.
-    let o = run_ptr(PtrRule::Sound, &clipped, 0.1, 5.0, &c, 2.0, 1.0, 1e-5, 3, 0).unwrap();
+    let o = run_ptr(
+        laplace(),
+        PtrRule::Sound,
+        &clipped,
+        0.1,
+        5.0,
+        &c,
+        2.0,
+        1.0,
+        1e-5,
+        3,
+        0,
+    )
+    .unwrap();
     assert!(o.statistic < 0.0 && !o.accepted, "{o:?}");
 }
 
@@ -274,4 +300,14 @@ fn prop1_ratio_exceeds_one_for_some_general_c_but_not_at_the_corrected_eta() {
     eprintln!("{:?}", s.worst);
     assert!(s.worst.ratio > 1.0, "{:?}", s.worst);
     assert!(s.worst_corrected <= 1.0, "{}", s.worst_corrected);
+}
+
+/// HMB Prop. 2's Lap(1/ε) noise: the Laplace family of the registry.
+fn laplace() -> dpaudit::model::noise::ScalarNoise {
+    dpaudit::model::noise::ScalarNoise::named("ptr_noise", "laplace").unwrap()
+}
+
+/// HMB's relative Gaussian mechanism, from the registry.
+fn rgm() -> dpaudit::model::noise::RelativeFamily {
+    dpaudit::model::noise::RelativeFamily::named("noise", "rgm").unwrap()
 }

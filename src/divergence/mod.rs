@@ -12,14 +12,11 @@
 pub(crate) mod closed;
 pub(crate) mod profile_dd;
 pub(crate) mod quadrature;
-mod worst_case;
 
 use crate::error::{Error, Result};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::ops::Pow;
-
-pub use worst_case::{rgm_worst_case_dp_eps, rgm_worst_case_renyi, RgmWorstCase};
 
 pub use crate::model::{Location, Pair};
 

@@ -1053,7 +1053,7 @@ pub(crate) static FAMILY: Family = Family {
     claim_source: "discrete Gaussian: Delta^2/(2 sigma^2)-CDP (Canonne, Kamath & Steinke 2020), \
                    eps = rho + 2 sqrt(rho log(1/delta)) (Bun & Steinke 2016)",
     spec: crate::model::SpecForm::GENERIC,
-    coordinate_noise: None,
+    noise: None,
 };
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::stream::StreamRng;
 use super::{ln_mp, mpf, ScalarDist};
 use crate::error::{Error, Result};
 use crate::model::logquad::{combine_logs, int_times_llr, integral, log_of, val_of, Ctx, Val};
+use crate::model::noise::CoordinateNoise;
 use crate::model::normal::Law;
 use crate::model::normal::{self, Gauss, NormalPair, Orders, Shift};
 use crate::model::spec_form::{
@@ -12,7 +13,7 @@ use crate::model::spec_form::{
     PaperBound, ProfileFigure, RdpBound, RenyiPanel, RenyiStyle, RowQuantity, SpecParams,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{AuditDraws, CoordinateNoise, Statistic, Which, GRID_SIGMAS};
+use crate::model::{AuditDraws, Statistic, Which, GRID_SIGMAS};
 use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, Pair, PairModel, SpecForm};
 use crate::numeric::quad::{Factor, Quadratic};
 use crate::numeric::{f64s, mp};
@@ -404,7 +405,14 @@ pub(crate) static FAMILY: Family = normal::shift_family(
         ..DOMINATED_SPEC
     },
 )
-.with_coordinate_noise(&COORDINATE_NOISE);
+.with_noise(&NOISE);
+
+/// The family's noise for the training algorithms: its law per coordinate (HG §5–6).
+static NOISE: crate::model::NoiseHooks = crate::model::NoiseHooks {
+    centred_draw: None,
+    relative: None,
+    coordinate: Some(&COORDINATE_NOISE),
+};
 
 /// The Gaussian as the per-coordinate noise of a release (`train::hg`; HG §5–6, where it is the
 /// baseline the bounded families are compared with, `docs/training.md#hg-mean-estimation`):

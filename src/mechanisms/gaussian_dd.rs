@@ -506,5 +506,5 @@ pub(crate) static FAMILY: Family = Family {
         rules: &[("d", crate::model::spec_form::KeyRule::Dim(MAX_DIM))],
         ..crate::model::SpecForm::GENERIC
     },
-    coordinate_noise: None,
+    noise: None,
 };

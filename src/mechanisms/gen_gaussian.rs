@@ -672,7 +672,7 @@ pub(crate) static FAMILY: Family = Family {
                    (GG, p >= 1) the necessary and sufficient (eps, delta) condition (Vinterbo, \
                    AISTATS 2022); p = 1 is Laplace, pure eps = |mu1 - mu2|/scale (Liu 2019)",
     spec: crate::model::SpecForm::GENERIC,
-    coordinate_noise: None,
+    noise: None,
 };
 
 #[cfg(test)]

@@ -375,5 +375,21 @@ pub(crate) static FAMILY: Family = Family {
     claim: crate::model::Guarantee::Published(claim),
     claim_source: "Laplace mechanism: eps = |mu1 - mu2|/b (DMNS 2006, pure DP)",
     spec: crate::model::SpecForm::GENERIC,
-    coordinate_noise: None,
+    noise: Some(&NOISE),
 };
+
+/// Laplace noise for the training algorithms: one centred draw Lap(0, b) (propose-test-release's
+/// noisy test, HMB Prop. 2), the same law and sampler whose divergences and audits dpaudit
+/// certifies (a fair sign bit times an Exp(1) ziggurat draw, exact in the tails).
+static NOISE: crate::model::NoiseHooks = crate::model::NoiseHooks {
+    centred_draw: Some(centred_draw),
+    relative: None,
+    coordinate: None,
+};
+
+/// One Lap(0, b) draw; `b` must be finite and > 0.
+fn centred_draw(b: f64, rng: &mut StreamRng) -> Result<f64> {
+    let mut x = [0.0];
+    Laplace::new(0.0, b)?.sample_many(rng, &mut x);
+    Ok(x[0])
+}

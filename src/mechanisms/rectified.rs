@@ -8,13 +8,14 @@ use crate::model::logquad::{
     add, atom_hockey, atom_kl, atom_renyi, int_times_llr, integral, log1p_over, log_mass, val_of,
     Ctx, Val, EP,
 };
+use crate::model::noise::CoordinateNoise;
 use crate::model::normal::{
     self, atom_s_minus_1, ends, interior_region, log_atom_term, log_sum_exp, mass_diff,
     p1_times_expm1, phi_mass, phi_pdf, pos, sum, ClipClosed, ClipQuad, Clipped, ClippedLaw, Orders,
     Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{proper_range, AuditDraws, CoordinateNoise, Statistic, Which};
+use crate::model::{proper_range, AuditDraws, Statistic, Which};
 use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel, SpecForm};
 use crate::numeric::mp::{log_ndtr, log_ndtr_diff, log_norm_pdf};
 use crate::numeric::{f64s, mp};
@@ -592,7 +593,14 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
         ..super::gaussian::CLIPPED_SPEC
     },
 )
-.with_coordinate_noise(&COORDINATE_NOISE);
+.with_noise(&NOISE);
+
+/// The family's noise for the training algorithms: its law per coordinate (HG §5–6).
+static NOISE: crate::model::NoiseHooks = crate::model::NoiseHooks {
+    centred_draw: None,
+    relative: None,
+    coordinate: Some(&COORDINATE_NOISE),
+};
 
 /// The rectified Gaussian as the per-coordinate noise of a release on a box [a, b] (`train::hg`;
 /// HG §5–6, `docs/training.md#hg-mean-estimation`): drawn by [`Rectified`], its MSE about μ in

@@ -1,5 +1,10 @@
 //! The Relative Gaussian Mechanism RGM_{γ,σ} (Hendrikx, Mangold & Bellet, AISTATS 2024, "HMB"):
 //! a query value r ∈ ℝ^d released with noise whose variance grows with ‖r‖².
+//!
+//! Besides the law, the pair and its registry entry, the family owns HMB's analysis over
+//! neighbouring datasets: the exact worst case of Lemma 2 over every admissible pair
+//! ([`RgmWorstCase`], `worst_case`), and the relative-noise hook the training algorithms take
+//! it through (`relative`: Theorem 1's calibration of (γ, σ²), the per-run guarantee and eq. (45)).
 
 use super::gaussian_dd::{audit_dim, norm, IsoGeometry};
 use super::stream::StreamRng;
@@ -19,6 +24,11 @@ use crate::scalar::Scalar;
 use rand::Rng;
 use rug::Float;
 use std::sync::Arc;
+
+mod relative;
+mod worst_case;
+
+pub use worst_case::{rgm_worst_case_dp_eps, rgm_worst_case_renyi, RgmWorstCase};
 
 /// The Relative Gaussian Mechanism: given r = 𝓡(x) ∈ ℝ^d, output
 /// `r + N(0, (γ‖r‖² + σ²) I_d)` (HMB Def. 3, eq. (4); docs/formulas.md §5.1).
@@ -504,7 +514,7 @@ pub(crate) static FAMILY: Family = Family {
     claim: crate::model::Guarantee::Exact,
     claim_source: "exact eps(delta) of this RGM pair, both orders (docs/formulas.md §7.3, §7.4)",
     spec: SPEC,
-    coordinate_noise: None,
+    noise: Some(&relative::NOISE),
 };
 
 // ---- Audit specs, the three-way comparison, the report and `dpaudit eval` (`FAMILY.spec`) ----

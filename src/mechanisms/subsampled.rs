@@ -467,7 +467,7 @@ const fn family(
         ),
         claim_source: "none (a DP-SGD guarantee is a composition: see the accountant)",
         spec: crate::model::SpecForm::GENERIC,
-        coordinate_noise: None,
+        noise: None,
     }
 }
 

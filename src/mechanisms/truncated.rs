@@ -9,12 +9,13 @@ use crate::model::logquad::{
     add, combine_logs, hockey_mass, hockey_region, int_times_llr, integral, llr, log_of, val_of,
     Ctx, Val, EP,
 };
+use crate::model::noise::CoordinateNoise;
 use crate::model::normal::{
     self, ends, interior_region, mass_diff, pos, sum, ClipClosed, ClipQuad, Clipped, ClippedLaw,
     Orders, Tilt,
 };
 use crate::model::{location_model_common, pair_model_common};
-use crate::model::{proper_range, AuditDraws, CoordinateNoise, Statistic, Which};
+use crate::model::{proper_range, AuditDraws, Statistic, Which};
 use crate::model::{Family, LocationModel, OwnFisher, OwnIntegrals, PairModel, SpecForm};
 use crate::numeric::f64s::{ln_mills, ln_tail_ratio, log_ndtr_diff as ln_ndtr_interval};
 use crate::numeric::mp::{log_ndtr_diff, log_norm_pdf};
@@ -839,7 +840,14 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
         ..super::gaussian::CLIPPED_SPEC
     },
 )
-.with_coordinate_noise(&COORDINATE_NOISE);
+.with_noise(&NOISE);
+
+/// The family's noise for the training algorithms: its law per coordinate (HG §5–6).
+static NOISE: crate::model::NoiseHooks = crate::model::NoiseHooks {
+    centred_draw: None,
+    relative: None,
+    coordinate: Some(&COORDINATE_NOISE),
+};
 
 /// The truncated Gaussian as the per-coordinate noise of a release on a box [a, b]
 /// (`train::hg`; HG §5–6, `docs/training.md#hg-mean-estimation`): drawn by [`Truncated`], its

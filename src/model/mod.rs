@@ -34,9 +34,11 @@
 //! ([`crate::mechanisms::laplace`]) is the worked example; docs/architecture.md has the map.
 
 pub(crate) mod logquad;
+pub mod noise;
 pub(crate) mod normal;
 pub mod spec_form;
 
+pub use noise::NoiseHooks;
 pub use normal::{Gauss, NormalPair, Variances};
 pub use spec_form::SpecForm;
 
@@ -447,38 +449,9 @@ pub struct Family {
     /// eval`'s paper quantities: extra spec keys, key rules, the papers' bounds as functions of
     /// the spec's parameters, which figures its specs are drawn in ([`SpecForm::GENERIC`]: none).
     pub spec: SpecForm,
-    /// Its single law as the per-coordinate noise of a released vector (Hu & Guo's training,
-    /// [`crate::train::hg`]): draws and closed-form MSE (`None`: not usable there).
-    pub coordinate_noise: Option<&'static CoordinateNoise>,
+    /// Its noise as the training algorithms use it ([`NoiseHooks`]; `None`: not offered to them).
+    pub noise: Option<&'static NoiseHooks>,
 }
-
-/// A family's single law as the noise added to each coordinate of a released vector (Hu & Guo,
-/// "HG", §5–6: [`crate::train::hg`], `docs/training.md#hg-mean-estimation`): the law at location
-/// μ and scale σ, on the box [a, b] when the family's law has a support (location keys `a`,
-/// `b`; an unbounded law ignores the box), drawn with the family's sampler, and its mean
-/// squared error about μ in closed form. Every function takes parameters its caller has
-/// validated (μ finite, σ > 0, a < b finite).
-#[derive(Clone, Copy, Debug)]
-pub struct CoordinateNoise {
-    /// Its name in running text of the training reports ("Gaussian", "rectified").
-    pub display: &'static str,
-    /// Fills the slice with draws of the law at (μ, σ, a, b) from the stream, in order.
-    pub sample: NoiseSampler,
-    /// E[(X − μ)²] of the law at (μ, σ, a, b).
-    pub mse: fn(f64, f64, f64, f64) -> Result<f64>,
-    /// The σ → ∞ limit of `mse` at (μ, a, b): the largest MSE the law can have (+∞ for a law
-    /// without a support).
-    pub saturation_mse: fn(f64, f64, f64) -> f64,
-    /// The σ at which Σ_i `mse`(μ_i, σ, a, b) equals a target, where the law has it in closed
-    /// form (arguments: the μ_i, the box (a, b), the target); `None`: found by bisection on σ.
-    pub sigma_for_mse: Option<SigmaForMse>,
-}
-
-/// [`CoordinateNoise::sample`]: (μ, σ, a, b, stream, out).
-pub type NoiseSampler = fn(f64, f64, f64, f64, &mut StreamRng, &mut [f64]) -> Result<()>;
-
-/// [`CoordinateNoise::sigma_for_mse`]: (the μ_i, the box (a, b), the target MSE) → σ.
-pub type SigmaForMse = fn(&[f64], (f64, f64), f64) -> f64;
 
 /// What a family's mechanism is claimed to guarantee on a pair: the ε that an audit's lower
 /// bound must not exceed.
@@ -541,10 +514,10 @@ pub(crate) fn family(name: &str) -> Option<&'static Family> {
 }
 
 impl Family {
-    /// This entry with its law usable as per-coordinate noise (`coordinate_noise`), for a
-    /// family file's `FAMILY`.
-    pub(crate) const fn with_coordinate_noise(mut self, noise: &'static CoordinateNoise) -> Self {
-        self.coordinate_noise = Some(noise);
+    /// This entry with its noise hooks for the training algorithms, for a family file's
+    /// `FAMILY` built by a shared constructor.
+    pub(crate) const fn with_noise(mut self, noise: &'static NoiseHooks) -> Self {
+        self.noise = Some(noise);
         self
     }
 

@@ -6,9 +6,10 @@
 //! The objective is F = ½(f_1 + f_2); runs report F(θ_t) − F* for t = 0..=T.
 //!
 //! Releases ([`Release`]): non-private (eq. (80)); clipped Gaussian (eqs. (81)–(82)): per-record
-//! gradients clipped at c_i, averaged, plus N(0, σ_i² I) with σ_i² = α c_i² / (ε N_i²); RGM
-//! (eq. (83)): ḡ + N(0, (γ_i‖ḡ‖² + σ_i²) I) with γ_i, σ_i² from HMB Theorem 1 (see
-//! [`rgm_parameters`]). Splits ([`Split`]) follow HMB §5.5.
+//! gradients clipped at c_i, averaged, plus N(0, σ_i² I) with σ_i² = α c_i² / (ε N_i²); relative
+//! noise (eq. (83), HMB's RGM): ḡ plus the noise of a registry family with a relative-noise hook
+//! ([`crate::model::noise::RelativeNoise`], the experiment's `noise`), its (γ_i, σ_i²) calibrated
+//! by the family (see [`noise_parameters`]). Splits ([`Split`]) follow HMB §5.5.
 //!
 //! [`Conventions`] selects, where HMB's App. C text and the authors' public code (GitHub
 //! `HadrienHx/RGM`, commit 953a4314b63a31dd5d0eb5caf407eaf7390e350c) differ, whose clip threshold
@@ -23,7 +24,7 @@ use super::data::Dataset;
 use super::ridge::{RelSens, Ridge};
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::chunk_rng;
-use crate::scalar::Scalar;
+use crate::model::noise::{RelativeFamily, ScalarNoise};
 use nalgebra::DVector;
 use rand::seq::SliceRandom;
 use rand_distr::{Distribution, StandardNormal};
@@ -114,8 +115,8 @@ pub enum Release {
         /// Multiple of c_i.
         factor: f64,
     },
-    /// Relative Gaussian mechanism, eq. (83).
-    Rgm,
+    /// The relative noise of a registry family, eq. (83) (HMB: the relative Gaussian mechanism).
+    Relative(RelativeFamily),
     /// Clipped Gaussian at `factor` · c_i, but with σ calibrated so that the exact composed
     /// guarantee of `steps` steps is (`eps`, `delta`) (Balle–Wang, see [`super::privacy`]):
     /// clipping at equal *certified* (ε, δ) instead of the paper's equal RDP at α = 2.
@@ -405,24 +406,41 @@ impl TwoNode {
             let mut step = DVector::zeros(d);
             for (i, (nd, p)) in self.nodes.iter().zip(&params).enumerate() {
                 let mut rng = chunk_rng(seed, 1 + 2 * t as u64 + i as u64);
-                let (g, sd) = match *p {
-                    NodeNoise::None => (nd.gradient(&theta), 0.0),
-                    NodeNoise::Clip { c, sigma2 } => (nd.clipped_mean(&theta, c), sigma2.sqrt()),
-                    NodeNoise::Rgm { gamma, sigma2 } => {
-                        let g = nd.gradient(&theta);
-                        let v = gamma * g.norm_squared() + sigma2;
-                        (g, v.sqrt())
+                let (g, sd, relative) = match *p {
+                    NodeNoise::None => (nd.gradient(&theta), 0.0, None),
+                    NodeNoise::Clip { c, sigma2 } => {
+                        (nd.clipped_mean(&theta, c), sigma2.sqrt(), None)
                     }
-                    NodeNoise::RgmCode { gamma, sigma } => {
+                    NodeNoise::Relative {
+                        noise,
+                        gamma,
+                        sigma2,
+                    } => {
+                        let g = nd.gradient(&theta);
+                        let sd = noise.noise.sd(gamma, sigma2, g.norm_squared());
+                        (g, sd, Some(noise))
+                    }
+                    NodeNoise::CodeRelative {
+                        noise,
+                        gamma,
+                        sigma,
+                    } => {
                         let g = nd.gradient(&theta);
                         let sd = gamma * g.norm() + sigma;
-                        (g, sd)
+                        (g, sd, Some(noise))
                     }
                 };
-                let noise = DVector::from_fn(d, |_, _| {
-                    let z: f64 = StandardNormal.sample(&mut rng);
-                    sd * z
-                });
+                let noise = match relative {
+                    Some(f) => {
+                        let mut v = vec![0.0; d];
+                        f.noise.draw(sd, &mut rng, &mut v);
+                        DVector::from_vec(v)
+                    }
+                    None => DVector::from_fn(d, |_, _| {
+                        let z: f64 = StandardNormal.sample(&mut rng);
+                        sd * z
+                    }),
+                };
                 step += g + noise;
             }
             theta -= step * (0.5 * self.tau);
@@ -451,15 +469,20 @@ pub(crate) enum NodeNoise {
         /// σ² = α c² / (ε N²).
         sigma2: f64,
     },
-    /// RGM parameters (Theorem 1).
-    Rgm {
+    /// Relative-noise parameters (calibrated by the family: HMB Theorem 1 for the RGM).
+    Relative {
+        /// The family.
+        noise: RelativeFamily,
         /// γ.
         gamma: f64,
         /// σ².
         sigma2: f64,
     },
-    /// The authors' code's RGM noise: per-coordinate standard deviation γ‖ḡ‖ + σ.
-    RgmCode {
+    /// The authors' code's form of the relative noise: per-coordinate standard deviation
+    /// γ‖ḡ‖ + σ.
+    CodeRelative {
+        /// The family whose noise is drawn at that standard deviation.
+        noise: RelativeFamily,
         /// γ = δ√(α/ε).
         gamma: f64,
         /// σ = R√(α/ε) (a standard deviation).
@@ -500,7 +523,7 @@ impl NodeNoise {
                     sigma2: sigma * sigma,
                 }
             }
-            Release::Rgm => match (nd.conventions, nd.code_rel) {
+            Release::Relative(noise) => match (nd.conventions, nd.code_rel) {
                 (Conventions::AuthorsCode, Some(cr)) => {
                     // `UnboundedNoiser.initialize_params`: with δ > 1 the code sets its flag
                     // off and `get_new_param` returns θ unchanged (no update at all).
@@ -514,14 +537,20 @@ impl NodeNoise {
                         ));
                     }
                     let k = (target.alpha / target.eps).sqrt();
-                    NodeNoise::RgmCode {
+                    NodeNoise::CodeRelative {
+                        noise,
                         gamma: cr.delta * k,
                         sigma: cr.r_star * k,
                     }
                 }
                 _ => {
-                    let (gamma, sigma2) = rgm_parameters(nd.rel, nd.data.d as u32, target)?;
-                    NodeNoise::Rgm { gamma, sigma2 }
+                    let (gamma, sigma2) =
+                        noise_parameters(noise, nd.rel, nd.data.d as u32, target)?;
+                    NodeNoise::Relative {
+                        noise,
+                        gamma,
+                        sigma2,
+                    }
                 }
             },
         })
@@ -547,70 +576,43 @@ pub(crate) fn gaussian_sigma_for(sens: f64, eps: f64, delta: f64) -> Result<f64>
     super::log_bisect(lo, hi, Some(1e-14), |mid| Ok(f(mid)? > eps))
 }
 
-/// γ and σ² of RGM for a per-step (α, ε) target by HMB Theorem 1.
-///
-/// Eq. (5) is linear in 1/γ: with c = η(2+η) and D = d(2+η)²(1+η)²,
-/// ε = αη²/(2γ) · (1 + γD)/(1 − c(α−1)) ⟺ 1/γ = [2ε(1 − c(α−1)) − αη²D] / (αη²),
-/// so γ = αη² / [2ε(1 − c(α−1)) − αη²D], which exists iff the bracket is positive (else the
-/// d-term alone exceeds ε: an `OutsideValidity` error). σ² = γ R_rel²/η² (the choice of HMB
-/// eq. (6)), which satisfies Theorem 1's condition σ² ≥ γη⁻²[1−η(α−1)]R² for every α ≥ 1.
-pub fn rgm_parameters(rel: RelSens, d: u32, target: RdpTarget) -> Result<(f64, f64)> {
-    let (eta, a, e) = (rel.eta, target.alpha, target.eps);
-    if !(eta > 0.0 && eta.is_finite()) {
-        return Err(Error::invalid("eta", eta, "finite and > 0"));
+/// γ and σ² of `noise` for the per-step target (α, ε) at node relative sensitivity `rel` in
+/// dimension d, calibrated by the family (the RGM: HMB Theorem 1, eq. (5) solved for γ and
+/// σ² = γR²/η² as in eq. (6), Theorem 1's σ² condition checked); an error naming the violated
+/// condition when the target cannot be met.
+pub fn noise_parameters(
+    noise: RelativeFamily,
+    rel: RelSens,
+    d: u32,
+    target: RdpTarget,
+) -> Result<(f64, f64)> {
+    noise
+        .noise
+        .calibrate(rel.eta, rel.r_rel, d, target.alpha, target.eps)
+}
+
+/// The noises HMB define their algorithms with, looked up in the registry: the relative noise of
+/// the private gradient descent (`noise`, Def. 3 and eq. (7)) and the noise of
+/// propose-test-release's test (`ptr_noise`, Prop. 2). They are data (`experiments/hmb_noise.toml`),
+/// for the callers that follow the paper's definitions (Theorem 2's simulation, Props. 2–3);
+/// an experiment file names its own `noise`.
+pub fn hmb_noise() -> Result<(RelativeFamily, ScalarNoise)> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Noises {
+        noise: String,
+        ptr_noise: String,
     }
-    if a.is_nan() || a <= 1.0 {
-        return Err(Error::invalid("alpha", a, "> 1"));
-    }
-    if e.is_nan() || e <= 0.0 {
-        return Err(Error::invalid("eps", e, "> 0"));
-    }
-    let c = eta * (2.0 + eta);
-    let range = 1.0 - c * (a - 1.0);
-    if range <= 0.0 {
-        return Err(Error::outside(
-            "HMB Theorem 1",
-            format!("eta(2+eta)(alpha-1) < 1 fails: eta = {eta}, alpha = {a}"),
-        ));
-    }
-    let dd = d as f64 * (2.0 + eta).powi(2) * (1.0 + eta).powi(2);
-    let bracket = 2.0 * e * range - a * eta * eta * dd;
-    if bracket <= 0.0 {
-        return Err(Error::outside(
-            "HMB Theorem 1, eq. (5) solved for gamma",
-            format!(
-                "the d-term alpha eta^2 d (2+eta)^2 (1+eta)^2 / (2(1 - eta(2+eta)(alpha-1))) alone \
-                 exceeds eps = {e} (eta = {eta}, d = {d}, alpha = {a})"
-            ),
-        ));
-    }
-    let gamma = a * eta * eta / bracket;
-    // σ² = γR²/η², rounded up until the condition σ² ≥ γR²/η² holds exactly for the doubles
-    // the mechanism uses (the check belongs to bounds::rgm; a rounded-down quotient would miss it).
-    let mut sigma2 = gamma * rel.r_rel * rel.r_rel / (eta * eta);
-    let (g, e, r) = (
-        Scalar::from(gamma),
-        Scalar::from(eta),
-        Scalar::from(rel.r_rel),
-    );
-    for _ in 0..8 {
-        if crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(
-            &e,
-            &r,
-            &g,
-            &Scalar::from(sigma2),
-        )
-        .0
-        {
-            return Ok((gamma, sigma2));
-        }
-        // next_up (Rust 1.86) by hand for the MSRV: for a finite σ² ≥ 0 the next bit pattern is
-        // the next double up (a non-finite σ² never meets the check and ends in the error below).
-        sigma2 = f64::from_bits(sigma2.to_bits() + 1);
-    }
-    Err(Error::invalid(
-        "R_rel",
-        rel.r_rel,
-        "finite and >= 0 (sigma^2 = gamma R^2 / eta^2 not representable)",
+    let n: Noises =
+        toml::from_str(include_str!("../../experiments/hmb_noise.toml")).map_err(|e| {
+            Error::Parse {
+                what: "experiments/hmb_noise.toml".into(),
+                text: String::new(),
+                reason: e.to_string(),
+            }
+        })?;
+    Ok((
+        RelativeFamily::named("noise", &n.noise)?,
+        ScalarNoise::named("ptr_noise", &n.ptr_noise)?,
     ))
 }

@@ -8,10 +8,15 @@
 //! code (GitHub HadrienHx/RGM, commit 953a4314b63a31dd5d0eb5caf407eaf7390e350c), see
 //! [`Conventions`] and `docs/training.md#the-authors-code-conventions`.
 //!
-//! Besides the paper's releases (non-private, clipping at c/10, c, 10c, RGM, all at per-step RDP
-//! (2, 0.1)), every split also runs clipping at threshold c with σ calibrated to RGM's certified
-//! composed (ε, δ) ("clip@RGM-eps"), which answers whether RGM still beats clipping at equal
-//! certified (ε, δ). See `docs/training.md#experiments`.
+//! `noise = "…"` names the registry family whose relative noise the private gradient descent
+//! releases (HMB: `rgm`, the relative Gaussian mechanism); it must have the registry's
+//! relative-noise hook ([`crate::model::noise::RelativeNoise`]), which also labels its curves.
+//!
+//! Besides the paper's releases (non-private, clipping at c/10, c, 10c, the relative noise, all at
+//! per-step RDP (2, 0.1)), every split also runs clipping at threshold c with σ calibrated to the
+//! relative noise's certified composed (ε, δ) ("clip c @ RGM's (eps, delta)" for HMB's RGM), which
+//! answers whether the relative noise still beats clipping at equal certified (ε, δ). See
+//! `docs/training.md#experiments`.
 
 use super::band_plot::{plot_log_bands, Band, Frame};
 use super::data::{synthetic, Dataset, SyntheticSpec};
@@ -21,6 +26,7 @@ use super::privacy::{run_privacy, RunPrivacy};
 use crate::audit::engine::Observer;
 use crate::error::{Error, Result};
 use crate::fsio::{write_atomic, Table};
+use crate::model::noise::RelativeFamily;
 use serde::Deserialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -84,6 +90,10 @@ pub struct Spec {
     /// `paper` (default), `authors_code`, or a list of both (run and shown side by side).
     #[serde(default)]
     pub conventions: ConventionsSpec,
+    /// The registry family whose relative noise the private gradient descent releases (HMB:
+    /// `rgm`); required.
+    #[serde(default)]
+    pub noise: Option<String>,
 }
 
 fn default_mu() -> f64 {
@@ -118,6 +128,7 @@ impl Spec {
             return Err(Error::invalid("steps", 0, ">= 1"));
         }
         check_seeds(&s.seeds)?;
+        s.noise_family()?;
         let convs = s.conventions()?;
         if s.bias.is_some() && !convs.contains(&Conventions::Paper) {
             return Err(Error::invalid(
@@ -139,6 +150,20 @@ impl Spec {
             }
         }
         Ok(s)
+    }
+
+    /// The family named by `noise`, with its relative noise; an error naming the key when it is
+    /// missing, unknown, or a family without the registry's relative-noise hook.
+    pub fn noise_family(&self) -> Result<RelativeFamily> {
+        match &self.noise {
+            Some(name) => RelativeFamily::named("noise", name),
+            None => Err(Error::MissingParameter {
+                name: "noise".into(),
+                needed_by: "the experiment spec (the registry family of the private gradient \
+                            descent's relative noise)"
+                    .into(),
+            }),
+        }
     }
 
     /// The conventions to run, in the order given (at least one, no repeats).
@@ -245,6 +270,10 @@ pub struct SplitResult {
     pub skipped: Vec<String>,
     /// The parameters the conventions set (first seed's split), one line each.
     pub params: Vec<String>,
+    /// The label of the relative noise's curve (its family's [`RelativeNoise::label`]).
+    ///
+    /// [`RelativeNoise::label`]: crate::model::noise::RelativeNoise::label
+    pub noise_label: &'static str,
 }
 
 impl SplitResult {
@@ -258,7 +287,8 @@ impl SplitResult {
 }
 
 /// The parameters of node i of `pb` under its conventions, for the summary.
-fn params_of(pb: &TwoNode, target: RdpTarget) -> Vec<String> {
+fn params_of(pb: &TwoNode, noise: RelativeFamily, target: RdpTarget) -> Vec<String> {
+    let label = noise.noise.label();
     let mut out = Vec::new();
     for (i, nd) in pb.nodes.iter().enumerate() {
         let mut line = format!(
@@ -267,28 +297,28 @@ fn params_of(pb: &TwoNode, target: RdpTarget) -> Vec<String> {
             nd.data.n,
             nd.clip_c
         );
-        match NodeNoise::for_node(nd, Release::Rgm, target) {
-            Ok(NodeNoise::Rgm { gamma, sigma2 }) => {
+        match NodeNoise::for_node(nd, Release::Relative(noise), target) {
+            Ok(NodeNoise::Relative { gamma, sigma2, .. }) => {
                 let _ = write!(
                     line,
-                    "; RGM: eta = {:.6e}, R_rel = {:.6e}, gamma = {:.6e}, sigma^2 = {:.6e} (variance gamma |g|^2 + sigma^2)",
+                    "; {label}: eta = {:.6e}, R_rel = {:.6e}, gamma = {:.6e}, sigma^2 = {:.6e} (variance gamma |g|^2 + sigma^2)",
                     nd.rel.eta, nd.rel.r_rel, gamma, sigma2
                 );
             }
-            Ok(NodeNoise::RgmCode { gamma, sigma }) => {
+            Ok(NodeNoise::CodeRelative { gamma, sigma, .. }) => {
                 let cr = nd.code_rel.unwrap_or(CodeRel {
                     delta: f64::NAN,
                     r_star: f64::NAN,
                 });
                 let _ = write!(
                     line,
-                    "; RGM (authors' code): delta = {:.6e}, R = {:.6e}, gamma = {:.6e}, sigma = {:.6e} (standard deviation gamma |g| + sigma)",
+                    "; {label} (authors' code): delta = {:.6e}, R = {:.6e}, gamma = {:.6e}, sigma = {:.6e} (standard deviation gamma |g| + sigma)",
                     cr.delta, cr.r_star, gamma, sigma
                 );
             }
             Ok(_) => {}
             Err(e) => {
-                let _ = write!(line, "; RGM not applicable ({e})");
+                let _ = write!(line, "; {label} not applicable ({e})");
             }
         }
         if let Some(t) = &nd.shift {
@@ -360,6 +390,7 @@ pub(crate) fn run_confirmed(
         super::data::check_table_size(spec.n.unwrap_or(sp.n), spec.d.unwrap_or(sp.d), 1)?;
     }
     let convs = spec.conventions()?;
+    let noise = spec.noise_family()?;
     let data = spec.dataset(base)?;
     spec.estimate(&data)?
         .confirm(&format!("experiment {:?}", spec.name), yes)?;
@@ -369,7 +400,9 @@ pub(crate) fn run_confirmed(
     let mut out = Vec::new();
     for &conv in &convs {
         for sname in &spec.splits {
-            out.push(run_split(spec, &data, conv, sname, target, progress)?);
+            out.push(run_split(
+                spec, &data, conv, sname, noise, target, progress,
+            )?);
         }
     }
     progress.finish();
@@ -381,12 +414,13 @@ fn run_split(
     data: &Dataset,
     conv: Conventions,
     sname: &str,
+    noise: RelativeFamily,
     target: RdpTarget,
     progress: &Observer,
 ) -> Result<SplitResult> {
     let nseeds = spec.seeds.len() as u64;
     let problems = two_node_problems(spec, data, conv, sname)?;
-    let (releases, skipped) = releases_of(spec, conv, &problems, target)?;
+    let (releases, skipped) = releases_of(spec, conv, &problems, noise, target)?;
     // Progress counts six releases per split; the ones not run are counted as done.
     progress.advance(6u64.saturating_sub(releases.len() as u64) * nseeds);
     let mut curves = Vec::new();
@@ -405,7 +439,8 @@ fn run_split(
         conventions: conv,
         curves,
         skipped,
-        params: params_of(&problems[0], target),
+        params: params_of(&problems[0], noise, target),
+        noise_label: noise.noise.label(),
     })
 }
 
@@ -434,14 +469,17 @@ fn two_node_problems(
 type Releases = Vec<(String, Release)>;
 
 /// The releases run on a split (label, release) and the reasons of those skipped: the
-/// non-private and clipped ones always, RGM when it can meet the per-step target, and under the
-/// paper's conventions the clip matched to RGM's certified (ε, δ).
+/// non-private and clipped ones always, the relative noise when it can meet the per-step target,
+/// and under the paper's conventions the clip matched to its certified (ε, δ).
 fn releases_of(
     spec: &Spec,
     conv: Conventions,
     problems: &[TwoNode],
+    noise: RelativeFamily,
     target: RdpTarget,
 ) -> Result<(Releases, Vec<String>)> {
+    let label = noise.noise.label();
+    let relative = Release::Relative(noise);
     let mut skipped = Vec::new();
     let mut releases = vec![
         ("non-private".to_string(), Release::NonPrivate),
@@ -451,25 +489,26 @@ fn releases_of(
     ];
     match conv {
         Conventions::Paper => {
-            // RGM's tightest certified composed ε at δ (worse node, first seed's split; the
-            // RDP route on the exact worst case, docs/formulas.md §5.4) sets the matched clip.
-            // If RGM cannot meet the per-step target (η too large for Theorem 1), it is skipped
-            // and the reason reported, not silently dropped.
-            let rgm_priv = match problems
+            // The relative noise's tightest certified composed ε at δ (worse node, first seed's
+            // split; the RDP route on the exact worst case, for the RGM docs/formulas.md §5.4)
+            // sets the matched clip. If the noise cannot meet the per-step target (the RGM: η
+            // too large for Theorem 1), it is skipped and the reason reported, not silently
+            // dropped.
+            let noise_priv = match problems
                 .iter()
-                .map(|pb| run_privacy(&pb.nodes, Release::Rgm, target, spec.steps, spec.delta))
+                .map(|pb| run_privacy(&pb.nodes, relative, target, spec.steps, spec.delta))
                 .collect::<Result<Vec<_>>>()
             {
                 Ok(v) => v.into_iter().next().flatten(),
                 Err(e) => {
-                    skipped.push(format!("RGM (and clip at RGM's (eps, delta)): {e}"));
+                    skipped.push(format!("{label} (and clip at {label}'s (eps, delta)): {e}"));
                     None
                 }
             };
-            if let Some(p) = rgm_priv {
-                releases.push(("RGM".to_string(), Release::Rgm));
+            if let Some(p) = noise_priv {
+                releases.push((label.to_string(), relative));
                 releases.push((
-                    "clip c @ RGM's (eps, delta)".to_string(),
+                    format!("clip c @ {label}'s (eps, delta)"),
                     Release::ClipMatched {
                         factor: 1.0,
                         eps: p.certified_eps(),
@@ -480,19 +519,18 @@ fn releases_of(
             }
         }
         Conventions::AuthorsCode => {
-            let rgm_ok = problems
+            let noise_ok = problems
                 .iter()
                 .flat_map(|pb| pb.nodes.iter())
-                .try_for_each(|nd| NodeNoise::for_node(nd, Release::Rgm, target).map(|_| ()));
-            match rgm_ok {
-                Ok(()) => releases.push(("RGM".to_string(), Release::Rgm)),
-                Err(e) => skipped.push(format!("RGM: {e}")),
+                .try_for_each(|nd| NodeNoise::for_node(nd, relative, target).map(|_| ()));
+            match noise_ok {
+                Ok(()) => releases.push((label.to_string(), relative)),
+                Err(e) => skipped.push(format!("{label}: {e}")),
             }
-            skipped.push(
-                "clip c @ RGM's (eps, delta): the authors' code's RGM noise has no certified \
-                 (eps, delta) to match"
-                    .into(),
-            );
+            skipped.push(format!(
+                "clip c @ {label}'s (eps, delta): the authors' code's {label} noise has no \
+                 certified (eps, delta) to match"
+            ));
         }
     }
     Ok((releases, skipped))
@@ -531,7 +569,7 @@ fn seed_band(
 }
 
 /// The privacy of release `rel` (first seed's problem): certified, non-private, or not
-/// certified (the authors' code's RGM noise, with the reason).
+/// certified (the authors' code's form of the relative noise, with the reason).
 fn privacy_of(
     spec: &Spec,
     conv: Conventions,
@@ -539,13 +577,13 @@ fn privacy_of(
     rel: Release,
     target: RdpTarget,
 ) -> Result<Privacy> {
-    if rel == Release::Rgm && conv == Conventions::AuthorsCode {
-        return Ok(Privacy::NotCertified(
-            "the authors' code's RGM noise (standard deviation gamma|g| + sigma) is not HMB \
+    if let (Release::Relative(noise), Conventions::AuthorsCode) = (rel, conv) {
+        return Ok(Privacy::NotCertified(format!(
+            "the authors' code's {} noise (standard deviation gamma|g| + sigma) is not HMB \
              Definition 3's (variance gamma|g|^2 + sigma^2); Theorem 1 does not cover it and \
-             dpaudit has no accountant for it"
-                .into(),
-        ));
+             dpaudit has no accountant for it",
+            noise.noise.label()
+        )));
     }
     Ok(
         match run_privacy(&first.nodes, rel, target, spec.steps, spec.delta)? {
@@ -753,9 +791,11 @@ fn ratio_line(parts: &[(String, f64)]) -> String {
 }
 
 fn check_equivalent_rdp(rs: &[&SplitResult]) -> (Verdict, String) {
+    let mut label = "the relative noise";
     for r in rs {
+        label = r.noise_label;
         let get = |l: &str| r.curves.iter().find(|c| c.label == l).map(|c| &c.privacy);
-        match (get("clip c"), get("RGM")) {
+        match (get("clip c"), get(label)) {
             (Some(Privacy::Certified(c)), Some(Privacy::Certified(g))) => {
                 let rel = (c.exact_rdp_alpha2 / g.exact_rdp_alpha2 - 1.0).abs();
                 let v = if rel <= 0.01 {
@@ -766,7 +806,7 @@ fn check_equivalent_rdp(rs: &[&SplitResult]) -> (Verdict, String) {
                 return (
                     v,
                     format!(
-                        "{}: T-step RDP at α = 2, clipping {:.4} vs RGM {:.4} (exact, replace-one)",
+                        "{}: T-step RDP at α = 2, clipping {:.4} vs {label} {:.4} (exact, replace-one)",
                         r.split, c.exact_rdp_alpha2, g.exact_rdp_alpha2
                     ),
                 );
@@ -774,13 +814,13 @@ fn check_equivalent_rdp(rs: &[&SplitResult]) -> (Verdict, String) {
             (_, Some(Privacy::NotCertified(_))) => {
                 return (
                     Verdict::NotCheckable,
-                    "RGM's noise here has no certified accountant".into(),
+                    format!("{label}'s noise here has no certified accountant"),
                 )
             }
             _ => {}
         }
     }
-    (Verdict::NotCheckable, "RGM was not run".into())
+    (Verdict::NotCheckable, format!("{label} was not run"))
 }
 
 fn check_some_clip_works(rs: &[&SplitResult]) -> (Verdict, String) {
@@ -894,17 +934,19 @@ fn check_large_thresholds_bias(rs: &[&SplitResult]) -> (Verdict, String) {
     )
 }
 
-fn check_rgm_no_tuning(rs: &[&SplitResult]) -> (Verdict, String) {
+fn check_no_tuning(rs: &[&SplitResult]) -> (Verdict, String) {
     let mut parts = Vec::new();
     let mut ok = !rs.is_empty();
+    let mut label = "the relative noise";
     for r in rs {
+        label = r.noise_label;
         let Some((l, b)) = best_clip(r) else {
             return (
                 Verdict::NotCheckable,
                 format!("{}: curves missing", r.split),
             );
         };
-        match fin(r, "RGM") {
+        match fin(r, label) {
             Some(g) => {
                 ok &= g.0 / b.0 <= WELL;
                 parts.push((format!("{} (vs {l}):", r.split), g.0 / b.0));
@@ -913,7 +955,7 @@ fn check_rgm_no_tuning(rs: &[&SplitResult]) -> (Verdict, String) {
                 return (
                     Verdict::NotCheckable,
                     format!(
-                        "{}: RGM not applicable to these data (see 'Not run')",
+                        "{}: {label} not applicable to these data (see 'Not run')",
                         r.split
                     ),
                 )
@@ -925,7 +967,7 @@ fn check_rgm_no_tuning(rs: &[&SplitResult]) -> (Verdict, String) {
     } else {
         Verdict::NotReproduced
     };
-    (v, format!("RGM / best clip: {}", ratio_line(&parts)))
+    (v, format!("{label} / best clip: {}", ratio_line(&parts)))
 }
 
 fn check_low_threshold_small_bias(rs: &[&SplitResult]) -> (Verdict, String) {
@@ -989,7 +1031,7 @@ pub fn statements() -> Vec<Statement> {
                     heterogeneity without such tuning",
             source: "§6",
             test: "on every split RGM runs and ends within 2× the best clipping threshold",
-            check: check_rgm_no_tuning,
+            check: check_no_tuning,
         },
         Statement {
             quote: "thresholds significantly lower than c_i do not introduce such a large bias \
@@ -1330,29 +1372,21 @@ pub(crate) fn run_file_outcome(
     })
 }
 
-/// The quick experiment run by `dpaudit report` (< 1 min): the committed breast-cancer table,
-/// all three splits, 3 seeds, 40 steps.
-pub(crate) fn quick_spec() -> Spec {
-    Spec {
-        name: "training_quick".into(),
-        data: "data/breast_cancer.csv".into(),
-        n: None,
-        d: None,
-        standardize: Some(true),
-        mu_reg: default_mu(),
-        steps: 40,
-        seeds: vec![1, 2, 3],
-        splits: vec!["random".into(), "label".into(), "bias".into()],
-        bias: None,
-        tilt: None,
-        delta: default_delta(),
-        conventions: ConventionsSpec::default(),
-    }
+/// The quick experiment run by `dpaudit report` (< 1 min): the protocol of
+/// `experiments/figure1_breast_cancer.toml` (the committed breast-cancer table, all three splits,
+/// 3 seeds, 40 steps, its `noise`), named `training_quick`, with the data path relative to the
+/// repository root and the default ‖B‖.
+pub(crate) fn quick_spec() -> Result<Spec> {
+    let mut spec = Spec::parse(include_str!("../../experiments/figure1_breast_cancer.toml"))?;
+    spec.name = "training_quick".into();
+    spec.data = "data/breast_cancer.csv".into();
+    spec.bias = None;
+    Ok(spec)
 }
 
 /// Runs `quick_spec` (data path relative to the current directory) into `out`.
 pub fn run_quick(out: &Path, progress: &Observer) -> Result<String> {
-    let spec = quick_spec();
+    let spec = quick_spec()?;
     let res = run(&spec, Path::new("."), progress)?;
     write_outputs(&spec, &res, out)
 }
@@ -1404,6 +1438,24 @@ mod tests {
         assert_eq!(t["points"].as_integer(), Some(QUICK_POINTS));
     }
 
+    /// `dpaudit report`'s quick experiment is figure1_breast_cancer.toml's protocol under its own
+    /// name, with the data path from the repository root (the values it had as a literal).
+    #[test]
+    fn quick_spec_is_the_breast_cancer_protocol() {
+        let s = super::quick_spec().unwrap();
+        assert_eq!(
+            (s.name.as_str(), s.data.as_str()),
+            ("training_quick", "data/breast_cancer.csv")
+        );
+        assert_eq!((s.n, s.d, s.standardize), (None, None, Some(true)));
+        assert_eq!((s.mu_reg, s.steps, s.delta), (0.03, 40, 1e-5));
+        assert_eq!(s.seeds, vec![1, 2, 3]);
+        assert_eq!(s.splits, vec!["random", "label", "bias"]);
+        assert_eq!((s.bias, s.tilt), (None, None));
+        assert_eq!(s.conventions().unwrap(), vec![Conventions::Paper]);
+        assert_eq!(s.noise_family().unwrap().family.name, "rgm");
+    }
+
     /// A curve label with a comma (the matched clip, "clip c @ RGM's (eps, delta)") stays one CSV
     /// field: every record has the header's field count. The hand-written CSV this replaced split
     /// the label in two, and figure1_synthetic's CSVs had 15 header fields over 13-field rows.
@@ -1422,6 +1474,7 @@ mod tests {
             curves: vec![curve("non-private"), curve("clip c @ RGM's (eps, delta)")],
             skipped: vec![],
             params: vec![],
+            noise_label: "RGM",
         };
         let bytes = csv_of(&r).to_bytes().unwrap();
         let mut rd = csv::Reader::from_reader(&bytes[..]);

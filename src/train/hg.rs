@@ -10,7 +10,8 @@
 use crate::divergence::{self, Location, Method, Pair};
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::StreamRng;
-use crate::model::{CoordinateNoise, Family, FAMILIES};
+use crate::model::noise::CoordinateNoise;
+use crate::model::{Family, FAMILIES};
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
 use rug::Float;
@@ -29,7 +30,7 @@ pub struct Noise {
 impl Noise {
     /// The noise of `family`; an error naming the family if it has no per-coordinate noise.
     pub fn new(family: &'static Family) -> Result<Noise> {
-        match family.coordinate_noise {
+        match family.noise.and_then(|n| n.coordinate) {
             Some(hooks) => Ok(Noise { family, hooks }),
             None => Err(Error::invalid(
                 "noise",
@@ -69,9 +70,12 @@ impl Noise {
 
     /// Every registry family with per-coordinate noise, in registry order.
     pub fn all() -> impl Iterator<Item = Noise> {
-        FAMILIES
-            .iter()
-            .filter_map(|&family| family.coordinate_noise.map(|hooks| Noise { family, hooks }))
+        FAMILIES.iter().filter_map(|&family| {
+            family
+                .noise
+                .and_then(|n| n.coordinate)
+                .map(|hooks| Noise { family, hooks })
+        })
     }
 
     /// The family's registry entry.

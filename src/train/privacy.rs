@@ -11,25 +11,26 @@
 //!   exact composed ε(δ) is Balle & Wang (2018) Thm. 8 at sensitivity √T Δ, certified by
 //!   [`crate::bounds::gaussian::dp_eps`]. The RDP route optimised over α is
 //!   min_α Tα Δ²/(2σ²) + log(1/δ)/(α−1) = ρ + 2√(ρ log(1/δ)) with ρ = TΔ²/(2σ²).
-//! * **RGM** (eq. (83)): per step, Theorem 1 (eq. (5)) ε(α); the paper's accounting is T·ε(2).
-//!   Composed over T, Tε(α) with ε(α) = (χ/2) α / (1 − η(2+η)(α−1)) and
-//!   χ = η²/γ + η²d(2+η)²(1+η)² is the same function with χ replaced by Tχ, i.e. with (γ, d)
-//!   replaced by (γ/T, T d); so the α-optimised conversion of the composition is exactly
-//!   [`crate::bounds::rgm::optimized_dp_eps`]`(η, γ/T, T d, δ)` (HMB eq. (45), closed form).
-//!   Beside the paper's bound: the **exact** per-step worst case over every admissible pair,
-//!   D*(α) ([`crate::divergence::RgmWorstCase`], docs/formulas.md §5.4), composed as T·D*(α)
-//!   and converted at an optimised α. No exact composed (ε, δ) is available for RGM (the
-//!   privacy-loss distribution of unequal-variance Gaussians has no closed form), so the
-//!   tightest certified ε for RGM is that RDP route.
+//! * **Relative noise** (eq. (83)): the family's hook
+//!   ([`crate::model::noise::RelativeNoise::run_privacy`]) gives the paper's per-step bound at
+//!   α = 2 (the paper's accounting is T·ε(2)), the paper's bound composed over T and converted at
+//!   an optimised α, and beside it the **exact** per-step worst case over every admissible pair
+//!   composed as T·D*(α) and converted likewise. For HMB's RGM: Theorem 1 (eq. (5)); composed over
+//!   T, Tε(α) with ε(α) = (χ/2) α / (1 − η(2+η)(α−1)) and χ = η²/γ + η²d(2+η)²(1+η)² is the same
+//!   function with χ replaced by Tχ, i.e. with (γ, d) replaced by (γ/T, T d), so the conversion
+//!   is HMB eq. (45) at (η, γ/T, T d) (closed form); the worst case D*(α) is docs/formulas.md
+//!   §5.4. No exact composed (ε, δ) is available for the RGM (the privacy-loss distribution of
+//!   unequal-variance Gaussians has no closed form), so its tightest certified ε is that RDP
+//!   route.
 //!
 //! Note on the paper's eq. (82): σ² = αc²/(εN²) gives per-step RDP αΔ²/(2σ²) = 2ε with the
 //! replace-one Δ = 2c/N (and ε/2 with the add/remove Δ = c/N); the guarantee reported here is the
 //! one the noise actually gives, not the nominal ε.
 
 use super::dpgd::{Node, NodeNoise, RdpTarget, Release};
-use crate::bounds::{gaussian, rgm};
-use crate::divergence::{rgm_worst_case_dp_eps, RgmWorstCase};
+use crate::bounds::gaussian;
 use crate::error::Result;
+use crate::model::noise::RelativeParams;
 use crate::numeric::mp::certify;
 use crate::scalar::Scalar;
 use rug::Float;
@@ -43,7 +44,8 @@ pub struct RunPrivacy {
     /// Paper's accounting: per-step RDP at α = 2 summed over T steps (an RDP ε at α = 2).
     pub paper_rdp_alpha2: f64,
     /// The exact worst-case RDP at α = 2 of the T steps: T·sup over admissible pairs of D_2
-    /// (Gaussian: the same as the paper's; RGM: docs/formulas.md §5.4, below Theorem 1).
+    /// (Gaussian: the same as the paper's; relative noise: the family's worst case, for the RGM
+    /// docs/formulas.md §5.4, below Theorem 1).
     pub exact_rdp_alpha2: f64,
     /// (ε, δ) from the RDP route on the paper's per-step bound, α optimised.
     pub rdp_opt_eps: f64,
@@ -115,41 +117,32 @@ pub(crate) fn node_privacy(
                 exact_eps: Some(exact.to_f64()),
             }))
         }
-        NodeNoise::RgmCode { .. } => Err(crate::error::Error::Unsupported(
-            "no certified accountant for the authors' code's RGM noise (standard deviation \
+        NodeNoise::CodeRelative { noise, .. } => Err(crate::error::Error::Unsupported(format!(
+            "no certified accountant for the authors' code's {} noise (standard deviation \
              gamma*|g| + sigma, HadrienHx/RGM noisers.py): it is not HMB Definition 3's \
-             variance gamma*|g|^2 + sigma^2, so Theorem 1 does not cover it"
-                .into(),
-        )),
-        NodeNoise::Rgm { gamma, sigma2 } => {
-            let eta = Scalar::from(nd.rel.eta);
-            let d = nd.data.d as u32;
-            let wc = RgmWorstCase::new(
-                &eta,
-                &Scalar::from(gamma),
-                &Scalar::from(sigma2),
-                &Scalar::from(nd.rel.r_rel),
-                d,
-            )?;
-            let exact2 = wc.renyi(&Scalar::from(2.0), DIGITS)?;
-            let (exact_opt, exact_alpha) =
-                rgm_worst_case_dp_eps(&wc, steps, &Scalar::from(delta), DIGITS)?;
-            let per_step =
-                rgm::theorem1_eps(&eta, &Scalar::from(gamma), d, &Scalar::from(2.0), DIGITS)?;
-            let (eps, alpha) = rgm::optimized_dp_eps(
-                &eta,
-                &Scalar::from(gamma / t),
-                d * steps,
-                &Scalar::from(delta),
-                DIGITS,
-            )?;
+             variance gamma*|g|^2 + sigma^2, so Theorem 1 does not cover it",
+            noise.noise.label()
+        ))),
+        NodeNoise::Relative {
+            noise,
+            gamma,
+            sigma2,
+        } => {
+            let p = RelativeParams {
+                eta: nd.rel.eta,
+                r_rel: nd.rel.r_rel,
+                gamma,
+                sigma2,
+                d: nd.data.d as u32,
+            };
+            let q = noise.noise.run_privacy(&p, steps, delta, DIGITS)?;
             Ok(Some(RunPrivacy {
-                paper_rdp_alpha2: t * per_step.to_f64(),
-                exact_rdp_alpha2: t * exact2.to_f64(),
-                rdp_opt_eps: eps.to_f64(),
-                rdp_opt_alpha: alpha.to_f64(),
-                exact_rdp_opt_eps: exact_opt.to_f64(),
-                exact_rdp_opt_alpha: exact_alpha,
+                paper_rdp_alpha2: t * q.paper_step_rdp2,
+                exact_rdp_alpha2: t * q.exact_step_rdp2,
+                rdp_opt_eps: q.paper_dp.0,
+                rdp_opt_alpha: q.paper_dp.1,
+                exact_rdp_opt_eps: q.exact_dp.0,
+                exact_rdp_opt_alpha: q.exact_dp.1,
                 exact_eps: None,
             }))
         }

@@ -10,7 +10,7 @@
 //! * [`ptr_test`]: Δ̂ = Δ₊ + Lap(1/ε); release (accept) iff Δ̂ > −log(δ)/ε — the test *as printed*
 //!   ([`PtrRule::AsPrinted`]). It is **not certified**: Δ₊ is not 1-Lipschitz under replacing one
 //!   record ([`prop2_search`] finds jumps of dozens; `docs/claims.md#proposition-2`), so the
-//!   Laplace test is not ε-DP.
+//!   noisy test is not ε-DP.
 //! * [`sound_statistic`] and [`run_ptr`] ([`PtrRule::Sound`], the default): S(D) =
 //!   n(λ_min(C^{−1/2}ÃC^{−1/2}) − ρ)/R_c², which has global sensitivity ≤ 1 when every clipped
 //!   record satisfies X̃ᵀC⁻¹X̃ ≤ R_c² (Weyl's inequality on the rank-one updates; proof in
@@ -21,14 +21,19 @@
 //! * [`prop3`]: μ_reg = 4‖Σ‖R_c²√(log(2d/ν)/n), ρ = ρ̄/2 (eq. (12), [`crate::bounds::rho`]) and
 //!   η² = 6κ_Σ R_c⁴/(ρ²n²).
 //!
-//! The Laplace draw is the crate's Laplace model ([`crate::mechanisms::laplace::Laplace`]: a fair sign
-//! bit times an Exp(1) ziggurat draw, exact in the tails), the same law whose divergences and
-//! audits dpaudit certifies. See `docs/training.md#ptr`.
+//! The noise of the test is one draw of a registry family's centred law at scale 1/ε
+//! ([`ScalarNoise`], the family's hook [`crate::model::NoiseHooks::centred_draw`]): the same law
+//! whose divergences and audits dpaudit certifies. The paper's Lap(1/ε) is the family named
+//! `ptr_noise` in `experiments/hmb_noise.toml` ([`super::dpgd::hmb_noise`]), which
+//! [`prop3_acceptance`] uses; the other functions take the noise as an argument. The total
+//! guarantee adds the composed bound of the gradient descent's relative noise
+//! ([`crate::model::noise::RelativeNoise::composed_eps`]). See `docs/training.md#ptr`.
 
 use super::data::Dataset;
 use crate::bounds::rho;
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::chunk_rng;
+use crate::model::noise::{RelativeFamily, ScalarNoise};
 use crate::scalar::Scalar;
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rand::{Rng, RngExt};
@@ -129,16 +134,10 @@ pub fn delta_plus(data: &Dataset, mu_reg: f64, rho: f64, c: &DMatrix<f64>) -> Re
     Ok(data.n)
 }
 
-/// One Lap(0, b) draw from the crate's Laplace model; `b` must be finite and > 0.
-pub fn laplace_draw(rng: &mut impl rand::Rng, b: f64) -> Result<f64> {
-    let mut x = [0.0];
-    crate::mechanisms::laplace::Laplace::new(0.0, b)?.sample_many(rng, &mut x);
-    Ok(x[0])
-}
-
-/// PTR's test (HMB Prop. 2 (ii)–(iii)): Δ̂ = Δ₊ + Lap(1/ε) from `chunk_rng(seed, stream)`;
-/// returns (Δ̂, accepted = Δ̂ > −log(δ)/ε).
+/// PTR's test (HMB Prop. 2 (ii)–(iii)): Δ̂ = Δ₊ + `noise` at scale 1/ε (the paper: Lap(1/ε)) from
+/// `chunk_rng(seed, stream)`; returns (Δ̂, accepted = Δ̂ > −log(δ)/ε).
 pub fn ptr_test(
+    noise: ScalarNoise,
     delta_plus: usize,
     eps: f64,
     delta: f64,
@@ -150,7 +149,7 @@ pub fn ptr_test(
     }
     crate::error::check_open_unit("delta", delta)?;
     let mut rng = chunk_rng(seed, stream);
-    let hat = delta_plus as f64 + laplace_draw(&mut rng, 1.0 / eps)?;
+    let hat = delta_plus as f64 + noise.draw(&mut rng, 1.0 / eps)?;
     Ok((hat, hat > -delta.ln() / eps))
 }
 
@@ -199,9 +198,10 @@ pub fn prop3(
     })
 }
 
-/// The total guarantee of PTR followed by T RGM steps (HMB Prop. 2):
-/// (ε_PTR + ε_RGM, δ_PTR + δ_RGM), with ε_RGM the T-fold composition of Theorem 1 converted
-/// at δ_RGM with α optimised (HMB eq. (45) at (η, γ/T, T d); see [`super::privacy`]).
+/// The total guarantee of PTR followed by T steps with the relative noise `noise` (HMB Prop. 2):
+/// (ε_PTR + ε_GD, δ_PTR + δ_GD), with ε_GD the family's composed bound of T steps converted at
+/// δ_GD with α optimised ([`crate::model::noise::RelativeNoise::composed_eps`]; the RGM: the T-fold
+/// composition of Theorem 1, HMB eq. (45) at (η, γ/T, T d); see [`super::privacy`]).
 ///
 /// Only [`PtrRule::Sound`] is certified: with [`PtrRule::AsPrinted`] this returns an error (the
 /// paper's Δ₊ test is not ε-DP, `docs/claims.md#proposition-2`). The η passed in must itself be
@@ -210,13 +210,14 @@ pub fn prop3(
 #[allow(clippy::too_many_arguments)]
 pub fn total_guarantee(
     rule: PtrRule,
+    noise: RelativeFamily,
     eps_ptr: f64,
     delta_ptr: f64,
     eta: f64,
     gamma: f64,
     d: u32,
     steps: u32,
-    delta_rgm: f64,
+    delta_gd: f64,
 ) -> Result<(f64, f64)> {
     if rule != PtrRule::Sound {
         return Err(Error::Unsupported(
@@ -226,14 +227,10 @@ pub fn total_guarantee(
         ));
     }
     crate::error::check_count("steps", steps)?;
-    let (e, _) = crate::bounds::rgm::optimized_dp_eps(
-        &Scalar::from(eta),
-        &Scalar::from(gamma / steps as f64),
-        d * steps,
-        &Scalar::from(delta_rgm),
-        15,
-    )?;
-    Ok((eps_ptr + e.to_f64(), delta_ptr + delta_rgm))
+    let (e, _) = noise
+        .noise
+        .composed_eps(eta, gamma, d, steps, delta_gd, 15)?;
+    Ok((eps_ptr + e, delta_ptr + delta_gd))
 }
 
 /// Which PTR test to run: `ptr = "sound"` (default) or `ptr = "as_printed"`.
@@ -317,7 +314,7 @@ pub struct PtrOutcome {
     pub rule: PtrRule,
     /// The statistic before noise (S(D), or Δ₊ for the as-printed rule).
     pub statistic: f64,
-    /// The statistic plus Lap(1/ε).
+    /// The statistic plus the noise at scale 1/ε (the paper: Lap(1/ε)).
     pub noisy: f64,
     /// The acceptance threshold: 1 + log(1/δ)/ε (sound) or −log(δ)/ε (as printed).
     pub threshold: f64,
@@ -325,12 +322,14 @@ pub struct PtrOutcome {
     pub accepted: bool,
 }
 
-/// Runs one PTR test with `rule` on clipped data (the Laplace draw from `chunk_rng(seed, stream)`).
+/// Runs one PTR test with `rule` on clipped data (the draw of `noise` at scale 1/ε from
+/// `chunk_rng(seed, stream)`).
 ///
 /// Sound: if S has sensitivity ≤ 1, the accept bit is ε-DP, and a dataset with S(D) ≤ 1 (some
 /// neighbour possibly failing Ã′ ⪰ ρC) is accepted with probability ≤ ½δ.
 #[allow(clippy::too_many_arguments)]
 pub fn run_ptr(
+    noise: ScalarNoise,
     rule: PtrRule,
     data: &Dataset,
     mu_reg: f64,
@@ -354,7 +353,7 @@ pub fn run_ptr(
         PtrRule::AsPrinted => (delta_plus(data, mu_reg, rho, c)? as f64, -delta.ln() / eps),
     };
     let mut rng = chunk_rng(seed, stream);
-    let noisy = statistic + laplace_draw(&mut rng, 1.0 / eps)?;
+    let noisy = statistic + noise.draw(&mut rng, 1.0 / eps)?;
     Ok(PtrOutcome {
         rule,
         statistic,
@@ -724,7 +723,8 @@ pub struct Prop3Acceptance {
 
 /// Prop. 3 by simulation: `trials` seeded Gaussian datasets N(0, Σ), Σ AR(1) with correlation
 /// `corr` ([`crate::train::data::synthetic`], seed `seed + t`), clipped by [`clip_prop3`], run
-/// through both PTR tests at Prop. 3's μ_reg and ρ (Laplace draw `chunk_rng(seed, t)`).
+/// through both PTR tests at Prop. 3's μ_reg and ρ, with the paper's noise
+/// ([`super::dpgd::hmb_noise`]: `ptr_noise`, drawn from `chunk_rng(seed, t)`).
 #[allow(clippy::too_many_arguments)]
 pub fn prop3_acceptance(
     d: usize,
@@ -738,6 +738,7 @@ pub fn prop3_acceptance(
     seed: u64,
 ) -> Result<Prop3Acceptance> {
     use super::data::{ar1_covariance, synthetic, SyntheticSpec};
+    let noise = super::dpgd::hmb_noise()?.1;
     let sigma = DMatrix::from_row_slice(d, d, &ar1_covariance(d, corr));
     let p = prop3(&sigma, rc, nu, n, eps, delta)?;
     let rho_bar = 2.0 * p.rho;
@@ -761,7 +762,7 @@ pub fn prop3_acceptance(
         }
         for rule in [PtrRule::AsPrinted, PtrRule::Sound] {
             let o = run_ptr(
-                rule, &data, p.mu_reg, p.rho, &sigma, rc, eps, delta, seed, t,
+                noise, rule, &data, p.mu_reg, p.rho, &sigma, rc, eps, delta, seed, t,
             )?;
             if o.accepted {
                 match rule {

@@ -1,11 +1,14 @@
-//! HMB Theorem 2 (eq. (8)) and eq. (56), the utility of RGM gradient descent, checked by seeded
-//! simulation (issue 22 item 2; derivation of the corrected bounds in `docs/claims.md#theorem-2`).
+//! HMB Theorem 2 (eq. (8)) and eq. (56), the utility of gradient descent with HMB's relative
+//! noise, checked by seeded simulation (issue 22 item 2; derivation of the corrected bounds in
+//! `docs/claims.md#theorem-2`).
 //!
 //! On a quadratic f(θ) = ½(θ − θ*)ᵀA(θ − θ*) (A symmetric positive semi-definite), the iteration
 //! (7) θ_{t+1} = θ_t − τ RGM_{γ,σ}(∇f(θ_t)) reads, for the error e_t = θ_t − θ*,
 //! e_{t+1} = (I − τA)e_t − τξ_t with ξ_t ~ N(0, (γ‖Ae_t‖² + σ²) I_d) (HMB Def. 3: the variance is
-//! added to *each* of the d coordinates). [`simulate`] draws `runs` independent trajectories with
-//! the crate's RGM sampler ([`crate::mechanisms::Rgm`]), run r from `chunk_rng(seed, r)` (bit-identical
+//! added to *each* of the d coordinates). [`simulate_with`] draws `runs` independent trajectories
+//! with the sampler of a registry family's relative noise
+//! ([`crate::model::noise::RelativeNoise::law`]; [`simulate`]: the noise HMB define the iteration
+//! with, named in `experiments/hmb_noise.toml`), run r from `chunk_rng(seed, r)` (bit-identical
 //! whatever the thread count), in A's eigenbasis (the noise is isotropic, so the law of the error's
 //! norm is rotation-invariant; O(d) per step), and returns E‖e_T‖² and E[f(ē_T) − f*] (ē_T the average of
 //! e_0 … e_{T−1}, the iterate of eq. (56)) with normal-approximation confidence intervals.
@@ -20,7 +23,7 @@
 
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::chunk_rng;
-use crate::mechanisms::Rgm;
+use crate::model::noise::RelativeFamily;
 use nalgebra::{DMatrix, DVector, SymmetricEigen};
 use rayon::prelude::*;
 
@@ -59,16 +62,16 @@ impl StepRule {
     }
 }
 
-/// One RGM gradient-descent setting on a quadratic.
+/// One gradient-descent setting with relative noise on a quadratic.
 #[derive(Clone, Debug)]
 pub struct GdSetting {
     /// The Hessian A (symmetric positive semi-definite).
     pub a: DMatrix<f64>,
     /// The initial error e_0 = θ_0 − θ*.
     pub e0: DVector<f64>,
-    /// γ of the RGM.
+    /// γ of the relative noise.
     pub gamma: f64,
-    /// σ² of the RGM.
+    /// σ² of the relative noise.
     pub sigma2: f64,
     /// Step size τ.
     pub tau: f64,
@@ -160,14 +163,25 @@ impl GdSetting {
     }
 }
 
-/// Seeded simulation of `runs` trajectories (module docs). Errors on a malformed setting or
-/// fewer than 2 runs.
+/// [`simulate_with`] the relative noise HMB's iteration (7) is defined with
+/// ([`super::dpgd::hmb_noise`], `experiments/hmb_noise.toml`).
 pub fn simulate(s: &GdSetting, runs: usize, seed: u64) -> Result<SimResult> {
+    simulate_with(super::dpgd::hmb_noise()?.0, s, runs, seed)
+}
+
+/// Seeded simulation of `runs` trajectories with the relative noise of `noise` (module docs).
+/// Errors on a malformed setting or fewer than 2 runs.
+pub fn simulate_with(
+    noise: RelativeFamily,
+    s: &GdSetting,
+    runs: usize,
+    seed: u64,
+) -> Result<SimResult> {
     let d = s.check()?;
     if runs < 2 {
         return Err(Error::invalid("runs", runs, "at least 2"));
     }
-    let rgm = Rgm::new(s.gamma, s.sigma2, d)?;
+    let law = noise.noise.law(s.gamma, s.sigma2, d)?;
     // The noise is isotropic, so the error's law is rotation-invariant: run in A's eigenbasis
     // (e' = Qᵀe, ‖Ae‖ = ‖Λe'‖, f(θ) − f* = ½ Σ λ_k e'_k²), O(d) per step.
     let eig = SymmetricEigen::new(s.a.clone());
@@ -186,7 +200,7 @@ pub fn simulate(s: &GdSetting, runs: usize, seed: u64) -> Result<SimResult> {
                     sum[k] += e[k];
                     g[k] = lam[k] * e[k];
                 }
-                rgm.sample_into(&g, &mut rng, &mut out)?;
+                law.sample_into(&g, &mut rng, &mut out)?;
                 for (ek, ok) in e.iter_mut().zip(&out) {
                     *ek -= s.tau * ok;
                 }

@@ -10,7 +10,8 @@ use crate::bounds::rgm::{
     tcdp, theorem1_alpha_sup, theorem1_eps, TcdpForm,
 };
 use crate::bounds::rho::rho_bar;
-use crate::divergence::{self, Method, Pair, RgmWorstCase};
+use crate::divergence::{self, Method, Pair};
+use crate::mechanisms::rgm::RgmWorstCase;
 use crate::scalar::Scalar;
 use rug::Float;
 

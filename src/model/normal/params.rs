@@ -221,7 +221,7 @@ pub(crate) const fn shift_family(
         claim,
         claim_source,
         spec,
-        coordinate_noise: None,
+        noise: None,
     }
 }
 
@@ -244,6 +244,6 @@ pub(crate) const fn clipped_family(
         claim: crate::model::Guarantee::Exact,
         claim_source,
         spec,
-        coordinate_noise: None,
+        noise: None,
     }
 }

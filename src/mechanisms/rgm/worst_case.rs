@@ -18,6 +18,9 @@
 //! at every step, so the composed worst case is T·D*(α), and Mironov (2017) Prop. 3 converts it to (ε, δ) at any α of
 //! the range: [`rgm_worst_case_dp_eps`] certifies that conversion at an α chosen by a search
 //! (every α gives a valid guarantee; the search only makes it small).
+//!
+//! This is the RGM family's own analysis over neighbouring datasets (HMB Lemma 2 / Theorem 1), in
+//! its file; training takes it through the family's relative-noise hook (`super::relative`).
 
 use crate::error::{Error, Result};
 use crate::numeric::f64s;
