@@ -210,7 +210,7 @@ pub fn invocation_seed(seed: u64, side: Side, chunk: u64) -> u64 {
 
 /// One run of the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Invocation {
+pub(crate) struct Invocation {
     /// The side it samples.
     pub side: Side,
     /// Its chunk index on that side.
@@ -223,7 +223,7 @@ pub struct Invocation {
 
 /// The samples one invocation printed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ChunkSamples {
+pub(crate) struct ChunkSamples {
     /// The invocation.
     pub invocation: Invocation,
     /// Its samples (exactly `invocation.count` rows).
@@ -604,7 +604,7 @@ pub fn assemble(
 }
 
 /// The directory of a spec file (its commands' working directory): `.` for a bare file name.
-pub fn spec_dir(path: &Path) -> PathBuf {
+pub(crate) fn spec_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
