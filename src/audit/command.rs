@@ -210,7 +210,7 @@ pub fn invocation_seed(seed: u64, side: Side, chunk: u64) -> u64 {
 
 /// One run of the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Invocation {
+pub struct Invocation {
     /// The side it samples.
     pub side: Side,
     /// Its chunk index on that side.
@@ -223,7 +223,7 @@ pub(crate) struct Invocation {
 
 /// The samples one invocation printed.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ChunkSamples {
+pub struct ChunkSamples {
     /// The invocation.
     pub invocation: Invocation,
     /// Its samples (exactly `invocation.count` rows).
