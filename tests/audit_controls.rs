@@ -8,9 +8,10 @@
 //! fails to be flagged only if its ε_lb falls below the claim, which at these sample sizes is
 //! a many-σ event (the true ε of each control exceeds the claim by ≥ 1.8).
 
-use dpaudit::audit::controls::{CappedRejectionTruncated, HalvedSigmaGaussian, StaleNormRgm};
+use dpaudit::audit::controls::{BrokenSampler, HalvedSigmaGaussian};
 use dpaudit::audit::engine::{run_audit, AuditConfig, AuditResult, Selection};
 use dpaudit::audit::mechanisms::{Mechanism, Statistic};
+use dpaudit::mechanisms::{rgm::stale_norm, truncated::capped_rejection};
 
 const DELTA: f64 = 1e-3;
 const CONFIDENCE: f64 = 0.999;
@@ -83,7 +84,8 @@ fn halved_sigma_gaussian_is_flagged() {
 /// samples N(10, 82) vs N(9, 50): true ε(1e-3) = 2.8564012710690166 (mpmath).
 #[test]
 fn stale_norm_rgm_is_flagged() {
-    let broken = StaleNormRgm::new(vec![10.0], vec![9.0], vec![7.0], 1.0, 1.0).unwrap();
+    let broken =
+        BrokenSampler::new(stale_norm(vec![10.0], vec![9.0], vec![7.0], 1.0, 1.0).unwrap());
     check(&broken, broken.correct(), 0.990_848_704_945_079_1, 21);
 }
 
@@ -92,8 +94,8 @@ fn stale_norm_rgm_is_flagged() {
 /// (100 tries) puts mass 0.1148 on 0 under μ1 and 4.5e-7 under μ2.
 #[test]
 fn capped_rejection_truncated_is_flagged() {
-    let broken = CappedRejectionTruncated::new(-2.0, -1.0, 1.0, 0.0, 1.0, 100).unwrap();
-    check(&broken, &broken.correct(), 0.581_334_466_199_487_1, 31);
+    let broken = BrokenSampler::new(capped_rejection(-2.0, -1.0, 1.0, 0.0, 1.0, 100).unwrap());
+    check(&broken, broken.correct(), 0.581_334_466_199_487_1, 31);
 }
 
 /// Negative controls with atoms: the correct rectified (μ = 0.3 vs 1.3, σ = 1, [0, 1]; claimed

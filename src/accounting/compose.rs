@@ -42,7 +42,7 @@ use moment::{lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, 
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
 /// Largest noise multiplier of a subsampled release (q < 1) the bracket accepts.
-pub const MAX_SUBSAMPLED_SIGMA: f64 = 1e8;
+pub(crate) const MAX_SUBSAMPLED_SIGMA: f64 = 1e8;
 /// Up to this many requested digits the inner x-sums are done in double precision with an
 /// a-priori rounding bound (docs/accounting.md#fast-inner); beyond, in MPFR.
 const FAST_DIGITS: u32 = 10;

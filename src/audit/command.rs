@@ -604,7 +604,7 @@ pub fn assemble(
 }
 
 /// The directory of a spec file (its commands' working directory): `.` for a bare file name.
-pub fn spec_dir(path: &Path) -> PathBuf {
+pub(crate) fn spec_dir(path: &Path) -> PathBuf {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

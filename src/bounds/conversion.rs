@@ -5,7 +5,7 @@
 //! * [`canonne_kamath_steinke`]: Canonne, Kamath & Steinke 2020, Prop. 12 (= Balle et al. 2020,
 //!   Thm 21): ε = ε_α + log((α−1)/α) − (log δ + log α)/(α−1). It is always the smaller of the two:
 //!   the difference is log((α−1)/α) − log(α)/(α−1) < 0 for α > 1.
-//! * [`optimize_over_alpha`] / [`optimize_over_alpha_f64`]: min over α of either conversion of a
+//! * [`optimize_over_alpha`] (and a double-precision twin for the unit tests): min over α of either conversion of a
 //!   user-supplied RDP curve (grid in log(α−1), then golden-section search). Whatever the
 //!   optimiser's accuracy, the returned ε is the conversion evaluated at the returned α, so it is
 //!   a valid (ε, δ) guarantee, only possibly not the smallest one.
@@ -139,7 +139,8 @@ pub fn canonne_kamath_steinke(
 }
 
 /// Double-precision [`mironov`].
-pub fn mironov_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+#[cfg(test)]
+pub(crate) fn mironov_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
     crate::error::check_nonnegative("eps_alpha", eps_alpha)?;
     f64chk::alpha(alpha)?;
     f64chk::delta(delta)?;
@@ -156,7 +157,13 @@ pub(crate) fn cks_f64(eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
 }
 
 /// Applies the chosen conversion in double precision.
-pub fn convert_f64(which: Conversion, eps_alpha: f64, alpha: f64, delta: f64) -> Result<f64> {
+#[cfg(test)]
+pub(crate) fn convert_f64(
+    which: Conversion,
+    eps_alpha: f64,
+    alpha: f64,
+    delta: f64,
+) -> Result<f64> {
     match which {
         Conversion::Mironov => mironov_f64(eps_alpha, alpha, delta),
         Conversion::CanonneKamathSteinke => cks_f64(eps_alpha, alpha, delta),
@@ -284,7 +291,8 @@ where
 
 /// Double-precision [`optimize_over_alpha`]: grid of 64 points in log(α−1), golden section to
 /// 1e-10 in log(α−1). Returns (ε, α).
-pub fn optimize_over_alpha_f64<F>(
+#[cfg(test)]
+pub(crate) fn optimize_over_alpha_f64<F>(
     mut rdp: F,
     alpha_lo: f64,
     alpha_hi: f64,

@@ -48,7 +48,8 @@ pub fn rdp_eps(
 }
 
 /// Double-precision [`rdp_eps`].
-pub fn rdp_eps_f64(sensitivity: f64, sigma: f64, alpha: f64) -> Result<f64> {
+#[cfg(test)]
+pub(crate) fn rdp_eps_f64(sensitivity: f64, sigma: f64, alpha: f64) -> Result<f64> {
     mechanism_f64(sensitivity, sigma)?;
     f64chk::alpha(alpha)?;
     let mu = sensitivity / sigma;
@@ -99,7 +100,8 @@ pub fn dp_delta(
 }
 
 /// Double-precision [`dp_delta`] (the erfcx form, `f64s::gaussian_delta`).
-pub fn dp_delta_f64(sensitivity: f64, sigma: f64, eps: f64) -> Result<f64> {
+#[cfg(test)]
+pub(crate) fn dp_delta_f64(sensitivity: f64, sigma: f64, eps: f64) -> Result<f64> {
     mechanism_f64(sensitivity, sigma)?;
     crate::error::check_nonnegative("eps", eps)?;
     Ok(f64s::gaussian_delta(sensitivity / sigma, eps))

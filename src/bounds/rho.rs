@@ -47,7 +47,8 @@ pub fn rho(d: u32, rc: &Scalar, digits: u32) -> Result<Certified> {
 }
 
 /// Double-precision [`rho_bar`] (through the same incomplete gamma functions at 64 bits).
-pub fn rho_bar_f64(d: u32, rc: f64) -> Result<f64> {
+#[cfg(test)]
+pub(crate) fn rho_bar_f64(d: u32, rc: f64) -> Result<f64> {
     check_dim(d)?;
     crate::error::check_positive("rc", rc)?;
     let prec = 80;

@@ -50,10 +50,10 @@ use crate::scalar::TomlNum as Num;
 pub(crate) const FORMAT: &str = "dpaudit-command-shard/1";
 
 /// Default samples per invocation.
-pub const DEFAULT_CHUNK: u64 = 1 << 20;
+pub(crate) const DEFAULT_CHUNK: u64 = 1 << 20;
 
 /// Largest number of samples per side.
-pub const MAX_SAMPLES: u64 = 1 << 31;
+pub(crate) const MAX_SAMPLES: u64 = 1 << 31;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -265,7 +265,7 @@ pub struct CommandSpec {
 
 /// Whether the TOML `text` is a command-audit spec (its `[mechanism]` has a `command`). Text
 /// that is not TOML is not (the family-spec parser then reports the error).
-pub fn is_command_spec(text: &str) -> bool {
+pub(crate) fn is_command_spec(text: &str) -> bool {
     toml::from_str::<toml::Table>(text).is_ok_and(|t| {
         t.get("mechanism")
             .and_then(|m| m.as_table())

@@ -152,30 +152,23 @@ pub(crate) fn run_controls(
     samples: u64,
     progress: &dyn Fn() -> Observer,
 ) -> Result<Vec<ControlOutcome>> {
-    use crate::audit::controls::{CappedRejectionTruncated, HalvedSigmaGaussian, StaleNormRgm};
+    use crate::audit::controls::{registered, BrokenSampler, HalvedSigmaGaussian};
     use crate::audit::engine::AuditConfig;
     use crate::audit::mechanisms::{Mechanism, Statistic};
     use crate::error::Error;
-    let controls: Vec<(Box<dyn Mechanism>, &str, u64)> =
-        vec![
-        (
-            Box::new(HalvedSigmaGaussian::new(1.0, 2.0)?),
-            "Gaussian mechanism (Δ = 1) claiming σ = 2 but sampling with σ = 1",
-            101,
-        ),
-        (
-            Box::new(StaleNormRgm::new(vec![10.0], vec![9.0], vec![7.0], 1.0, 1.0)?),
-            "RGM (d = 1, γ = 1, σ² = 1, r1 = 10, r2 = 9) scaling its noise by the norm of the \
-             next dataset in a leave-one-out chain (r3 = 7)",
-            102,
-        ),
-        (
-            Box::new(CappedRejectionTruncated::new(-2.0, -1.0, 1.0, 0.0, 1.0, 100)?),
-            "truncated Gaussian (μ = −2 vs −1, σ = 1, [0, 1]) whose rejection sampler gives up \
-             after 100 tries and clamps",
-            103,
-        ),
-    ];
+    // The engine's own Gaussian mechanism with σ halved, then the families' controls.
+    let mut controls: Vec<(Box<dyn Mechanism>, &str, u64)> = vec![(
+        Box::new(HalvedSigmaGaussian::new(1.0, 2.0)?),
+        "Gaussian mechanism (Δ = 1) claiming σ = 2 but sampling with σ = 1",
+        101,
+    )];
+    for (_, c) in registered() {
+        controls.push((
+            Box::new(BrokenSampler::new((c.build)()?)),
+            c.description,
+            c.seed,
+        ));
+    }
     controls
         .iter()
         .map(|(m, what, seed)| {

@@ -22,7 +22,7 @@
 //!   θ(y)/θ(0) − 1 by Poisson summation for σ ≥ 1/2 (a rapidly converging cosine series) and by
 //!   direct summation below; δ(ε) is CKS Theorem 7's expression
 //!   δ = P[Y > εσ²/|Δ| − |Δ|/2] − e^ε P[Y > εσ²/|Δ| + |Δ|/2], Y ~ N_Z(0, σ²);
-//! * the *sum* route ([`OwnIntegrals`]: the quadrature route of `eval`) adds the defining series
+//! * the *sum* route (`OwnIntegrals`: the quadrature route of `eval`) adds the defining series
 //!   term by term from the log-masses — Σ p1·expm1((α−1)·LLR) (or log Σ p1^α p2^{1−α} when S ≫ 1),
 //!   Σ p1·LLR, Σ_{LLR > ε} p1·(1 − e^{ε−LLR}), the normaliser Z summed the same way — each term
 //!   with its rounding error, and the two tails outside the summation window bounded by geometric
@@ -506,7 +506,7 @@ impl PairModel for DiscreteGaussianPair {
         Ok(Float::with_val(p, lead + r.ln_1p() / am1))
     }
 
-    /// KL = Δ²/(2σ²) exactly: E_{P1}[X] = μ1 by symmetry (docs/formulas.md §14.2).
+    /// KL = Δ²/(2σ²) exactly: E_{P1}\[X\] = μ1 by symmetry (docs/formulas.md §14.2).
     fn kl_at(&self, p: u32) -> Result<Float> {
         Ok(Float::with_val(p, self.rho(p + 16)))
     }

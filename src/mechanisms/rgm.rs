@@ -496,6 +496,79 @@ impl AuditDraws for RgmDraws {
     }
 }
 
+/// The RGM's positive control (`FAMILY.spec.controls`, `crate::audit::controls`): an RGM whose
+/// noise scale on each side is taken from the output on the next dataset of a leave-one-out
+/// chain x ⊃ x′ ⊃ x″: M(x) = r1 + N(0, (γ‖r2‖² + σ²)I), M(x′) = r2 + N(0, (γ‖r3‖² + σ²)I), while
+/// the claim is that of the correct RGM on (r1, r2). The plain swap (each side using the other's
+/// norm) mirrors the correct pair through (r1 + r2)/2, so no pair audit could catch it; along the
+/// chain the variance on x′ is too small when ‖r3‖ < ‖r2‖.
+struct StaleNormDraws {
+    correct: RgmDraws,
+    r3: Vec<f64>,
+    /// Noise sds actually used on x and x′.
+    sd: [f64; 2],
+}
+
+impl AuditDraws for StaleNormDraws {
+    fn name(&self) -> String {
+        let n3 = self.r3.iter().map(|x| x * x).sum::<f64>().sqrt();
+        format!("stale_norm_{} [n3={n3}]", self.correct.name())
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        let geo = &self.correct.geo;
+        geo.fill_with(geo.centre(which), self.sd[which.index()], stat, rng, out)
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        let geo = &self.correct.geo;
+        geo.range_for(stat, [(&geo.r1, self.sd[0]), (&geo.r2, self.sd[1])])
+    }
+}
+
+/// The stale-norm RGM on r1 = R(x), r2 = R(x′), r3 = R(x″) (same dimension, finite), γ ≥ 0,
+/// σ² > 0: the broken sampler and the correct RGM on (r1, r2) whose privacy it claims.
+pub fn stale_norm(
+    r1: Vec<f64>,
+    r2: Vec<f64>,
+    r3: Vec<f64>,
+    gamma: f64,
+    sigma2: f64,
+) -> Result<crate::model::BrokenDraws> {
+    if r3.len() != r1.len() {
+        return Err(Error::invalid(
+            "r3",
+            format!("dimension {}", r3.len()),
+            &format!("the dimension of r1 ({})", r1.len()),
+        ));
+    }
+    if let Some(x) = r3.iter().find(|x| !x.is_finite()) {
+        return Err(Error::invalid("r3", x, "finite coordinates"));
+    }
+    check_nonnegative("gamma", gamma)?;
+    crate::error::check_positive("sigma2", sigma2)?;
+    let sq = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>();
+    let sd = [
+        (gamma * sq(&r2) + sigma2).sqrt(),
+        (gamma * sq(&r3) + sigma2).sqrt(),
+    ];
+    let correct = RgmDraws::new(r1, r2, gamma, sigma2)?;
+    Ok(crate::model::BrokenDraws {
+        pair: correct.pair()?,
+        correct: Arc::new(correct.clone()),
+        broken: Arc::new(StaleNormDraws { correct, r3, sd }),
+    })
+}
+
+/// The report's instance of [`stale_norm`].
+const CONTROLS: &[crate::model::spec_form::Control] = &[crate::model::spec_form::Control {
+    description:
+        "RGM (d = 1, γ = 1, σ² = 1, r1 = 10, r2 = 9) scaling its noise by the norm of the \
+                  next dataset in a leave-one-out chain (r3 = 7)",
+    seed: 102,
+    build: || stale_norm(vec![10.0], vec![9.0], vec![7.0], 1.0, 1.0),
+}];
+
 fn build_pair(get: ParamLookup<'_>) -> Result<Arc<dyn PairModel>> {
     let d = get.dim("d")?;
     let keys = ["gamma", "sigma2", "n1", "n2", "dist"];
@@ -626,6 +699,7 @@ const SPEC: SpecForm = SpecForm {
             },
         },
     ],
+    controls: CONTROLS,
 };
 
 /// The spec's values of `keys`, in order (`None` if one is absent: the reader has required them).

@@ -825,6 +825,89 @@ impl AuditDraws for TruncatedDraws {
     }
 }
 
+/// The truncated Gaussian's positive control (`FAMILY.spec.controls`,
+/// `crate::audit::controls`): a rejection sampler that gives up after `max_tries` rejected
+/// proposals from N(μ, σ²) and returns the last proposal clamped into [a, b], while claiming the
+/// exact truncated mechanism's privacy. Far in the tail (small acceptance Z(μ)) it moves mass
+/// (1 − Z(μ))^max_tries onto the nearest end, a mass that differs by orders of magnitude between
+/// neighbouring μ.
+struct CappedRejectionDraws {
+    correct: TruncatedDraws,
+    max_tries: u32,
+}
+
+impl CappedRejectionDraws {
+    #[inline]
+    fn draw(&self, which: Which, rng: &mut StreamRng) -> f64 {
+        let p = self.correct.p;
+        let m = p.mu(which);
+        let mut y = m;
+        for _ in 0..self.max_tries {
+            let z: f64 = StandardNormal.sample(rng);
+            y = m + p.sigma * z;
+            if y >= p.a && y <= p.b {
+                return y;
+            }
+        }
+        // The bug: give up and clamp the last proposal.
+        y.clamp(p.a, p.b)
+    }
+}
+
+impl AuditDraws for CappedRejectionDraws {
+    fn name(&self) -> String {
+        format!(
+            "capped_rejection[{}]_{}",
+            self.max_tries,
+            self.correct.name()
+        )
+    }
+
+    fn draw_statistics(&self, which: Which, stat: Statistic, rng: &mut StreamRng, out: &mut [f64]) {
+        for o in out.iter_mut() {
+            *o = self.correct.stat_of(stat, self.draw(which, rng));
+        }
+    }
+
+    fn statistic_range(&self, stat: Statistic) -> (f64, f64) {
+        self.correct.statistic_range(stat)
+    }
+}
+
+/// The capped rejection sampler of the truncated mechanism on (μ1, μ2, σ, [a, b]), `max_tries`
+/// ≥ 1: the broken sampler and the correct pair and draws whose privacy it claims.
+pub fn capped_rejection(
+    mu1: f64,
+    mu2: f64,
+    sigma: f64,
+    a: f64,
+    b: f64,
+    max_tries: u32,
+) -> Result<crate::model::BrokenDraws> {
+    crate::error::check_count("max_tries", max_tries)?;
+    let correct = TruncatedDraws::new(Bounded::new(mu1, mu2, sigma, a, b)?)?;
+    Ok(crate::model::BrokenDraws {
+        pair: crate::model::Pair::truncated(
+            mu1.into(),
+            mu2.into(),
+            sigma.into(),
+            a.into(),
+            b.into(),
+        )?,
+        correct: Arc::new(correct),
+        broken: Arc::new(CappedRejectionDraws { correct, max_tries }),
+    })
+}
+
+/// The report's instance of [`capped_rejection`].
+const CONTROLS: &[crate::model::spec_form::Control] = &[crate::model::spec_form::Control {
+    description:
+        "truncated Gaussian (μ = −2 vs −1, σ = 1, [0, 1]) whose rejection sampler gives up \
+                  after 100 tries and clamps",
+    seed: 103,
+    build: || capped_rejection(-2.0, -1.0, 1.0, 0.0, 1.0, 100),
+}];
+
 /// The registry entry of the truncated family.
 pub(crate) static FAMILY: Family = normal::clipped_family(
     "truncated",
@@ -837,6 +920,7 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
             legend: "truncated Gaussian",
             reference: false,
         }),
+        controls: CONTROLS,
         ..super::gaussian::CLIPPED_SPEC
     },
 )

@@ -113,6 +113,19 @@ pub trait AuditDraws: Send + Sync {
     }
 }
 
+/// The parts of a positive control (`crate::audit::controls`): a deliberately broken sampler of
+/// a family's mechanism, and the correct pair and draws whose privacy it claims. A family's file
+/// builds it; its registry entry lists it ([`SpecForm::controls`]).
+pub struct BrokenDraws {
+    /// The correct mechanism's pair: its claim is the control's claim.
+    pub pair: Pair,
+    /// The correct mechanism's own draws (the specification).
+    pub correct: Arc<dyn AuditDraws>,
+    /// The broken sampler, its outputs reduced to the correct design's statistic (the auditor
+    /// knows the design, not the bug).
+    pub broken: Arc<dyn AuditDraws>,
+}
+
 /// Half-width of an audit's statistic grid in noise standard deviations (tails beyond it fall in
 /// the under/overflow bins, which the threshold search still uses).
 pub(crate) const GRID_SIGMAS: f64 = 12.0;

@@ -22,7 +22,9 @@
 //! * [`SpecForm::describe`]: the text of its parameters in the report;
 //! * [`SpecForm::location_curve`]: its curves in the privacy-against-location figure;
 //! * [`SpecForm::row_check`], [`SpecForm::quantities`]: its extra `dpaudit eval` keys and the
-//!   paper quantities it publishes (HMB's bounds for `rgm`, ρ̄ for `gaussian`).
+//!   paper quantities it publishes (HMB's bounds for `rgm`, ρ̄ for `gaussian`);
+//! * [`SpecForm::controls`]: its positive controls, deliberately broken samplers of its
+//!   mechanism that the report's audits must catch (`crate::audit::controls`).
 
 use crate::error::Result;
 use crate::numeric::mp::Certified;
@@ -263,6 +265,20 @@ pub struct SpecForm {
     pub row_check: Option<RowCheck>,
     /// Paper quantities of `dpaudit eval`.
     pub quantities: &'static [RowQuantity],
+    /// Its positive controls, run by the report.
+    pub controls: &'static [Control],
+}
+
+/// A positive control of a family: a deliberately broken sampler of its mechanism that claims
+/// the correct mechanism's privacy, which an audit must catch (`crate::audit::controls`).
+#[derive(Debug)]
+pub struct Control {
+    /// What is broken, with the parameters of the report's instance.
+    pub description: &'static str,
+    /// The seed of the report's audit of it.
+    pub seed: u64,
+    /// Builds the report's instance.
+    pub build: fn() -> Result<super::BrokenDraws>,
 }
 
 impl SpecForm {
@@ -281,6 +297,7 @@ impl SpecForm {
         location_curve: None,
         row_check: None,
         quantities: &[],
+        controls: &[],
     };
 
     /// The rule of `key`, if it has one.
