@@ -1,16 +1,15 @@
 //! Claims of Hendrikx, Mangold & Bellet (seed 003): Theorem 1, Corollary 1, eqs. (45)–(47), A.4 and A.6.
 
 use super::{
-    cert, dec, le, n, n6, rgm_max_renyi, rounds_to, sc, verdict, ClaimRow, Command, Decide,
-    Outcome, Verdict, DIGITS, P,
+    cert, dec, le, n, n6, rounds_to, sc, verdict, ClaimRow, Decider, Outcome, Verdict, DIGITS, P,
 };
 use crate::bounds::conversion::mironov_mp;
 use crate::bounds::rgm::{
-    corollary1_eps, eq6_eps, lemma1_ratio_bounds, optimized_dp_eps, relative_sensitivity_holds,
-    tcdp, theorem1_alpha_sup, theorem1_eps, TcdpForm,
+    corollary1_eps, eq6_eps, lemma1_ratio_bounds, optimized_dp_eps, tcdp, theorem1_alpha_sup,
+    theorem1_eps, TcdpForm,
 };
 use crate::bounds::rho::rho_bar;
-use crate::divergence::{self, Method, Pair, RgmWorstCase};
+use crate::divergence::RgmWorstCase;
 use crate::scalar::Scalar;
 use rug::Float;
 
@@ -18,184 +17,37 @@ use rug::Float;
 // HMB (seed 003)
 // ---------------------------------------------------------------------------------------------
 
-/// The parameters of the example after HMB Corollary 1, as `dpaudit eval` params.
-pub(super) const HMB_EX: &str = "eta=0.001;gamma=0.0001;d=10;delta=1e-8";
-
 /// The example after HMB Corollary 1: (η, γ, d, δ).
 pub(super) fn hmb_example() -> (Scalar, Scalar, u32, Scalar) {
     (sc("0.001"), sc("0.0001"), 10, sc("1e-8"))
 }
 
-/// The extreme feasible pair of `hmb-thm1-exact`: (d, gamma, sigma^2, n1, n2, dist).
-const TH1_PAIR: (&str, &str, &str, &str, &str, &str) =
-    ("10", "0.01", "96", "1000000", "1010000", "10000");
-
-/// The d = 1 pair at the boundary of the A.6 rows: (gamma, sigma^2, n1, n2, dist).
-const GSS_PAIR: (&str, &str, &str, &str, &str) = ("0.01", "100", "1000000", "1010000", "10000");
-
-/// The rows of this file, in table order.
-pub(super) const ROWS: &[ClaimRow] = &[
-    ClaimRow {
-        id: "hmb-cor1-example",
-        source: "seed 003 (HMB), §4, example after Corollary 1 (eq. (44))",
-        statement: "for eta = 1e-3, d = 10, delta = 1e-8, gamma = 100 eta^2 the RGM is (eps, delta)-DP with eps ≈ 0.86",
-        command: Command::Eval(&[("cor1", "rgm_corollary1_eps", "rgm", HMB_EX)]),
-        decide: Decide::Direct(hmb_cor1_example),
-    },
-    ClaimRow {
-        id: "hmb-cor1-example-condition",
-        source: "seed 003 (HMB), §4, Corollary 1 assumption, applied to its example",
-        statement: "the example satisfies Corollary 1's assumption 1/gamma >= 4(2+eta)^2 log(1/delta) (or d >= 4 log(1/delta)/(1+eta)^2)",
-        command: Command::Eval(&[("cor1", "rgm_corollary1_eps", "rgm", HMB_EX)]),
-        decide: Decide::Direct(hmb_cor1_example_condition),
-    },
-    ClaimRow {
-        id: "hmb-eq45-example",
-        source: "seed 003 (HMB), App. A.5, eq. (45) (minimum over alpha of eps(alpha) + log(1/delta)/(alpha-1)), at the Corollary 1 example",
-        statement: "eq. (45) is at most the Corollary 1 value (the corollary upper-bounds it, eqs. (46)-(47)); docs/formulas.md §5.3 gives 0.6507 at alpha* = 54.98",
-        command: Command::Eval(&[
-            ("eq45", "rgm_optimized_dp_eps", "rgm", HMB_EX),
-            ("cor1", "rgm_corollary1_eps", "rgm", HMB_EX),
-        ]),
-        decide: Decide::Direct(hmb_eq45_example),
-    },
-    ClaimRow {
-        id: "hmb-eq47-misprint",
-        source: "seed 003 (HMB), App. A.5, last line of eq. (47)",
-        statement: "g(alpha) <= chi + sqrt(chi log(1/delta)) + sqrt(chi log(1/delta)) <= chi + 2 sqrt(chi) log(1/delta)",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_eq47_misprint),
-    },
-    ClaimRow {
-        id: "hmb-thm1-exact",
-        source: "seed 003 (HMB), §4, Theorem 1, eq. (5)",
-        statement: "RGM_{gamma,sigma} is (alpha, eps(alpha))-RDP with eps(alpha) = alpha eta^2/(2 gamma) (1 + gamma d (2+eta)^2 (1+eta)^2)/(1 - eta(alpha-1)(2+eta))",
-        command: Command::Eval(&[
-            ("bound", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=10;alpha=5"),
-            ("p12", "renyi", "rgm", "d=10;gamma=0.01;sigma2=96;n1=1000000;n2=1010000;dist=10000;eta=0.01;R=1;alpha=5"),
-            ("p21", "renyi", "rgm", "d=10;gamma=0.01;sigma2=96;n1=1010000;n2=1000000;dist=10000;eta=0.01;R=1;alpha=5"),
-        ]),
-        decide: Decide::Direct(hmb_thm1_exact),
-    },
-    ClaimRow {
-        id: "hmb-thm1-worst-case",
-        source: "seed 003 (HMB), §4, Theorem 1, eq. (5), and App. A.4",
-        statement: "every pair admitted by Def. 2 has D_alpha <= eps(alpha) of eq. (5); the dimension term is loose by about a factor 2 for small eta",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_thm1_worst_case),
-    },
-    ClaimRow {
-        id: "hmb-thm1-range",
-        source: "seed 003 (HMB), §4, Theorem 1, condition 1 <= alpha < (1+eta)^2/(2 eta + eta^2) (eqs. (14)-(15))",
-        statement: "Theorem 1's bound holds for alpha below (1+eta)^2/(2 eta + eta^2); the range is needed",
-        command: Command::Eval(&[
-            ("sup_out", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=10;alpha=51"),
-            ("exact_out", "renyi", "rgm", "d=10;gamma=0.01;sigma2=1e-8;n1=1.01;n2=1;dist=0.01;alpha=51"),
-            ("exact_in", "renyi", "rgm", "d=10;gamma=0.01;sigma2=1e-8;n1=1.01;n2=1;dist=0.01;alpha=50"),
-            ("bound_in", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=10;alpha=50"),
-        ]),
-        decide: Decide::Direct(hmb_thm1_range),
-    },
-    ClaimRow {
-        id: "hmb-thm1-eps-lower",
-        source: "seed 003 (HMB), §4, remark after Theorem 1",
-        statement: "Theorem 1 implies eps >= 2 alpha eta^2 d",
-        command: Command::Eval(&[("bound", "rgm_theorem1_eps", "rgm", "eta=0.001;gamma=0.0001;d=10;alpha=2")]),
-        decide: Decide::Direct(hmb_thm1_eps_lower),
-    },
-    ClaimRow {
-        id: "hmb-eq6",
-        source: "seed 003 (HMB), §4, eq. (6)",
-        statement: "with gamma = alpha eta^2/(2 eps*) and sigma^2 = gamma R^2/eta^2, Theorem 1 reads eps = eps*/(1 - eta(alpha-1)(2+eta)) + alpha d eta^2 (2+eta)^2 (1+eta)^2/(2(1 - eta(alpha-1)(2+eta)))",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_eq6),
-    },
-    ClaimRow {
-        id: "hmb-a4-tightness",
-        source: "seed 003 (HMB), §4 'Tightness' and App. A.4, eqs. (39)-(42)",
-        statement: "the second (dimension) term of Theorem 1 is tight up to a factor 1/2 in the limit of small eta",
-        command: Command::Eval(&[
-            ("exact", "renyi", "gaussian_dd", "dist=0;sigma1=1.0001;sigma2=1;d=1;alpha=2"),
-            ("b1", "rgm_theorem1_eps", "rgm", "eta=0.0001;gamma=1;d=1;alpha=2"),
-            ("b2", "rgm_theorem1_eps", "rgm", "eta=0.0001;gamma=1;d=2;alpha=2"),
-        ]),
-        decide: Decide::Direct(hmb_a4_tightness),
-    },
-    ClaimRow {
-        id: "hmb-tcdp-s41",
-        source: "seed 003 (HMB), §4 'Truncated Concentrated DP' after Theorem 1",
-        statement: "Theorem 1 can directly be turned into a (eta^2[1/gamma + d(2+eta)^2(1+eta)^2], 1 + (2 eta(2+eta))^-1)-tCDP result",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_tcdp_s41),
-    },
-    ClaimRow {
-        id: "hmb-a6-second-tcdp",
-        source: "seed 003 (HMB), App. A.6, last display ('Alternatively, ...')",
-        statement: "Theorem 1 gives a (eta^2/gamma + eta^2 d (2+eta)^2/2], 1 + (2 eta(2+eta))^-1)-tCDP result, using alpha - 1 < (2 eta + eta^2)^-1 => [1 - eta(alpha-1)(2+eta)]^-1 <= 2",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_second_tcdp),
-    },
-    ClaimRow {
-        id: "hmb-a6-eq50",
-        source: "seed 003 (HMB), App. A.6, eq. (50)",
-        statement: "|g(x) - g(y)| <= log((1+eta)^2) <= 2 eta, so Delta_g = 2 eta",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_eq50),
-    },
-    ClaimRow {
-        id: "hmb-a6-gss-d1",
-        source: "seed 003 (HMB), App. A.6, Proposition 4 applied to the RGM (eqs. (49)-(51))",
-        statement: "for d = 1 and sigma^2 = gamma R^2/eta^2, RGM_{gamma,sigma} is (4 eta^2 + eta^2/gamma, 1/(4 eta))-tCDP",
-        command: Command::Eval(&[
-            ("p12", "renyi", "rgm", "d=1;gamma=0.01;sigma2=100;n1=1000000;n2=1010000;dist=10000;eta=0.01;R=1;alpha=20"),
-            ("p21", "renyi", "rgm", "d=1;gamma=0.01;sigma2=100;n1=1010000;n2=1000000;dist=10000;eta=0.01;R=1;alpha=20"),
-        ]),
-        decide: Decide::Direct(hmb_a6_gss_d1),
-    },
-    ClaimRow {
-        id: "hmb-a6-gss-dimension",
-        source: "seed 003 (HMB), App. A.6, closing paragraph",
-        statement: "Proposition 4 recovers Theorem 1 only if R(x) is real (d = 1); Theorem 1 is what extends to R^d",
-        command: Command::Eval(&[
-            ("p12", "renyi", "rgm", "d=1000;gamma=0.01;sigma2=100;n1=1000000;n2=1010000;dist=10000;eta=0.01;R=1;alpha=2"),
-            ("p21", "renyi", "rgm", "d=1000;gamma=0.01;sigma2=100;n1=1010000;n2=1000000;dist=10000;eta=0.01;R=1;alpha=2"),
-            ("thm1", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=1000;alpha=2"),
-        ]),
-        decide: Decide::Direct(hmb_a6_gss_dimension),
-    },
-    ClaimRow {
-        id: "hmb-a6-gss-eta",
-        source: "seed 003 (HMB), App. A.6, paragraph after the tCDP forms",
-        statement: "the guarantees obtained (Proposition 4 vs Theorem 1) are very similar for eta < 1",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_gss_eta),
-    },
-    ClaimRow {
-        id: "hmb-a6-factor2",
-        source: "seed 003 (HMB), App. A.6, paragraph after the tCDP forms",
-        statement: "our bound improves the guarantees obtained by GSS by a factor of 2 for small eta",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_factor2),
-    },
-    ClaimRow {
-        id: "hmb-eq12-rho",
-        source: "seed 003 (HMB), §5, Proposition 3, eq. (12), and App. eq. (74)",
-        statement: "rho_bar of eq. (74) (1/(d(2 pi)^(d/2)) times the integral of min(||u||^2, R_c^2) e^(-||u||^2/2)) is <= 1; Prop. 3's rho of eq. (12) carries 1/(2d(2 pi)^(d/2)), i.e. rho = rho_bar/2",
-        command: Command::Eval(&[("rb", "rho_bar", "gaussian", "d=22;Rc=7")]),
-        decide: Decide::Direct(hmb_eq12_rho),
-    },
-    ClaimRow {
-        id: "hmb-eq74-remark",
-        source: "seed 003 (HMB), App. (remark after eq. (74))",
-        statement: "rho_bar depends only on R_c and is close to 1, for instance when R_c^2 >= 2d",
-        command: Command::Eval(&[("rb", "rho_bar", "gaussian", "d=22;Rc=6.6332495807107996982298151670576204620")]),
-        decide: Decide::Direct(hmb_eq74_remark),
-    },
+/// The decisions of this file.
+pub(super) const DECIDERS: &[Decider] = &[
+    Decider::direct("hmb-cor1-example", hmb_cor1_example),
+    Decider::direct("hmb-cor1-example-condition", hmb_cor1_example_condition),
+    Decider::direct("hmb-eq45-example", hmb_eq45_example),
+    Decider::direct("hmb-eq47-misprint", hmb_eq47_misprint),
+    Decider::direct("hmb-thm1-exact", hmb_thm1_exact),
+    Decider::direct("hmb-thm1-worst-case", hmb_thm1_worst_case),
+    Decider::direct("hmb-thm1-range", hmb_thm1_range),
+    Decider::direct("hmb-thm1-eps-lower", hmb_thm1_eps_lower),
+    Decider::direct("hmb-eq6", hmb_eq6),
+    Decider::direct("hmb-a4-tightness", hmb_a4_tightness),
+    Decider::direct("hmb-tcdp-s41", hmb_tcdp_s41),
+    Decider::direct("hmb-a6-second-tcdp", hmb_a6_second_tcdp),
+    Decider::direct("hmb-a6-eq50", hmb_a6_eq50),
+    Decider::direct("hmb-a6-gss-d1", hmb_a6_gss_d1),
+    Decider::direct("hmb-a6-gss-dimension", hmb_a6_gss_dimension),
+    Decider::direct("hmb-a6-gss-eta", hmb_a6_gss_eta),
+    Decider::direct("hmb-a6-factor2", hmb_a6_factor2),
+    Decider::direct("hmb-eq12-rho", hmb_eq12_rho),
+    Decider::direct("hmb-eq74-remark", hmb_eq74_remark),
 ];
 
-fn hmb_cor1_example() -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let e = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
+fn hmb_cor1_example(row: &ClaimRow) -> Outcome {
+    let (eta, gamma, d, _) = hmb_example();
+    let e = row.figure("cor1")?;
     let chi = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?.rho;
     let root = Float::with_val(P, &e.value - &chi.value);
     let ok = rounds_to(&e.value, "0.86", 2);
@@ -203,7 +55,7 @@ fn hmb_cor1_example() -> Outcome {
     // Independent check of the privacy statement itself: eq. (45), Theorem 1 converted
     // with alpha optimised (Theorem 1 is checked against the exact worst case in
     // hmb-thm1-worst-case).
-    let (e45, _) = optimized_dp_eps(&eta, &gamma, d, &delta, DIGITS)?;
+    let e45 = row.figure("eq45")?;
     let guarantee_true = e45.value <= 0.86f64;
     let v = if ok {
         Verdict::Holds
@@ -230,7 +82,7 @@ fn hmb_cor1_example() -> Outcome {
             ))
 }
 
-fn hmb_cor1_example_condition() -> Outcome {
+fn hmb_cor1_example_condition(_row: &ClaimRow) -> Outcome {
     let (eta, gamma, d, delta) = hmb_example();
     let ok = corollary1_eps(&eta, &gamma, d, &delta, DIGITS).is_ok();
     let l = Float::with_val(P, delta.mp(P).recip().ln());
@@ -248,7 +100,7 @@ fn hmb_cor1_example_condition() -> Outcome {
             ))
 }
 
-fn hmb_eq45_example() -> Outcome {
+fn hmb_eq45_example(_row: &ClaimRow) -> Outcome {
     let (eta, gamma, d, delta) = hmb_example();
     let (e45, astar) = optimized_dp_eps(&eta, &gamma, d, &delta, DIGITS)?;
     let cor = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
@@ -278,7 +130,7 @@ fn hmb_eq45_example() -> Outcome {
             ))
 }
 
-fn hmb_eq47_misprint() -> Outcome {
+fn hmb_eq47_misprint(_row: &ClaimRow) -> Outcome {
     let (eta, gamma, d, delta) = hmb_example();
     let cor = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
     let chi = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?.rho.value;
@@ -311,15 +163,14 @@ fn hmb_eq47_misprint() -> Outcome {
             ))
 }
 
-fn hmb_thm1_exact() -> Outcome {
-    let (d, gamma, sigma2, n1, n2, dist) = TH1_PAIR;
-    let (eta, alpha) = (sc("0.01"), sc("5"));
-    let feasible = relative_sensitivity_holds(&eta, &sc("1"), &sc(n1), &sc(n2), &sc(dist));
-    let bound = theorem1_eps(&eta, &sc(gamma), 10, &alpha, DIGITS)?;
-    let _ = d;
-    let exact = rgm_max_renyi(10, gamma, sigma2, n1, n2, dist, &alpha)?;
+fn hmb_thm1_exact(row: &ClaimRow) -> Outcome {
+    // The bound and the exact divergence of both orders, by `dpaudit eval`: the rows (eta, R)
+    // are checked for the relative sensitivity of Def. 2 (refused if the pair is not feasible).
+    let bound = row.figure("bound")?;
+    let (p12, p21) = (row.figure("p12")?, row.figure("p21")?);
+    let exact = if p12.value >= p21.value { p12 } else { p21 };
     let ratio = Float::with_val(P, &exact.value / &bound.value);
-    let holds = feasible && le(&exact.value, &bound.value);
+    let holds = le(&exact.value, &bound.value);
     Ok((
                 format!("exact D_5 = {} vs eps(5) = {}", n(&exact.value), n(&bound.value)),
                 verdict(holds),
@@ -334,7 +185,7 @@ fn hmb_thm1_exact() -> Outcome {
             ))
 }
 
-fn hmb_thm1_worst_case() -> Outcome {
+fn hmb_thm1_worst_case(_row: &ClaimRow) -> Outcome {
     let (eta, gamma, alpha) = (sc("0.01"), sc("0.01"), sc("5"));
     let wc = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), 10)?;
     let exact = wc.renyi(&alpha, DIGITS)?;
@@ -372,23 +223,17 @@ fn hmb_thm1_worst_case() -> Outcome {
             ))
 }
 
-fn hmb_thm1_range() -> Outcome {
+fn hmb_thm1_range(row: &ClaimRow) -> Outcome {
     let eta = sc("0.01");
     let gamma = sc("0.01");
     let sup = theorem1_alpha_sup(&eta, DIGITS)?;
     let (a_in, a_out) = (sc("50"), sc("51"));
     let in_range = sup.value > 50 && sup.value < 51;
     let refused = theorem1_eps(&eta, &gamma, 10, &a_out, DIGITS).is_err();
-    let pair = Pair::rgm(
-        10,
-        gamma.clone(),
-        sc("1e-8"),
-        sc("1.01"),
-        sc("1"),
-        sc("0.01"),
-    )?;
-    let out_d = divergence::renyi(&pair, &a_out, DIGITS, Method::Auto)?;
-    let in_d = rgm_max_renyi(10, "0.01", "1e-8", "1.01", "1", "0.01", &a_in)?;
+    // The exact divergence just outside the range, of the order that diverges, through the
+    // registry (+infinity is a value here); just inside, the larger order.
+    let out_d = row.figure_at("exact_out", &[])?;
+    let in_d = row.max_orders_at("exact_in", &[])?;
     let in_b = theorem1_eps(&eta, &gamma, 10, &a_in, DIGITS)?;
     let holds = in_range && refused && out_d.value.is_infinite() && le(&in_d.value, &in_b.value);
     Ok((
@@ -413,12 +258,12 @@ fn hmb_thm1_range() -> Outcome {
             ))
 }
 
-fn hmb_thm1_eps_lower() -> Outcome {
+fn hmb_thm1_eps_lower(row: &ClaimRow) -> Outcome {
     let (eta, gamma, d, _) = hmb_example();
     let mut worst = Float::with_val(P, f64::INFINITY);
     let mut fig = String::new();
     for (g, a) in [(&gamma, "2"), (&sc("1e6"), "2"), (&sc("1e6"), "400")] {
-        let e = theorem1_eps(&eta, g, d, &sc(a), DIGITS)?;
+        let e = row.figure_at("bound", &[("gamma", g.clone()), ("alpha", sc(a))])?;
         let lb = Float::with_val(P, eta.mp(P).square()) * sc(a).mp(P) * (2 * d);
         let r = Float::with_val(P, &e.value / &lb);
         if fig.is_empty() {
@@ -440,7 +285,7 @@ fn hmb_thm1_eps_lower() -> Outcome {
             ))
 }
 
-fn hmb_eq6() -> Outcome {
+fn hmb_eq6(_row: &ClaimRow) -> Outcome {
     let (es, eta, alpha) = (sc("0.5"), sc("0.01"), sc("2"));
     let e6 = eq6_eps(&es, &eta, 10, &alpha, DIGITS)?;
     let g = Float::with_val(P, alpha.mp(P) * eta.mp(P).square()) / (es.mp(P) * 2u32);
@@ -458,15 +303,14 @@ fn hmb_eq6() -> Outcome {
             ))
 }
 
-fn hmb_a4_tightness() -> Outcome {
+fn hmb_a4_tightness(row: &ClaimRow) -> Outcome {
     let alpha = sc("2");
     let mut ratios = Vec::new();
     for eta in ["0.01", "0.001", "0.0001"] {
         let s2 = Float::with_val(P, sc(eta).mp(P) + 1u32);
-        let pair = Pair::gaussian_dd(sc("0"), Scalar::from_float(&s2), sc("1"), 1)?;
-        let a = divergence::renyi(&pair, &alpha, DIGITS, Method::Auto)?;
-        let b = divergence::renyi(&pair.swapped(), &alpha, DIGITS, Method::Auto)?;
-        let exact = if a.value > b.value { a.value } else { b.value };
+        let exact = row
+            .max_orders_at("exact", &[("sigma1", Scalar::from_float(&s2))])?
+            .value;
         let b1 = theorem1_eps(&sc(eta), &sc("1"), 1, &alpha, DIGITS)?;
         let b2 = theorem1_eps(&sc(eta), &sc("1"), 2, &alpha, DIGITS)?;
         let per_dim = Float::with_val(P, &b2.value - &b1.value);
@@ -490,7 +334,7 @@ fn hmb_a4_tightness() -> Outcome {
             ))
 }
 
-fn hmb_tcdp_s41() -> Outcome {
+fn hmb_tcdp_s41(_row: &ClaimRow) -> Outcome {
     let (eta, gamma, d) = (sc("0.01"), sc("0.01"), 100u32);
     let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?;
     // eps(alpha)/alpha increases in alpha: check it at alpha just below omega.
@@ -510,7 +354,7 @@ fn hmb_tcdp_s41() -> Outcome {
             ))
 }
 
-fn hmb_a6_second_tcdp() -> Outcome {
+fn hmb_a6_second_tcdp(_row: &ClaimRow) -> Outcome {
     let (eta, gamma, d) = (sc("0.01"), sc("0.01"), 100u32);
     let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?;
     let e = eta.mp(P);
@@ -576,7 +420,7 @@ fn hmb_a6_second_tcdp() -> Outcome {
             ))
 }
 
-fn hmb_a6_eq50() -> Outcome {
+fn hmb_a6_eq50(_row: &ClaimRow) -> Outcome {
     let mut worst = Float::with_val(P, 0u32);
     for eta in ["0.001", "0.01", "0.1", "0.24"] {
         let (_, hi) = lemma1_ratio_bounds(&sc(eta), DIGITS)?;
@@ -596,19 +440,12 @@ fn hmb_a6_eq50() -> Outcome {
             ))
 }
 
-fn hmb_a6_gss_d1() -> Outcome {
-    let (gamma, sigma2, n1, n2, dist) = GSS_PAIR;
-    let eta = sc("0.01");
-    let t = tcdp(
-        TcdpForm::GaussianSmoothSensitivity,
-        &eta,
-        &sc(gamma),
-        1,
-        DIGITS,
-    )?;
+fn hmb_a6_gss_d1(row: &ClaimRow) -> Outcome {
+    let (eta, gamma) = (row.scalar("p12", "eta")?, row.scalar("p12", "gamma")?);
+    let t = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS)?;
     let mut worst = Float::with_val(P, 0u32);
     for a in ["1.5", "2", "5", "20", "24.9"] {
-        let ex = rgm_max_renyi(1, gamma, sigma2, n1, n2, dist, &sc(a))?;
+        let ex = row.max_orders_at("p12", &[("alpha", sc(a))])?;
         let r = Float::with_val(P, &ex.value / (sc(a).mp(P) * &t.rho.value));
         if r > worst {
             worst = r;
@@ -626,28 +463,21 @@ fn hmb_a6_gss_d1() -> Outcome {
             ))
 }
 
-fn hmb_a6_gss_dimension() -> Outcome {
-    let (gamma, sigma2, n1, n2, dist) = GSS_PAIR;
-    let eta = sc("0.01");
-    let alpha = sc("2");
-    let t = tcdp(
-        TcdpForm::GaussianSmoothSensitivity,
-        &eta,
-        &sc(gamma),
-        1,
-        DIGITS,
-    )?;
+fn hmb_a6_gss_dimension(row: &ClaimRow) -> Outcome {
+    let (eta, gamma) = (row.scalar("p12", "eta")?, row.scalar("p12", "gamma")?);
+    let t = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS)?;
+    let d = row.scalar("p12", "d")?;
     let refused = tcdp(
         TcdpForm::GaussianSmoothSensitivity,
         &eta,
-        &sc(gamma),
-        1000,
+        &gamma,
+        d.f64() as u32,
         DIGITS,
     )
     .is_err();
-    let ex = rgm_max_renyi(1000, gamma, sigma2, n1, n2, dist, &alpha)?;
+    let ex = row.max_orders_at("p12", &[])?;
     let gss = Float::with_val(P, &t.rho.value * 2u32);
-    let th = theorem1_eps(&eta, &sc(gamma), 1000, &alpha, DIGITS)?;
+    let th = row.figure("thm1")?;
     let holds = refused && ex.value > gss && le(&ex.value, &th.value);
     Ok((
                 format!("d = 1000, alpha = 2: exact D = {} vs GSS rho alpha = {} vs eq. (5) = {}", n(&ex.value), n(&gss), n(&th.value)),
@@ -662,7 +492,7 @@ fn hmb_a6_gss_dimension() -> Outcome {
             ))
 }
 
-fn hmb_a6_gss_eta() -> Outcome {
+fn hmb_a6_gss_eta(_row: &ClaimRow) -> Outcome {
     let (eta, gamma) = (sc("0.3"), sc("0.01"));
     let gss = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS);
     let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, 1, DIGITS)?;
@@ -680,7 +510,7 @@ fn hmb_a6_gss_eta() -> Outcome {
             ))
 }
 
-fn hmb_a6_factor2() -> Outcome {
+fn hmb_a6_factor2(_row: &ClaimRow) -> Outcome {
     let (eta, gamma) = (sc("0.001"), sc("0.0001"));
     let gss = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS)?;
     let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, 1, DIGITS)?;
@@ -712,7 +542,7 @@ fn hmb_a6_factor2() -> Outcome {
             ))
 }
 
-fn hmb_eq12_rho() -> Outcome {
+fn hmb_eq12_rho(_row: &ClaimRow) -> Outcome {
     let mut worst_half = Float::with_val(P, 0u32);
     let mut max_bar = Float::with_val(P, 0u32);
     let mut fig = String::new();
@@ -750,13 +580,14 @@ fn hmb_eq12_rho() -> Outcome {
             ))
 }
 
-fn hmb_eq74_remark() -> Outcome {
+fn hmb_eq74_remark(row: &ClaimRow) -> Outcome {
     let mut fig = String::new();
     let mut others = Vec::new();
     let mut at22 = Float::new(P);
     for d in [1u32, 2, 22, 100] {
         let rc = Float::with_val(P, 2 * d).sqrt();
-        let r = rho_bar(d, &Scalar::from_float(&rc), DIGITS)?;
+        let set = [("d", Scalar::from(d)), ("Rc", Scalar::from_float(&rc))];
+        let r = row.figure_at("rb", &set)?;
         if d == 22 {
             fig = format!("rho_bar(22, sqrt(44)) = {}", cert(&r));
             at22 = r.value.clone();
