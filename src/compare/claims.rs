@@ -1,6 +1,12 @@
 //! The seed-claims table (issue 11 §3): every quantitative or checkable claim of the five seed
 //! files, with dpaudit's own figure for it and a verdict.
 //!
+//! The rows are data: the TOML files of `claims/` (compiled in; `data`), each row its id,
+//! source, statement, the `dpaudit eval` rows that reproduce its figure, the grids and texts its
+//! decision reads, and the name of that decision (`decide = "…"`: a generic shape of `shapes` or
+//! a claim's own analysis in the per-source modules). The decisions name no family: they evaluate
+//! the row's eval rows by `dpaudit eval` itself or through the registry (`figures`).
+//!
 //! `claims` recomputes every row from the crate (bounds, certified divergences, accounting):
 //! nothing but the sources' *stated* numbers is typed in, and each verdict is a comparison of a
 //! computed figure with what the source states (a number at the precision of its printed digits,

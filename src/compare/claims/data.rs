@@ -150,8 +150,8 @@ fn check_eval_row(file: &str, id: &str, r: &EvalRow) -> Result<()> {
 /// Parses one file's text into rows, checking every row.
 pub(super) fn parse_file(file: &'static str, text: &str) -> Result<Vec<ClaimRow>> {
     let parsed: FileToml = toml::from_str(text).map_err(|e| Error::Parse {
-        what: format!("claims data {file}"),
-        text: String::new(),
+        what: "claims data file".into(),
+        text: file.to_string(),
         reason: e.to_string(),
     })?;
     let mut out = Vec::new();

@@ -85,6 +85,12 @@ impl ClaimRow {
             .ok_or_else(|| self.missing(&format!("parameter {key} of eval row {id:?}")))
     }
 
+    /// The dimension `key` of eval row `id` (an integer >= 1).
+    pub(super) fn dim(&self, id: &str, key: &str) -> Result<u32> {
+        let v = self.scalar(id, key)?;
+        crate::model::Params::dim(&|_: &str| Ok(v.clone()), key)
+    }
+
     /// The family of eval row `id`, from the registry.
     fn family(&self, id: &str) -> Result<&'static Family> {
         Family::by_name(&self.eval_row(id)?.family)
@@ -103,6 +109,15 @@ impl ClaimRow {
     /// The value of eval row `id`'s quantity with `set` applied, through the registry (no
     /// finiteness guard: a divergence may be +∞).
     pub(super) fn figure_at(&self, id: &str, set: &[(&str, Scalar)]) -> Result<Certified> {
+        self.value_by(id, set, Method::Auto)
+    }
+
+    /// [`ClaimRow::figure_at`] by the quadrature route (`dpaudit eval --method quadrature`).
+    pub(super) fn quadrature_at(&self, id: &str, set: &[(&str, Scalar)]) -> Result<Certified> {
+        self.value_by(id, set, Method::Quadrature)
+    }
+
+    fn value_by(&self, id: &str, set: &[(&str, Scalar)], m: Method) -> Result<Certified> {
         let r = self.eval_row(id)?;
         let values = self.values(id, set)?;
         let get = |key: &str| -> Result<Scalar> {
@@ -115,7 +130,6 @@ impl ClaimRow {
                     needed_by: format!("{} of {}", r.quantity, r.family),
                 })
         };
-        let m = Method::Auto;
         match r.quantity.parse::<Quantity>()? {
             Quantity::Renyi => divergence::renyi(&self.pair(id, set)?, &get("alpha")?, DIGITS, m),
             Quantity::Kl => divergence::kl(&self.pair(id, set)?, DIGITS, m),
@@ -139,7 +153,7 @@ impl ClaimRow {
                         q.name, q.what, owner.name, r.family
                     )));
                 }
-                (q.eval)(&get, DIGITS, false)
+                (q.eval)(&get, DIGITS, m == Method::Quadrature)
             }
             Quantity::RdpEpsForDelta => Err(Error::Unsupported(format!(
                 "{} is a composition quantity, not a claims figure",

@@ -4,22 +4,29 @@ use super::{
     cert, dec, le, n, n6, rounds_to, sc, verdict, ClaimRow, Decider, Outcome, Verdict, DIGITS, P,
 };
 use crate::bounds::conversion::mironov_mp;
-use crate::bounds::rgm::{
-    corollary1_eps, eq6_eps, lemma1_ratio_bounds, optimized_dp_eps, tcdp, theorem1_alpha_sup,
-    theorem1_eps, TcdpForm,
-};
-use crate::bounds::rho::rho_bar;
-use crate::divergence::RgmWorstCase;
+use crate::error::Result;
 use crate::scalar::Scalar;
 use rug::Float;
 
-// ---------------------------------------------------------------------------------------------
-// HMB (seed 003)
-// ---------------------------------------------------------------------------------------------
+/// The (η, γ, d, δ) of eval row `id` (the example after HMB Corollary 1).
+fn example(row: &ClaimRow, id: &str) -> Result<(Scalar, Scalar, u32, Scalar)> {
+    let s = |k: &str| row.scalar(id, k);
+    Ok((s("eta")?, s("gamma")?, row.dim(id, "d")?, s("delta")?))
+}
 
-/// The example after HMB Corollary 1: (η, γ, d, δ).
-pub(super) fn hmb_example() -> (Scalar, Scalar, u32, Scalar) {
-    (sc("0.001"), sc("0.0001"), 10, sc("1e-8"))
+/// One of HMB's tCDP forms, (ρ, ω), from two eval rows of the claim.
+struct Tcdp {
+    rho: crate::numeric::mp::Certified,
+    omega: crate::numeric::mp::Certified,
+}
+
+impl Tcdp {
+    fn of(row: &ClaimRow, rho: &str, omega: &str) -> Result<Tcdp> {
+        Ok(Tcdp {
+            rho: row.figure_at(rho, &[])?,
+            omega: row.figure_at(omega, &[])?,
+        })
+    }
 }
 
 /// The decisions of this file.
@@ -46,9 +53,8 @@ pub(super) const DECIDERS: &[Decider] = &[
 ];
 
 fn hmb_cor1_example(row: &ClaimRow) -> Outcome {
-    let (eta, gamma, d, _) = hmb_example();
     let e = row.figure("cor1")?;
-    let chi = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?.rho;
+    let chi = row.figure_at("chi", &[])?;
     let root = Float::with_val(P, &e.value - &chi.value);
     let ok = rounds_to(&e.value, "0.86", 2);
     let diff = Float::with_val(P, &e.value - 0.86f64);
@@ -82,9 +88,9 @@ fn hmb_cor1_example(row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_cor1_example_condition(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let ok = corollary1_eps(&eta, &gamma, d, &delta, DIGITS).is_ok();
+fn hmb_cor1_example_condition(row: &ClaimRow) -> Outcome {
+    let (eta, gamma, _, delta) = example(row, "cor1")?;
+    let ok = row.figure("cor1").is_ok();
     let l = Float::with_val(P, delta.mp(P).recip().ln());
     let rhs = Float::with_val(P, eta.mp(P) + 2u32).square() * &l * 4u32;
     let inv_g = Float::with_val(P, gamma.mp(P).recip());
@@ -100,15 +106,15 @@ fn hmb_cor1_example_condition(_row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_eq45_example(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let (e45, astar) = optimized_dp_eps(&eta, &gamma, d, &delta, DIGITS)?;
-    let cor = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
+fn hmb_eq45_example(row: &ClaimRow) -> Outcome {
+    let delta = row.scalar("eq45", "delta")?;
+    let (e45, astar) = (row.figure("eq45")?, row.figure_at("alpha_star", &[])?);
+    let cor = row.figure("cor1")?;
     // Cross-check: Theorem 1 at alpha* converted by Mironov Prop. 3.
     let a = Scalar::from_float(&astar.value);
-    let th = theorem1_eps(&eta, &gamma, d, &a, DIGITS)?;
+    let th = row.figure_at("thm1", &[("alpha", a)])?;
     let g = mironov_mp(&th.value, &astar.value, &delta.mp(P))?;
-    let sup = theorem1_alpha_sup(&eta, DIGITS)?;
+    let sup = row.figure_at("sup", &[])?;
     let agree =
         Float::with_val(P, &g - &e45.value).abs() <= Float::with_val(P, &e45.value * 1e-12f64);
     let holds = le(&e45.value, &cor.value)
@@ -130,10 +136,10 @@ fn hmb_eq45_example(_row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_eq47_misprint(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let cor = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
-    let chi = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?.rho.value;
+fn hmb_eq47_misprint(row: &ClaimRow) -> Outcome {
+    let delta = row.scalar("cor1", "delta")?;
+    let cor = row.figure_at("cor1", &[])?;
+    let chi = row.figure_at("chi", &[])?.value;
     let l = Float::with_val(P, delta.mp(P).recip().ln());
     let printed = Float::with_val(P, &chi + Float::with_val(P, chi.sqrt_ref()) * &l * 2u32);
     let meant = Float::with_val(P, &chi + Float::with_val(P, &chi * &l).sqrt() * 2u32);
@@ -185,23 +191,19 @@ fn hmb_thm1_exact(row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_thm1_worst_case(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma, alpha) = (sc("0.01"), sc("0.01"), sc("5"));
-    let wc = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), 10)?;
-    let exact = wc.renyi(&alpha, DIGITS)?;
-    let bound = theorem1_eps(&eta, &gamma, 10, &alpha, DIGITS)?;
-    // The d-terms alone: both sides are linear in d, so the difference between d = 20
-    // and d = 10 isolates ten dimensions' worth of each.
-    let wc20 = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), 20)?;
-    let exact_d = Float::with_val(P, &wc20.renyi(&alpha, DIGITS)?.value - &exact.value);
-    let bound_d = Float::with_val(
-        P,
-        &theorem1_eps(&eta, &gamma, 20, &alpha, DIGITS)?.value - &bound.value,
-    );
+fn hmb_thm1_worst_case(row: &ClaimRow) -> Outcome {
+    let exact = row.figure_at("wc", &[])?;
+    let bound = row.figure_at("bound", &[])?;
+    // The d-terms alone: both sides are linear in d, so the difference between twice the
+    // dimension and the dimension isolates that many dimensions' worth of each.
+    let d2 = [("d", Scalar::from(2 * row.dim("wc", "d")?))];
+    let exact_d = Float::with_val(P, &row.figure_at("wc", &d2)?.value - &exact.value);
+    let bound_d = Float::with_val(P, &row.figure_at("bound", &d2)?.value - &bound.value);
     let ratio = Float::with_val(P, &exact.value / &bound.value);
     let dratio = Float::with_val(P, &exact_d / &bound_d);
-    let sup = theorem1_alpha_sup(&eta, DIGITS)?;
-    let beyond = wc.renyi(&Scalar::from(sup.value.to_f64() * (1.0 + 1e-9)), DIGITS)?;
+    let sup = row.figure_at("sup", &[])?;
+    let past = Scalar::from(sup.value.to_f64() * (1.0 + 1e-9));
+    let beyond = row.figure_at("wc", &[("alpha", past)])?;
     let holds = le(&exact.value, &bound.value) && beyond.value.is_infinite();
     Ok((
                 format!(
@@ -224,17 +226,18 @@ fn hmb_thm1_worst_case(_row: &ClaimRow) -> Outcome {
 }
 
 fn hmb_thm1_range(row: &ClaimRow) -> Outcome {
-    let eta = sc("0.01");
-    let gamma = sc("0.01");
-    let sup = theorem1_alpha_sup(&eta, DIGITS)?;
-    let (a_in, a_out) = (sc("50"), sc("51"));
-    let in_range = sup.value > 50 && sup.value < 51;
-    let refused = theorem1_eps(&eta, &gamma, 10, &a_out, DIGITS).is_err();
+    let sup = row.figure_at("sup", &[])?;
+    let (a_in, a_out) = (
+        row.scalar("exact_in", "alpha")?,
+        row.scalar("exact_out", "alpha")?,
+    );
+    let in_range = sup.value > a_in.mp(P) && sup.value < a_out.mp(P);
+    let refused = row.figure("sup_out").is_err();
     // The exact divergence just outside the range, of the order that diverges, through the
     // registry (+infinity is a value here); just inside, the larger order.
     let out_d = row.figure_at("exact_out", &[])?;
     let in_d = row.max_orders_at("exact_in", &[])?;
-    let in_b = theorem1_eps(&eta, &gamma, 10, &a_in, DIGITS)?;
+    let in_b = row.figure("bound_in")?;
     let holds = in_range && refused && out_d.value.is_infinite() && le(&in_d.value, &in_b.value);
     Ok((
                 format!(
@@ -259,12 +262,13 @@ fn hmb_thm1_range(row: &ClaimRow) -> Outcome {
 }
 
 fn hmb_thm1_eps_lower(row: &ClaimRow) -> Outcome {
-    let (eta, gamma, d, _) = hmb_example();
+    let (eta, d) = (row.scalar("bound", "eta")?, row.dim("bound", "d")?);
     let mut worst = Float::with_val(P, f64::INFINITY);
     let mut fig = String::new();
-    for (g, a) in [(&gamma, "2"), (&sc("1e6"), "2"), (&sc("1e6"), "400")] {
-        let e = row.figure_at("bound", &[("gamma", g.clone()), ("alpha", sc(a))])?;
-        let lb = Float::with_val(P, eta.mp(P).square()) * sc(a).mp(P) * (2 * d);
+    for ga in row.tuples("gamma_alpha")? {
+        let (g, a): (Scalar, Scalar) = (ga[0].parse()?, ga[1].parse()?);
+        let e = row.figure_at("bound", &[("gamma", g), ("alpha", a.clone())])?;
+        let lb = Float::with_val(P, eta.mp(P).square()) * a.mp(P) * (2 * d);
         let r = Float::with_val(P, &e.value / &lb);
         if fig.is_empty() {
             fig = format!("eps(2) = {} vs 2 alpha eta^2 d = {}", n(&e.value), n(&lb));
@@ -285,11 +289,12 @@ fn hmb_thm1_eps_lower(row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_eq6(_row: &ClaimRow) -> Outcome {
-    let (es, eta, alpha) = (sc("0.5"), sc("0.01"), sc("2"));
-    let e6 = eq6_eps(&es, &eta, 10, &alpha, DIGITS)?;
+fn hmb_eq6(row: &ClaimRow) -> Outcome {
+    let s = |k: &str| row.scalar("e6", k);
+    let (es, eta, alpha) = (s("eps_star")?, s("eta")?, s("alpha")?);
+    let e6 = row.figure_at("e6", &[])?;
     let g = Float::with_val(P, alpha.mp(P) * eta.mp(P).square()) / (es.mp(P) * 2u32);
-    let e5 = theorem1_eps(&eta, &Scalar::from_float(&g), 10, &alpha, DIGITS)?;
+    let e5 = row.figure_at("e5", &[("gamma", Scalar::from_float(&g))])?;
     let agree =
         Float::with_val(P, &e6.value - &e5.value).abs() <= Float::with_val(P, &e5.value * 1e-13f64);
     Ok((
@@ -304,15 +309,14 @@ fn hmb_eq6(_row: &ClaimRow) -> Outcome {
 }
 
 fn hmb_a4_tightness(row: &ClaimRow) -> Outcome {
-    let alpha = sc("2");
     let mut ratios = Vec::new();
-    for eta in ["0.01", "0.001", "0.0001"] {
+    for eta in row.list("etas")? {
         let s2 = Float::with_val(P, sc(eta).mp(P) + 1u32);
         let exact = row
             .max_orders_at("exact", &[("sigma1", Scalar::from_float(&s2))])?
             .value;
-        let b1 = theorem1_eps(&sc(eta), &sc("1"), 1, &alpha, DIGITS)?;
-        let b2 = theorem1_eps(&sc(eta), &sc("1"), 2, &alpha, DIGITS)?;
+        let b1 = row.figure_at("b1", &[("eta", sc(eta))])?;
+        let b2 = row.figure_at("b2", &[("eta", sc(eta))])?;
         let per_dim = Float::with_val(P, &b2.value - &b1.value);
         ratios.push((eta, Float::with_val(P, exact / per_dim)));
     }
@@ -334,12 +338,11 @@ fn hmb_a4_tightness(row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_tcdp_s41(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma, d) = (sc("0.01"), sc("0.01"), 100u32);
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?;
+fn hmb_tcdp_s41(row: &ClaimRow) -> Outcome {
+    let t = Tcdp::of(row, "rho", "omega")?;
     // eps(alpha)/alpha increases in alpha: check it at alpha just below omega.
     let a = Float::with_val(P, &t.omega.value - 1e-9f64);
-    let e = theorem1_eps(&eta, &gamma, d, &Scalar::from_float(&a), DIGITS)?;
+    let e = row.figure_at("thm1", &[("alpha", Scalar::from_float(&a))])?;
     let per = Float::with_val(P, &e.value / &a);
     let holds = le(&per, &t.rho.value);
     Ok((
@@ -354,9 +357,13 @@ fn hmb_tcdp_s41(_row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_a6_second_tcdp(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma, d) = (sc("0.01"), sc("0.01"), 100u32);
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?;
+fn hmb_a6_second_tcdp(row: &ClaimRow) -> Outcome {
+    let (eta, gamma, d) = (
+        row.scalar("rho", "eta")?,
+        row.scalar("rho", "gamma")?,
+        row.dim("rho", "d")?,
+    );
+    let t = Tcdp::of(row, "rho", "omega")?;
     let e = eta.mp(P);
     let e2 = Float::with_val(P, e.square_ref());
     let rho_a6 = Float::with_val(P, &e2 / gamma.mp(P))
@@ -364,17 +371,16 @@ fn hmb_a6_second_tcdp(_row: &ClaimRow) -> Outcome {
     // An alpha inside (1, omega): 90% of the way to omega.
     let am1 = Float::with_val(P, &t.omega.value - 1u32) * 0.9f64;
     let a = Float::with_val(P, &am1 + 1u32);
-    let eps = theorem1_eps(&eta, &gamma, d, &Scalar::from_float(&a), DIGITS)?;
+    let eps = row.figure_at("thm1", &[("alpha", Scalar::from_float(&a))])?;
     let per = Float::with_val(P, &eps.value / &a);
     let gap = !le(&per, &rho_a6);
     // Independent check: the exact supremum of D_alpha over every admissible pair
     // (sigma^2 = gamma R^2/eta^2 = 100, R = 1) against rho alpha, alpha up to omega.
-    let wc = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), d)?;
     let mut worst: Option<(Float, Float)> = None;
     for frac in [0.5f64, 0.9, 0.99, 0.999] {
         let am1 = Float::with_val(P, &t.omega.value - 1u32) * frac;
         let al = Float::with_val(P, &am1 + 1u32);
-        let ex = wc.renyi(&Scalar::from_float(&al), DIGITS)?;
+        let ex = row.figure_at("wc", &[("alpha", Scalar::from_float(&al))])?;
         let r = Float::with_val(P, &ex.value / &al) / &rho_a6;
         if worst.as_ref().is_none_or(|w| r > w.1) {
             worst = Some((al, r));
@@ -420,10 +426,10 @@ fn hmb_a6_second_tcdp(_row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_a6_eq50(_row: &ClaimRow) -> Outcome {
+fn hmb_a6_eq50(row: &ClaimRow) -> Outcome {
     let mut worst = Float::with_val(P, 0u32);
-    for eta in ["0.001", "0.01", "0.1", "0.24"] {
-        let (_, hi) = lemma1_ratio_bounds(&sc(eta), DIGITS)?;
+    for eta in row.list("etas")? {
+        let hi = row.figure_at("ratio", &[("eta", sc(eta))])?;
         let r = Float::with_val(P, hi.value.ln_ref()) / (sc(eta).mp(P) * 2u32);
         if r > worst {
             worst = r;
@@ -441,10 +447,9 @@ fn hmb_a6_eq50(_row: &ClaimRow) -> Outcome {
 }
 
 fn hmb_a6_gss_d1(row: &ClaimRow) -> Outcome {
-    let (eta, gamma) = (row.scalar("p12", "eta")?, row.scalar("p12", "gamma")?);
-    let t = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS)?;
+    let t = Tcdp::of(row, "gss_rho", "gss_omega")?;
     let mut worst = Float::with_val(P, 0u32);
-    for a in ["1.5", "2", "5", "20", "24.9"] {
+    for a in row.list("alphas")? {
         let ex = row.max_orders_at("p12", &[("alpha", sc(a))])?;
         let r = Float::with_val(P, &ex.value / (sc(a).mp(P) * &t.rho.value));
         if r > worst {
@@ -464,19 +469,13 @@ fn hmb_a6_gss_d1(row: &ClaimRow) -> Outcome {
 }
 
 fn hmb_a6_gss_dimension(row: &ClaimRow) -> Outcome {
-    let (eta, gamma) = (row.scalar("p12", "eta")?, row.scalar("p12", "gamma")?);
-    let t = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS)?;
-    let d = row.scalar("p12", "d")?;
-    let refused = tcdp(
-        TcdpForm::GaussianSmoothSensitivity,
-        &eta,
-        &gamma,
-        d.f64() as u32,
-        DIGITS,
-    )
-    .is_err();
+    let t = row.figure_at("gss_rho", &[])?;
+    // The A.6 form at the pair's dimension: refused unless d = 1.
+    let refused = row
+        .figure_at("gss_rho", &[("d", row.scalar("p12", "d")?)])
+        .is_err();
     let ex = row.max_orders_at("p12", &[])?;
-    let gss = Float::with_val(P, &t.rho.value * 2u32);
+    let gss = Float::with_val(P, &t.value * 2u32);
     let th = row.figure("thm1")?;
     let holds = refused && ex.value > gss && le(&ex.value, &th.value);
     Ok((
@@ -492,10 +491,10 @@ fn hmb_a6_gss_dimension(row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_a6_gss_eta(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma) = (sc("0.3"), sc("0.01"));
-    let gss = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS);
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, 1, DIGITS)?;
+fn hmb_a6_gss_eta(row: &ClaimRow) -> Outcome {
+    let eta = row.scalar("omega", "eta")?;
+    let gss = row.figure_at("gss_rho", &[]);
+    let t = Tcdp::of(row, "rho", "omega")?;
     let omega_gss = Float::with_val(P, eta.mp(P) * 4u32).recip();
     let vacuous = gss.is_err() && omega_gss <= 1;
     Ok((
@@ -510,10 +509,10 @@ fn hmb_a6_gss_eta(_row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_a6_factor2(_row: &ClaimRow) -> Outcome {
-    let (eta, gamma) = (sc("0.001"), sc("0.0001"));
-    let gss = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS)?;
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, 1, DIGITS)?;
+fn hmb_a6_factor2(row: &ClaimRow) -> Outcome {
+    let (eta, gamma) = (row.scalar("rho", "eta")?, row.scalar("rho", "gamma")?);
+    let gss = Tcdp::of(row, "gss_rho", "gss_omega")?;
+    let t = Tcdp::of(row, "rho", "omega")?;
     let e = eta.mp(P);
     let e2 = Float::with_val(P, e.square_ref());
     let base = Float::with_val(P, &e2 / gamma.mp(P));
@@ -542,14 +541,17 @@ fn hmb_a6_factor2(_row: &ClaimRow) -> Outcome {
             ))
 }
 
-fn hmb_eq12_rho(_row: &ClaimRow) -> Outcome {
+fn hmb_eq12_rho(row: &ClaimRow) -> Outcome {
     let mut worst_half = Float::with_val(P, 0u32);
     let mut max_bar = Float::with_val(P, 0u32);
     let mut fig = String::new();
-    for (d, rc) in [(22u32, "7"), (1, "0.5"), (100, "3"), (1000, "50")] {
-        let rb = rho_bar(d, &sc(rc), DIGITS)?;
+    let at = (row.scalar("rb", "d")?, row.scalar("rb", "Rc")?);
+    for d_rc in row.tuples("d_rc")? {
+        let (d, rc): (Scalar, Scalar) = (d_rc[0].parse()?, d_rc[1].parse()?);
+        let set = [("d", d.clone()), ("Rc", rc.clone())];
+        let rb = row.figure_at("rb", &set)?;
         // The defining integral by radial quadrature, against the closed form.
-        let quad = crate::bounds::rho::rho_bar_quadrature(d, &sc(rc), DIGITS)?;
+        let quad = row.quadrature_at("rb", &set)?;
         let dev = Float::with_val(P, &quad.value - &rb.value).abs() / &rb.value;
         if dev > worst_half {
             worst_half = dev;
@@ -557,7 +559,7 @@ fn hmb_eq12_rho(_row: &ClaimRow) -> Outcome {
         if rb.value > max_bar {
             max_bar = rb.value.clone();
         }
-        if d == 22 {
+        if (&d, &rc) == (&at.0, &at.1) {
             let half = Float::with_val(P, &rb.value / 2u32);
             fig = format!(
                 "d = 22, R_c = 7: rho_bar = {}, rho = rho_bar/2 = {}",
@@ -584,11 +586,15 @@ fn hmb_eq74_remark(row: &ClaimRow) -> Outcome {
     let mut fig = String::new();
     let mut others = Vec::new();
     let mut at22 = Float::new(P);
-    for d in [1u32, 2, 22, 100] {
+    let at = row.dim("rb", "d")?;
+    for d in row.list("ds")? {
+        let d: u32 = d
+            .parse()
+            .map_err(|_| crate::error::Error::invalid("ds", d, "an integer >= 1"))?;
         let rc = Float::with_val(P, 2 * d).sqrt();
         let set = [("d", Scalar::from(d)), ("Rc", Scalar::from_float(&rc))];
         let r = row.figure_at("rb", &set)?;
-        if d == 22 {
+        if d == at {
             fig = format!("rho_bar(22, sqrt(44)) = {}", cert(&r));
             at22 = r.value.clone();
         }
