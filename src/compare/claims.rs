@@ -92,6 +92,9 @@ pub(super) enum Decide {
     Thm2(fn(&ClaimRow, &[Thm2Case]) -> Outcome),
 }
 
+/// The values of a row's `{name}` placeholders: (name, decimal text).
+pub(super) type Vars = Vec<(&'static str, String)>;
+
 /// A named decision: what `decide = "name"` in a row of `claims/*.toml` refers to.
 pub(super) struct Decider {
     /// Its name in the data.
@@ -100,7 +103,7 @@ pub(super) struct Decider {
     pub decide: Decide,
     /// Values the decision computes for the `{name}` placeholders of its eval rows' params (as
     /// decimal text, for the printed command).
-    pub vars: Option<fn() -> Vec<(&'static str, String)>>,
+    pub vars: Option<fn() -> Vars>,
 }
 
 impl Decider {

@@ -13,7 +13,7 @@ use rug::Float;
 
 /// The value of `{mu_literal}` in the eval rows of `oso-alg1-line13`: the per-step mu as printed
 /// (sqrt(2)/1.01, as decimal text).
-fn alg1_line13_vars() -> Vec<(&'static str, String)> {
+fn alg1_line13_vars() -> super::Vars {
     let mu_lit_txt = dec(&Float::with_val(
         P,
         Float::with_val(P, 2u32).sqrt() / sc("1.01").mp(P),

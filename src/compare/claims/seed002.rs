@@ -36,7 +36,7 @@ pub(super) const S002_SETUP: &str = "L = 1, n = 1000, T = 100, eps = 1, delta = 
 
 /// The value of `{notes_sigma}` in the eval rows of `s002-sigma-calibration`: the notes' sigma
 /// as decimal text.
-fn sigma_calibration_vars() -> Vec<(&'static str, String)> {
+fn sigma_calibration_vars() -> super::Vars {
     vec![("notes_sigma", dec(&notes_sigma()))]
 }
 
