@@ -1,6 +1,12 @@
 //! The seed-claims table (issue 11 §3): every quantitative or checkable claim of the five seed
 //! files, with dpaudit's own figure for it and a verdict.
 //!
+//! The rows are data: the TOML files of `claims/` (compiled in; `data`), each row its id,
+//! source, statement, the `dpaudit eval` rows that reproduce its figure, the grids and texts its
+//! decision reads, and the name of that decision (`decide = "…"`: a generic shape of `shapes` or
+//! a claim's own analysis in the per-source modules). The decisions name no family: they evaluate
+//! the row's eval rows by `dpaudit eval` itself or through the registry (`figures`).
+//!
 //! `claims` recomputes every row from the crate (bounds, certified divergences, accounting):
 //! nothing but the sources' *stated* numbers is typed in, and each verdict is a comparison of a
 //! computed figure with what the source states (a number at the precision of its printed digits,
@@ -12,7 +18,6 @@
 //! Gaussian), 002 (informal DP-SGD notes), 004 (OSO-DPSGD); see `docs/formulas.md` §5, §8, §11–§13.
 
 use crate::compare::fmt::fmt_sig;
-use crate::divergence::{self, Method, Pair};
 use crate::error::Result;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
@@ -75,60 +80,86 @@ pub struct Claim {
 /// What a row's computation returns: (figure, verdict, reason).
 type Outcome = Result<(String, Verdict, String)>;
 
-/// One row of the table as data: the claim, where it is made, how to reproduce dpaudit's
-/// figure, and the computation that decides it.
-pub(super) struct ClaimRow {
-    /// Stable identifier (the `--only` key).
-    pub id: &'static str,
-    /// Where the claim is stated: seed file, section, equation.
-    pub source: &'static str,
-    /// What the source claims.
-    pub statement: &'static str,
-    /// The shell command that reproduces the figure.
-    pub command: Command,
-    /// The computation that decides the claim.
-    pub decide: Decide,
-}
+pub(crate) use data::ClaimRow;
+use data::Command;
 
-/// The shell command of a row.
-pub(super) enum Command {
-    /// `dpaudit claims --only ID`: the figure is the table's own computation.
-    Only,
-    /// `printf '…' | dpaudit eval -` of these rows (id, quantity, family, params).
-    Eval(&'static [(&'static str, &'static str, &'static str, &'static str)]),
-    /// A command whose parameters are computed (e.g. a derived σ as decimal text).
-    Built(fn() -> String),
-    /// No command reproduces the figure; the text says why.
-    None(&'static str),
-}
-
-/// The computation that decides a row.
+/// The computation that decides a row; a row's `decide = "…"` names it.
 #[derive(Clone, Copy)]
 pub(super) enum Decide {
-    /// From the crate's bounds, divergences and accounting alone.
-    Direct(fn() -> Outcome),
+    /// From the row's data and the crate's bounds, divergences and accounting.
+    Direct(fn(&ClaimRow) -> Outcome),
     /// From the simulated Theorem 2 cases, computed once for every row that needs them.
-    Thm2(fn(&[Thm2Case]) -> Outcome),
+    Thm2(fn(&ClaimRow, &[Thm2Case]) -> Outcome),
 }
+
+/// The values of a row's `{name}` placeholders: (name, decimal text).
+pub(super) type Vars = Vec<(&'static str, String)>;
+
+/// A named decision: what `decide = "name"` in a row of `claims/*.toml` refers to.
+pub(super) struct Decider {
+    /// Its name in the data.
+    pub name: &'static str,
+    /// The computation.
+    pub decide: Decide,
+    /// Values the decision computes for the `{name}` placeholders of its eval rows' params (as
+    /// decimal text, for the printed command).
+    pub vars: Option<fn() -> Vars>,
+}
+
+impl Decider {
+    /// A decision without placeholders.
+    pub(super) const fn direct(name: &'static str, f: fn(&ClaimRow) -> Outcome) -> Decider {
+        Decider {
+            name,
+            decide: Decide::Direct(f),
+            vars: None,
+        }
+    }
+}
+
+/// Every named decision: the generic shapes, then each source's analyses.
+const DECIDERS: &[&[Decider]] = &[
+    shapes::DECIDERS,
+    hmb::DECIDERS,
+    hmb_alg::DECIDERS,
+    hg::DECIDERS,
+    seed002::DECIDERS,
+    oso::DECIDERS,
+];
 
 impl ClaimRow {
     /// The command's text.
     fn command(&self) -> String {
         match &self.command {
-            Command::Only => hmb_alg::only_cmd(self.id),
-            Command::Eval(rows) => eval_cmd(rows),
-            Command::Built(f) => f(),
-            Command::None(why) => why.to_string(),
+            Command::Only => hmb_alg::only_cmd(&self.id),
+            Command::Eval => {
+                let vars = self.decide.vars.map(|f| f()).unwrap_or_default();
+                let rows: Vec<_> = self
+                    .eval
+                    .iter()
+                    .map(|r| {
+                        let params = figures::fill(&r.params, &vars);
+                        (
+                            r.id.as_str(),
+                            r.quantity.as_str(),
+                            r.family.as_str(),
+                            params,
+                        )
+                    })
+                    .collect();
+                eval_cmd(&rows)
+            }
+            Command::None(why) => why.clone(),
         }
     }
 
     /// Computes the row; an error of the computation (or of the Theorem 2 simulation it rests
     /// on) becomes a "not checkable here" row.
-    fn compute(&self, thm2: Option<&Result<Vec<Thm2Case>>>) -> Claim {
-        let outcome = match self.decide {
-            Decide::Direct(f) => f(),
+    fn compute(&'static self, thm2: Option<&Result<Vec<Thm2Case>>>) -> Claim {
+        let outcome = match self.decide.decide {
+            Decide::Direct(f) => f(self),
             Decide::Thm2(f) => match thm2 {
-                Some(Ok(cases)) => f(cases),
+                Some(Ok(cases)) => f(self, cases),
                 Some(Err(e)) => Err(crate::error::Error::Undefined(format!(
                     "Theorem 2 simulation failed: {e}"
                 ))),
@@ -144,9 +175,9 @@ impl ClaimRow {
             ),
         };
         Claim {
-            id: self.id,
-            source: self.source.to_string(),
-            statement: self.statement.to_string(),
+            id: &self.id,
+            source: self.source.clone(),
+            statement: self.statement.clone(),
             figure,
             verdict,
             reason,
@@ -154,9 +185,6 @@ impl ClaimRow {
         }
     }
 }
-
-/// The whole table in its stable order: HMB, HMB §5 by simulation, HG, seed 002, OSO.
-const TABLE: [&[ClaimRow]; 5] = [hmb::ROWS, hmb_alg::ROWS, hg::ROWS, seed002::ROWS, oso::ROWS];
 
 /// Parses a decimal literal (all literals here are valid).
 fn sc(s: &str) -> Scalar {
@@ -221,22 +249,6 @@ fn dec(x: &Float) -> String {
     x.to_string_radix(10, Some(40))
 }
 
-/// The exact D_α of both orders of an RGM pair (n1, n2, dist), the larger one.
-fn rgm_max_renyi(
-    d: u32,
-    gamma: &str,
-    sigma2: &str,
-    n1: &str,
-    n2: &str,
-    dist: &str,
-    alpha: &Scalar,
-) -> Result<Certified> {
-    let pair = Pair::rgm(d, sc(gamma), sc(sigma2), sc(n1), sc(n2), sc(dist))?;
-    let a = divergence::renyi(&pair, alpha, DIGITS, Method::Auto)?;
-    let b = divergence::renyi(&pair.swapped(), alpha, DIGITS, Method::Auto)?;
-    Ok(if a.value >= b.value { a } else { b })
-}
-
 /// Every row of the seed-claims table, computed now (seconds in release mode).
 ///
 /// Rows are in a stable order (HMB, HMB §5 by simulation, HG, seed 002, OSO); ids are unique. A
@@ -258,23 +270,22 @@ pub struct Claims {
 /// The rows (all, or only the row `only`); an unknown id is an error naming the known ids.
 /// The simulations of HMB §5 run only for the rows asked for.
 pub fn claims_only(only: Option<&str>) -> Result<Claims> {
-    let wanted: Vec<&ClaimRow> = TABLE
+    let table = data::table()?;
+    let wanted: Vec<&'static ClaimRow> = table
         .iter()
-        .flat_map(|rows| rows.iter())
         .filter(|r| only.is_none_or(|id| id == r.id))
         .collect();
     if let (Some(id), true) = (only, wanted.is_empty()) {
-        let known: Vec<&str> = TABLE
-            .iter()
-            .flat_map(|rows| rows.iter().map(|r| r.id))
-            .collect();
+        let known: Vec<&str> = table.iter().map(|r| r.id.as_str()).collect();
         return Err(crate::error::Error::invalid(
             "--only",
             id,
             &format!("one of the claim ids: {}", known.join(", ")),
         ));
     }
-    let needs_thm2 = wanted.iter().any(|r| matches!(r.decide, Decide::Thm2(_)));
+    let needs_thm2 = wanted
+        .iter()
+        .any(|r| matches!(r.decide.decide, Decide::Thm2(_)));
     let thm2 = needs_thm2.then(thm2_cases);
     let rows = wanted.iter().map(|r| r.compute(thm2.as_ref())).collect();
     Ok(Claims {
@@ -283,11 +294,14 @@ pub fn claims_only(only: Option<&str>) -> Result<Claims> {
     })
 }
 
+mod data;
+mod figures;
 mod hg;
 mod hmb;
 pub(crate) mod hmb_alg;
 mod oso;
 mod seed002;
+mod shapes;
 
 use hmb_alg::thm2_cases;
 pub(crate) use hmb_alg::Thm2Case;

@@ -687,20 +687,99 @@ const SPEC: SpecForm = SpecForm {
                 crate::bounds::rgm::corollary1_eps(&eta, &gamma, d, &delta, digits)
             },
         },
+        rgm_bound("rgm_optimized_dp_eps", OPT_KEYS, optimized_value::<false>),
+        // HMB's further formulas, for the seed-claims table (`dpaudit claims`, claims/*.toml).
+        rgm_bound("rgm_optimized_dp_alpha", OPT_KEYS, optimized_value::<true>),
         RowQuantity {
-            name: "rgm_optimized_dp_eps",
-            keys: &["eta", "gamma", "d", "delta"],
+            name: "rgm_theorem1_alpha_sup",
+            keys: &["eta"],
+            what: "an RGM bound",
+            eval: |p, digits, _| crate::bounds::rgm::theorem1_alpha_sup(&p.scalar("eta")?, digits),
+        },
+        RowQuantity {
+            name: "rgm_eq6_eps",
+            keys: &["eps_star", "eta", "d", "alpha"],
             what: "an RGM bound",
             eval: |p, digits, _| {
+                let (es, eta) = (p.scalar("eps_star")?, p.scalar("eta")?);
+                let (d, alpha) = (p.dim("d")?, p.scalar("alpha")?);
+                crate::bounds::rgm::eq6_eps(&es, &eta, d, &alpha, digits)
+            },
+        },
+        RowQuantity {
+            name: "rgm_lemma1_ratio_max",
+            keys: &["eta"],
+            what: "an RGM bound",
+            eval: |p, digits, _| {
+                crate::bounds::rgm::lemma1_ratio_bounds(&p.scalar("eta")?, digits).map(|(_, hi)| hi)
+            },
+        },
+        rgm_bound("rgm_tcdp_rho", TCDP_KEYS, tcdp_value::<false, false>),
+        rgm_bound("rgm_tcdp_omega", TCDP_KEYS, tcdp_value::<false, true>),
+        rgm_bound("rgm_gss_tcdp_rho", TCDP_KEYS, tcdp_value::<true, false>),
+        rgm_bound("rgm_gss_tcdp_omega", TCDP_KEYS, tcdp_value::<true, true>),
+        RowQuantity {
+            name: "rgm_worst_case_renyi",
+            keys: &["eta", "gamma", "sigma2", "R", "d", "alpha"],
+            what: "the RGM's exact worst case over neighbouring datasets (HMB Lemma 2)",
+            eval: |p, digits, _| {
                 let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
-                let (d, delta) = (p.dim("d")?, p.scalar("delta")?);
-                crate::bounds::rgm::optimized_dp_eps(&eta, &gamma, d, &delta, digits)
-                    .map(|(eps, _alpha)| eps)
+                let (sigma2, r) = (p.scalar("sigma2")?, p.scalar("R")?);
+                let wc = RgmWorstCase::new(&eta, &gamma, &sigma2, &r, p.dim("d")?)?;
+                wc.renyi(&p.scalar("alpha")?, digits)
             },
         },
     ],
     controls: CONTROLS,
 };
+
+/// The keys of eq. (45) optimised over α.
+const OPT_KEYS: &[&str] = &["eta", "gamma", "d", "delta"];
+/// The keys of the tCDP forms.
+const TCDP_KEYS: &[&str] = &["eta", "gamma", "d"];
+
+/// A paper quantity of HMB ("an RGM bound").
+const fn rgm_bound(
+    name: &'static str,
+    keys: &'static [&'static str],
+    eval: fn(ParamLookup<'_>, u32, bool) -> Result<crate::numeric::mp::Certified>,
+) -> RowQuantity {
+    RowQuantity {
+        name,
+        keys,
+        what: "an RGM bound",
+        eval,
+    }
+}
+
+/// Eq. (45) minimised over α (HMB App. A.5): the ε, or the minimising α* if `ALPHA`.
+fn optimized_value<const ALPHA: bool>(
+    p: ParamLookup<'_>,
+    digits: u32,
+    _quadrature: bool,
+) -> Result<crate::numeric::mp::Certified> {
+    let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
+    let (d, delta) = (p.dim("d")?, p.scalar("delta")?);
+    let (eps, alpha) = crate::bounds::rgm::optimized_dp_eps(&eta, &gamma, d, &delta, digits)?;
+    Ok(if ALPHA { alpha } else { eps })
+}
+
+/// ρ (or ω if `OMEGA`) of HMB's tCDP form of §4.1 (or of App. A.6, Proposition 4, if `GSS`).
+fn tcdp_value<const GSS: bool, const OMEGA: bool>(
+    p: ParamLookup<'_>,
+    digits: u32,
+    _quadrature: bool,
+) -> Result<crate::numeric::mp::Certified> {
+    use crate::bounds::rgm::TcdpForm;
+    let form = if GSS {
+        TcdpForm::GaussianSmoothSensitivity
+    } else {
+        TcdpForm::Theorem1
+    };
+    let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
+    let t = crate::bounds::rgm::tcdp(form, &eta, &gamma, p.dim("d")?, digits)?;
+    Ok(if OMEGA { t.omega } else { t.rho })
+}
 
 /// The spec's values of `keys`, in order (`None` if one is absent: the reader has required them).
 fn spec_values<const N: usize>(p: &SpecParams<'_>, keys: [&str; N]) -> Option<[Scalar; N]> {

@@ -1,210 +1,67 @@
 //! Claims of Hendrikx, Mangold & Bellet (seed 003): Theorem 1, Corollary 1, eqs. (45)–(47), A.4 and A.6.
 
 use super::{
-    cert, dec, le, n, n6, rgm_max_renyi, rounds_to, sc, verdict, ClaimRow, Command, Decide,
-    Outcome, Verdict, DIGITS, P,
+    cert, dec, le, n, n6, rounds_to, sc, verdict, ClaimRow, Decider, Outcome, Verdict, DIGITS, P,
 };
 use crate::bounds::conversion::mironov_mp;
-use crate::bounds::rgm::{
-    corollary1_eps, eq6_eps, lemma1_ratio_bounds, optimized_dp_eps, relative_sensitivity_holds,
-    tcdp, theorem1_alpha_sup, theorem1_eps, TcdpForm,
-};
-use crate::bounds::rho::rho_bar;
-use crate::divergence::{self, Method, Pair};
-use crate::mechanisms::rgm::RgmWorstCase;
+use crate::error::Result;
 use crate::scalar::Scalar;
 use rug::Float;
 
-// ---------------------------------------------------------------------------------------------
-// HMB (seed 003)
-// ---------------------------------------------------------------------------------------------
-
-/// The parameters of the example after HMB Corollary 1, as `dpaudit eval` params.
-pub(super) const HMB_EX: &str = "eta=0.001;gamma=0.0001;d=10;delta=1e-8";
-
-/// The example after HMB Corollary 1: (η, γ, d, δ).
-pub(super) fn hmb_example() -> (Scalar, Scalar, u32, Scalar) {
-    (sc("0.001"), sc("0.0001"), 10, sc("1e-8"))
+/// The (η, γ, d, δ) of eval row `id` (the example after HMB Corollary 1).
+fn example(row: &ClaimRow, id: &str) -> Result<(Scalar, Scalar, u32, Scalar)> {
+    let s = |k: &str| row.scalar(id, k);
+    Ok((s("eta")?, s("gamma")?, row.dim(id, "d")?, s("delta")?))
 }
 
-/// The extreme feasible pair of `hmb-thm1-exact`: (d, gamma, sigma^2, n1, n2, dist).
-const TH1_PAIR: (&str, &str, &str, &str, &str, &str) =
-    ("10", "0.01", "96", "1000000", "1010000", "10000");
+/// One of HMB's tCDP forms, (ρ, ω), from two eval rows of the claim.
+struct Tcdp {
+    rho: crate::numeric::mp::Certified,
+    omega: crate::numeric::mp::Certified,
+}
 
-/// The d = 1 pair at the boundary of the A.6 rows: (gamma, sigma^2, n1, n2, dist).
-const GSS_PAIR: (&str, &str, &str, &str, &str) = ("0.01", "100", "1000000", "1010000", "10000");
+impl Tcdp {
+    fn of(row: &ClaimRow, rho: &str, omega: &str) -> Result<Tcdp> {
+        Ok(Tcdp {
+            rho: row.figure_at(rho, &[])?,
+            omega: row.figure_at(omega, &[])?,
+        })
+    }
+}
 
-/// The rows of this file, in table order.
-pub(super) const ROWS: &[ClaimRow] = &[
-    ClaimRow {
-        id: "hmb-cor1-example",
-        source: "seed 003 (HMB), §4, example after Corollary 1 (eq. (44))",
-        statement: "for eta = 1e-3, d = 10, delta = 1e-8, gamma = 100 eta^2 the RGM is (eps, delta)-DP with eps ≈ 0.86",
-        command: Command::Eval(&[("cor1", "rgm_corollary1_eps", "rgm", HMB_EX)]),
-        decide: Decide::Direct(hmb_cor1_example),
-    },
-    ClaimRow {
-        id: "hmb-cor1-example-condition",
-        source: "seed 003 (HMB), §4, Corollary 1 assumption, applied to its example",
-        statement: "the example satisfies Corollary 1's assumption 1/gamma >= 4(2+eta)^2 log(1/delta) (or d >= 4 log(1/delta)/(1+eta)^2)",
-        command: Command::Eval(&[("cor1", "rgm_corollary1_eps", "rgm", HMB_EX)]),
-        decide: Decide::Direct(hmb_cor1_example_condition),
-    },
-    ClaimRow {
-        id: "hmb-eq45-example",
-        source: "seed 003 (HMB), App. A.5, eq. (45) (minimum over alpha of eps(alpha) + log(1/delta)/(alpha-1)), at the Corollary 1 example",
-        statement: "eq. (45) is at most the Corollary 1 value (the corollary upper-bounds it, eqs. (46)-(47)); docs/formulas.md §5.3 gives 0.6507 at alpha* = 54.98",
-        command: Command::Eval(&[
-            ("eq45", "rgm_optimized_dp_eps", "rgm", HMB_EX),
-            ("cor1", "rgm_corollary1_eps", "rgm", HMB_EX),
-        ]),
-        decide: Decide::Direct(hmb_eq45_example),
-    },
-    ClaimRow {
-        id: "hmb-eq47-misprint",
-        source: "seed 003 (HMB), App. A.5, last line of eq. (47)",
-        statement: "g(alpha) <= chi + sqrt(chi log(1/delta)) + sqrt(chi log(1/delta)) <= chi + 2 sqrt(chi) log(1/delta)",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_eq47_misprint),
-    },
-    ClaimRow {
-        id: "hmb-thm1-exact",
-        source: "seed 003 (HMB), §4, Theorem 1, eq. (5)",
-        statement: "RGM_{gamma,sigma} is (alpha, eps(alpha))-RDP with eps(alpha) = alpha eta^2/(2 gamma) (1 + gamma d (2+eta)^2 (1+eta)^2)/(1 - eta(alpha-1)(2+eta))",
-        command: Command::Eval(&[
-            ("bound", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=10;alpha=5"),
-            ("p12", "renyi", "rgm", "d=10;gamma=0.01;sigma2=96;n1=1000000;n2=1010000;dist=10000;eta=0.01;R=1;alpha=5"),
-            ("p21", "renyi", "rgm", "d=10;gamma=0.01;sigma2=96;n1=1010000;n2=1000000;dist=10000;eta=0.01;R=1;alpha=5"),
-        ]),
-        decide: Decide::Direct(hmb_thm1_exact),
-    },
-    ClaimRow {
-        id: "hmb-thm1-worst-case",
-        source: "seed 003 (HMB), §4, Theorem 1, eq. (5), and App. A.4",
-        statement: "every pair admitted by Def. 2 has D_alpha <= eps(alpha) of eq. (5); the dimension term is loose by about a factor 2 for small eta",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_thm1_worst_case),
-    },
-    ClaimRow {
-        id: "hmb-thm1-range",
-        source: "seed 003 (HMB), §4, Theorem 1, condition 1 <= alpha < (1+eta)^2/(2 eta + eta^2) (eqs. (14)-(15))",
-        statement: "Theorem 1's bound holds for alpha below (1+eta)^2/(2 eta + eta^2); the range is needed",
-        command: Command::Eval(&[
-            ("sup_out", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=10;alpha=51"),
-            ("exact_out", "renyi", "rgm", "d=10;gamma=0.01;sigma2=1e-8;n1=1.01;n2=1;dist=0.01;alpha=51"),
-            ("exact_in", "renyi", "rgm", "d=10;gamma=0.01;sigma2=1e-8;n1=1.01;n2=1;dist=0.01;alpha=50"),
-            ("bound_in", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=10;alpha=50"),
-        ]),
-        decide: Decide::Direct(hmb_thm1_range),
-    },
-    ClaimRow {
-        id: "hmb-thm1-eps-lower",
-        source: "seed 003 (HMB), §4, remark after Theorem 1",
-        statement: "Theorem 1 implies eps >= 2 alpha eta^2 d",
-        command: Command::Eval(&[("bound", "rgm_theorem1_eps", "rgm", "eta=0.001;gamma=0.0001;d=10;alpha=2")]),
-        decide: Decide::Direct(hmb_thm1_eps_lower),
-    },
-    ClaimRow {
-        id: "hmb-eq6",
-        source: "seed 003 (HMB), §4, eq. (6)",
-        statement: "with gamma = alpha eta^2/(2 eps*) and sigma^2 = gamma R^2/eta^2, Theorem 1 reads eps = eps*/(1 - eta(alpha-1)(2+eta)) + alpha d eta^2 (2+eta)^2 (1+eta)^2/(2(1 - eta(alpha-1)(2+eta)))",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_eq6),
-    },
-    ClaimRow {
-        id: "hmb-a4-tightness",
-        source: "seed 003 (HMB), §4 'Tightness' and App. A.4, eqs. (39)-(42)",
-        statement: "the second (dimension) term of Theorem 1 is tight up to a factor 1/2 in the limit of small eta",
-        command: Command::Eval(&[
-            ("exact", "renyi", "gaussian_dd", "dist=0;sigma1=1.0001;sigma2=1;d=1;alpha=2"),
-            ("b1", "rgm_theorem1_eps", "rgm", "eta=0.0001;gamma=1;d=1;alpha=2"),
-            ("b2", "rgm_theorem1_eps", "rgm", "eta=0.0001;gamma=1;d=2;alpha=2"),
-        ]),
-        decide: Decide::Direct(hmb_a4_tightness),
-    },
-    ClaimRow {
-        id: "hmb-tcdp-s41",
-        source: "seed 003 (HMB), §4 'Truncated Concentrated DP' after Theorem 1",
-        statement: "Theorem 1 can directly be turned into a (eta^2[1/gamma + d(2+eta)^2(1+eta)^2], 1 + (2 eta(2+eta))^-1)-tCDP result",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_tcdp_s41),
-    },
-    ClaimRow {
-        id: "hmb-a6-second-tcdp",
-        source: "seed 003 (HMB), App. A.6, last display ('Alternatively, ...')",
-        statement: "Theorem 1 gives a (eta^2/gamma + eta^2 d (2+eta)^2/2], 1 + (2 eta(2+eta))^-1)-tCDP result, using alpha - 1 < (2 eta + eta^2)^-1 => [1 - eta(alpha-1)(2+eta)]^-1 <= 2",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_second_tcdp),
-    },
-    ClaimRow {
-        id: "hmb-a6-eq50",
-        source: "seed 003 (HMB), App. A.6, eq. (50)",
-        statement: "|g(x) - g(y)| <= log((1+eta)^2) <= 2 eta, so Delta_g = 2 eta",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_eq50),
-    },
-    ClaimRow {
-        id: "hmb-a6-gss-d1",
-        source: "seed 003 (HMB), App. A.6, Proposition 4 applied to the RGM (eqs. (49)-(51))",
-        statement: "for d = 1 and sigma^2 = gamma R^2/eta^2, RGM_{gamma,sigma} is (4 eta^2 + eta^2/gamma, 1/(4 eta))-tCDP",
-        command: Command::Eval(&[
-            ("p12", "renyi", "rgm", "d=1;gamma=0.01;sigma2=100;n1=1000000;n2=1010000;dist=10000;eta=0.01;R=1;alpha=20"),
-            ("p21", "renyi", "rgm", "d=1;gamma=0.01;sigma2=100;n1=1010000;n2=1000000;dist=10000;eta=0.01;R=1;alpha=20"),
-        ]),
-        decide: Decide::Direct(hmb_a6_gss_d1),
-    },
-    ClaimRow {
-        id: "hmb-a6-gss-dimension",
-        source: "seed 003 (HMB), App. A.6, closing paragraph",
-        statement: "Proposition 4 recovers Theorem 1 only if R(x) is real (d = 1); Theorem 1 is what extends to R^d",
-        command: Command::Eval(&[
-            ("p12", "renyi", "rgm", "d=1000;gamma=0.01;sigma2=100;n1=1000000;n2=1010000;dist=10000;eta=0.01;R=1;alpha=2"),
-            ("p21", "renyi", "rgm", "d=1000;gamma=0.01;sigma2=100;n1=1010000;n2=1000000;dist=10000;eta=0.01;R=1;alpha=2"),
-            ("thm1", "rgm_theorem1_eps", "rgm", "eta=0.01;gamma=0.01;d=1000;alpha=2"),
-        ]),
-        decide: Decide::Direct(hmb_a6_gss_dimension),
-    },
-    ClaimRow {
-        id: "hmb-a6-gss-eta",
-        source: "seed 003 (HMB), App. A.6, paragraph after the tCDP forms",
-        statement: "the guarantees obtained (Proposition 4 vs Theorem 1) are very similar for eta < 1",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_gss_eta),
-    },
-    ClaimRow {
-        id: "hmb-a6-factor2",
-        source: "seed 003 (HMB), App. A.6, paragraph after the tCDP forms",
-        statement: "our bound improves the guarantees obtained by GSS by a factor of 2 for small eta",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_a6_factor2),
-    },
-    ClaimRow {
-        id: "hmb-eq12-rho",
-        source: "seed 003 (HMB), §5, Proposition 3, eq. (12), and App. eq. (74)",
-        statement: "rho_bar of eq. (74) (1/(d(2 pi)^(d/2)) times the integral of min(||u||^2, R_c^2) e^(-||u||^2/2)) is <= 1; Prop. 3's rho of eq. (12) carries 1/(2d(2 pi)^(d/2)), i.e. rho = rho_bar/2",
-        command: Command::Eval(&[("rb", "rho_bar", "gaussian", "d=22;Rc=7")]),
-        decide: Decide::Direct(hmb_eq12_rho),
-    },
-    ClaimRow {
-        id: "hmb-eq74-remark",
-        source: "seed 003 (HMB), App. (remark after eq. (74))",
-        statement: "rho_bar depends only on R_c and is close to 1, for instance when R_c^2 >= 2d",
-        command: Command::Eval(&[("rb", "rho_bar", "gaussian", "d=22;Rc=6.6332495807107996982298151670576204620")]),
-        decide: Decide::Direct(hmb_eq74_remark),
-    },
+/// The decisions of this file.
+pub(super) const DECIDERS: &[Decider] = &[
+    Decider::direct("hmb-cor1-example", hmb_cor1_example),
+    Decider::direct("hmb-cor1-example-condition", hmb_cor1_example_condition),
+    Decider::direct("hmb-eq45-example", hmb_eq45_example),
+    Decider::direct("hmb-eq47-misprint", hmb_eq47_misprint),
+    Decider::direct("hmb-thm1-exact", hmb_thm1_exact),
+    Decider::direct("hmb-thm1-worst-case", hmb_thm1_worst_case),
+    Decider::direct("hmb-thm1-range", hmb_thm1_range),
+    Decider::direct("hmb-thm1-eps-lower", hmb_thm1_eps_lower),
+    Decider::direct("hmb-eq6", hmb_eq6),
+    Decider::direct("hmb-a4-tightness", hmb_a4_tightness),
+    Decider::direct("hmb-tcdp-s41", hmb_tcdp_s41),
+    Decider::direct("hmb-a6-second-tcdp", hmb_a6_second_tcdp),
+    Decider::direct("hmb-a6-eq50", hmb_a6_eq50),
+    Decider::direct("hmb-a6-gss-d1", hmb_a6_gss_d1),
+    Decider::direct("hmb-a6-gss-dimension", hmb_a6_gss_dimension),
+    Decider::direct("hmb-a6-gss-eta", hmb_a6_gss_eta),
+    Decider::direct("hmb-a6-factor2", hmb_a6_factor2),
+    Decider::direct("hmb-eq12-rho", hmb_eq12_rho),
+    Decider::direct("hmb-eq74-remark", hmb_eq74_remark),
 ];
 
-fn hmb_cor1_example() -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let e = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
-    let chi = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?.rho;
+fn hmb_cor1_example(row: &ClaimRow) -> Outcome {
+    let e = row.figure("cor1")?;
+    let chi = row.figure_at("chi", &[])?;
     let root = Float::with_val(P, &e.value - &chi.value);
     let ok = rounds_to(&e.value, "0.86", 2);
     let diff = Float::with_val(P, &e.value - 0.86f64);
     // Independent check of the privacy statement itself: eq. (45), Theorem 1 converted
     // with alpha optimised (Theorem 1 is checked against the exact worst case in
     // hmb-thm1-worst-case).
-    let (e45, _) = optimized_dp_eps(&eta, &gamma, d, &delta, DIGITS)?;
+    let e45 = row.figure("eq45")?;
     let guarantee_true = e45.value <= 0.86f64;
     let v = if ok {
         Verdict::Holds
@@ -231,9 +88,9 @@ fn hmb_cor1_example() -> Outcome {
             ))
 }
 
-fn hmb_cor1_example_condition() -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let ok = corollary1_eps(&eta, &gamma, d, &delta, DIGITS).is_ok();
+fn hmb_cor1_example_condition(row: &ClaimRow) -> Outcome {
+    let (eta, gamma, _, delta) = example(row, "cor1")?;
+    let ok = row.figure("cor1").is_ok();
     let l = Float::with_val(P, delta.mp(P).recip().ln());
     let rhs = Float::with_val(P, eta.mp(P) + 2u32).square() * &l * 4u32;
     let inv_g = Float::with_val(P, gamma.mp(P).recip());
@@ -249,15 +106,15 @@ fn hmb_cor1_example_condition() -> Outcome {
             ))
 }
 
-fn hmb_eq45_example() -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let (e45, astar) = optimized_dp_eps(&eta, &gamma, d, &delta, DIGITS)?;
-    let cor = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
+fn hmb_eq45_example(row: &ClaimRow) -> Outcome {
+    let delta = row.scalar("eq45", "delta")?;
+    let (e45, astar) = (row.figure("eq45")?, row.figure_at("alpha_star", &[])?);
+    let cor = row.figure("cor1")?;
     // Cross-check: Theorem 1 at alpha* converted by Mironov Prop. 3.
     let a = Scalar::from_float(&astar.value);
-    let th = theorem1_eps(&eta, &gamma, d, &a, DIGITS)?;
+    let th = row.figure_at("thm1", &[("alpha", a)])?;
     let g = mironov_mp(&th.value, &astar.value, &delta.mp(P))?;
-    let sup = theorem1_alpha_sup(&eta, DIGITS)?;
+    let sup = row.figure_at("sup", &[])?;
     let agree =
         Float::with_val(P, &g - &e45.value).abs() <= Float::with_val(P, &e45.value * 1e-12f64);
     let holds = le(&e45.value, &cor.value)
@@ -279,10 +136,10 @@ fn hmb_eq45_example() -> Outcome {
             ))
 }
 
-fn hmb_eq47_misprint() -> Outcome {
-    let (eta, gamma, d, delta) = hmb_example();
-    let cor = corollary1_eps(&eta, &gamma, d, &delta, DIGITS)?;
-    let chi = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?.rho.value;
+fn hmb_eq47_misprint(row: &ClaimRow) -> Outcome {
+    let delta = row.scalar("cor1", "delta")?;
+    let cor = row.figure_at("cor1", &[])?;
+    let chi = row.figure_at("chi", &[])?.value;
     let l = Float::with_val(P, delta.mp(P).recip().ln());
     let printed = Float::with_val(P, &chi + Float::with_val(P, chi.sqrt_ref()) * &l * 2u32);
     let meant = Float::with_val(P, &chi + Float::with_val(P, &chi * &l).sqrt() * 2u32);
@@ -312,15 +169,14 @@ fn hmb_eq47_misprint() -> Outcome {
             ))
 }
 
-fn hmb_thm1_exact() -> Outcome {
-    let (d, gamma, sigma2, n1, n2, dist) = TH1_PAIR;
-    let (eta, alpha) = (sc("0.01"), sc("5"));
-    let feasible = relative_sensitivity_holds(&eta, &sc("1"), &sc(n1), &sc(n2), &sc(dist));
-    let bound = theorem1_eps(&eta, &sc(gamma), 10, &alpha, DIGITS)?;
-    let _ = d;
-    let exact = rgm_max_renyi(10, gamma, sigma2, n1, n2, dist, &alpha)?;
+fn hmb_thm1_exact(row: &ClaimRow) -> Outcome {
+    // The bound and the exact divergence of both orders, by `dpaudit eval`: the rows (eta, R)
+    // are checked for the relative sensitivity of Def. 2 (refused if the pair is not feasible).
+    let bound = row.figure("bound")?;
+    let (p12, p21) = (row.figure("p12")?, row.figure("p21")?);
+    let exact = if p12.value >= p21.value { p12 } else { p21 };
     let ratio = Float::with_val(P, &exact.value / &bound.value);
-    let holds = feasible && le(&exact.value, &bound.value);
+    let holds = le(&exact.value, &bound.value);
     Ok((
                 format!("exact D_5 = {} vs eps(5) = {}", n(&exact.value), n(&bound.value)),
                 verdict(holds),
@@ -335,23 +191,19 @@ fn hmb_thm1_exact() -> Outcome {
             ))
 }
 
-fn hmb_thm1_worst_case() -> Outcome {
-    let (eta, gamma, alpha) = (sc("0.01"), sc("0.01"), sc("5"));
-    let wc = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), 10)?;
-    let exact = wc.renyi(&alpha, DIGITS)?;
-    let bound = theorem1_eps(&eta, &gamma, 10, &alpha, DIGITS)?;
-    // The d-terms alone: both sides are linear in d, so the difference between d = 20
-    // and d = 10 isolates ten dimensions' worth of each.
-    let wc20 = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), 20)?;
-    let exact_d = Float::with_val(P, &wc20.renyi(&alpha, DIGITS)?.value - &exact.value);
-    let bound_d = Float::with_val(
-        P,
-        &theorem1_eps(&eta, &gamma, 20, &alpha, DIGITS)?.value - &bound.value,
-    );
+fn hmb_thm1_worst_case(row: &ClaimRow) -> Outcome {
+    let exact = row.figure_at("wc", &[])?;
+    let bound = row.figure_at("bound", &[])?;
+    // The d-terms alone: both sides are linear in d, so the difference between twice the
+    // dimension and the dimension isolates that many dimensions' worth of each.
+    let d2 = [("d", Scalar::from(2 * row.dim("wc", "d")?))];
+    let exact_d = Float::with_val(P, &row.figure_at("wc", &d2)?.value - &exact.value);
+    let bound_d = Float::with_val(P, &row.figure_at("bound", &d2)?.value - &bound.value);
     let ratio = Float::with_val(P, &exact.value / &bound.value);
     let dratio = Float::with_val(P, &exact_d / &bound_d);
-    let sup = theorem1_alpha_sup(&eta, DIGITS)?;
-    let beyond = wc.renyi(&Scalar::from(sup.value.to_f64() * (1.0 + 1e-9)), DIGITS)?;
+    let sup = row.figure_at("sup", &[])?;
+    let past = Scalar::from(sup.value.to_f64() * (1.0 + 1e-9));
+    let beyond = row.figure_at("wc", &[("alpha", past)])?;
     let holds = le(&exact.value, &bound.value) && beyond.value.is_infinite();
     Ok((
                 format!(
@@ -373,24 +225,19 @@ fn hmb_thm1_worst_case() -> Outcome {
             ))
 }
 
-fn hmb_thm1_range() -> Outcome {
-    let eta = sc("0.01");
-    let gamma = sc("0.01");
-    let sup = theorem1_alpha_sup(&eta, DIGITS)?;
-    let (a_in, a_out) = (sc("50"), sc("51"));
-    let in_range = sup.value > 50 && sup.value < 51;
-    let refused = theorem1_eps(&eta, &gamma, 10, &a_out, DIGITS).is_err();
-    let pair = Pair::rgm(
-        10,
-        gamma.clone(),
-        sc("1e-8"),
-        sc("1.01"),
-        sc("1"),
-        sc("0.01"),
-    )?;
-    let out_d = divergence::renyi(&pair, &a_out, DIGITS, Method::Auto)?;
-    let in_d = rgm_max_renyi(10, "0.01", "1e-8", "1.01", "1", "0.01", &a_in)?;
-    let in_b = theorem1_eps(&eta, &gamma, 10, &a_in, DIGITS)?;
+fn hmb_thm1_range(row: &ClaimRow) -> Outcome {
+    let sup = row.figure_at("sup", &[])?;
+    let (a_in, a_out) = (
+        row.scalar("exact_in", "alpha")?,
+        row.scalar("exact_out", "alpha")?,
+    );
+    let in_range = sup.value > a_in.mp(P) && sup.value < a_out.mp(P);
+    let refused = row.figure("sup_out").is_err();
+    // The exact divergence just outside the range, of the order that diverges, through the
+    // registry (+infinity is a value here); just inside, the larger order.
+    let out_d = row.figure_at("exact_out", &[])?;
+    let in_d = row.max_orders_at("exact_in", &[])?;
+    let in_b = row.figure("bound_in")?;
     let holds = in_range && refused && out_d.value.is_infinite() && le(&in_d.value, &in_b.value);
     Ok((
                 format!(
@@ -414,13 +261,14 @@ fn hmb_thm1_range() -> Outcome {
             ))
 }
 
-fn hmb_thm1_eps_lower() -> Outcome {
-    let (eta, gamma, d, _) = hmb_example();
+fn hmb_thm1_eps_lower(row: &ClaimRow) -> Outcome {
+    let (eta, d) = (row.scalar("bound", "eta")?, row.dim("bound", "d")?);
     let mut worst = Float::with_val(P, f64::INFINITY);
     let mut fig = String::new();
-    for (g, a) in [(&gamma, "2"), (&sc("1e6"), "2"), (&sc("1e6"), "400")] {
-        let e = theorem1_eps(&eta, g, d, &sc(a), DIGITS)?;
-        let lb = Float::with_val(P, eta.mp(P).square()) * sc(a).mp(P) * (2 * d);
+    for ga in row.tuples("gamma_alpha")? {
+        let (g, a): (Scalar, Scalar) = (ga[0].parse()?, ga[1].parse()?);
+        let e = row.figure_at("bound", &[("gamma", g), ("alpha", a.clone())])?;
+        let lb = Float::with_val(P, eta.mp(P).square()) * a.mp(P) * (2 * d);
         let r = Float::with_val(P, &e.value / &lb);
         if fig.is_empty() {
             fig = format!("eps(2) = {} vs 2 alpha eta^2 d = {}", n(&e.value), n(&lb));
@@ -441,11 +289,12 @@ fn hmb_thm1_eps_lower() -> Outcome {
             ))
 }
 
-fn hmb_eq6() -> Outcome {
-    let (es, eta, alpha) = (sc("0.5"), sc("0.01"), sc("2"));
-    let e6 = eq6_eps(&es, &eta, 10, &alpha, DIGITS)?;
+fn hmb_eq6(row: &ClaimRow) -> Outcome {
+    let s = |k: &str| row.scalar("e6", k);
+    let (es, eta, alpha) = (s("eps_star")?, s("eta")?, s("alpha")?);
+    let e6 = row.figure_at("e6", &[])?;
     let g = Float::with_val(P, alpha.mp(P) * eta.mp(P).square()) / (es.mp(P) * 2u32);
-    let e5 = theorem1_eps(&eta, &Scalar::from_float(&g), 10, &alpha, DIGITS)?;
+    let e5 = row.figure_at("e5", &[("gamma", Scalar::from_float(&g))])?;
     let agree =
         Float::with_val(P, &e6.value - &e5.value).abs() <= Float::with_val(P, &e5.value * 1e-13f64);
     Ok((
@@ -459,17 +308,15 @@ fn hmb_eq6() -> Outcome {
             ))
 }
 
-fn hmb_a4_tightness() -> Outcome {
-    let alpha = sc("2");
+fn hmb_a4_tightness(row: &ClaimRow) -> Outcome {
     let mut ratios = Vec::new();
-    for eta in ["0.01", "0.001", "0.0001"] {
+    for eta in row.list("etas")? {
         let s2 = Float::with_val(P, sc(eta).mp(P) + 1u32);
-        let pair = Pair::gaussian_dd(sc("0"), Scalar::from_float(&s2), sc("1"), 1)?;
-        let a = divergence::renyi(&pair, &alpha, DIGITS, Method::Auto)?;
-        let b = divergence::renyi(&pair.swapped(), &alpha, DIGITS, Method::Auto)?;
-        let exact = if a.value > b.value { a.value } else { b.value };
-        let b1 = theorem1_eps(&sc(eta), &sc("1"), 1, &alpha, DIGITS)?;
-        let b2 = theorem1_eps(&sc(eta), &sc("1"), 2, &alpha, DIGITS)?;
+        let exact = row
+            .max_orders_at("exact", &[("sigma1", Scalar::from_float(&s2))])?
+            .value;
+        let b1 = row.figure_at("b1", &[("eta", sc(eta))])?;
+        let b2 = row.figure_at("b2", &[("eta", sc(eta))])?;
         let per_dim = Float::with_val(P, &b2.value - &b1.value);
         ratios.push((eta, Float::with_val(P, exact / per_dim)));
     }
@@ -491,12 +338,11 @@ fn hmb_a4_tightness() -> Outcome {
             ))
 }
 
-fn hmb_tcdp_s41() -> Outcome {
-    let (eta, gamma, d) = (sc("0.01"), sc("0.01"), 100u32);
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?;
+fn hmb_tcdp_s41(row: &ClaimRow) -> Outcome {
+    let t = Tcdp::of(row, "rho", "omega")?;
     // eps(alpha)/alpha increases in alpha: check it at alpha just below omega.
     let a = Float::with_val(P, &t.omega.value - 1e-9f64);
-    let e = theorem1_eps(&eta, &gamma, d, &Scalar::from_float(&a), DIGITS)?;
+    let e = row.figure_at("thm1", &[("alpha", Scalar::from_float(&a))])?;
     let per = Float::with_val(P, &e.value / &a);
     let holds = le(&per, &t.rho.value);
     Ok((
@@ -511,9 +357,13 @@ fn hmb_tcdp_s41() -> Outcome {
             ))
 }
 
-fn hmb_a6_second_tcdp() -> Outcome {
-    let (eta, gamma, d) = (sc("0.01"), sc("0.01"), 100u32);
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, d, DIGITS)?;
+fn hmb_a6_second_tcdp(row: &ClaimRow) -> Outcome {
+    let (eta, gamma, d) = (
+        row.scalar("rho", "eta")?,
+        row.scalar("rho", "gamma")?,
+        row.dim("rho", "d")?,
+    );
+    let t = Tcdp::of(row, "rho", "omega")?;
     let e = eta.mp(P);
     let e2 = Float::with_val(P, e.square_ref());
     let rho_a6 = Float::with_val(P, &e2 / gamma.mp(P))
@@ -521,17 +371,16 @@ fn hmb_a6_second_tcdp() -> Outcome {
     // An alpha inside (1, omega): 90% of the way to omega.
     let am1 = Float::with_val(P, &t.omega.value - 1u32) * 0.9f64;
     let a = Float::with_val(P, &am1 + 1u32);
-    let eps = theorem1_eps(&eta, &gamma, d, &Scalar::from_float(&a), DIGITS)?;
+    let eps = row.figure_at("thm1", &[("alpha", Scalar::from_float(&a))])?;
     let per = Float::with_val(P, &eps.value / &a);
     let gap = !le(&per, &rho_a6);
     // Independent check: the exact supremum of D_alpha over every admissible pair
     // (sigma^2 = gamma R^2/eta^2 = 100, R = 1) against rho alpha, alpha up to omega.
-    let wc = RgmWorstCase::new(&eta, &gamma, &sc("100"), &sc("1"), d)?;
     let mut worst: Option<(Float, Float)> = None;
     for frac in [0.5f64, 0.9, 0.99, 0.999] {
         let am1 = Float::with_val(P, &t.omega.value - 1u32) * frac;
         let al = Float::with_val(P, &am1 + 1u32);
-        let ex = wc.renyi(&Scalar::from_float(&al), DIGITS)?;
+        let ex = row.figure_at("wc", &[("alpha", Scalar::from_float(&al))])?;
         let r = Float::with_val(P, &ex.value / &al) / &rho_a6;
         if worst.as_ref().is_none_or(|w| r > w.1) {
             worst = Some((al, r));
@@ -577,10 +426,10 @@ fn hmb_a6_second_tcdp() -> Outcome {
             ))
 }
 
-fn hmb_a6_eq50() -> Outcome {
+fn hmb_a6_eq50(row: &ClaimRow) -> Outcome {
     let mut worst = Float::with_val(P, 0u32);
-    for eta in ["0.001", "0.01", "0.1", "0.24"] {
-        let (_, hi) = lemma1_ratio_bounds(&sc(eta), DIGITS)?;
+    for eta in row.list("etas")? {
+        let hi = row.figure_at("ratio", &[("eta", sc(eta))])?;
         let r = Float::with_val(P, hi.value.ln_ref()) / (sc(eta).mp(P) * 2u32);
         if r > worst {
             worst = r;
@@ -597,19 +446,11 @@ fn hmb_a6_eq50() -> Outcome {
             ))
 }
 
-fn hmb_a6_gss_d1() -> Outcome {
-    let (gamma, sigma2, n1, n2, dist) = GSS_PAIR;
-    let eta = sc("0.01");
-    let t = tcdp(
-        TcdpForm::GaussianSmoothSensitivity,
-        &eta,
-        &sc(gamma),
-        1,
-        DIGITS,
-    )?;
+fn hmb_a6_gss_d1(row: &ClaimRow) -> Outcome {
+    let t = Tcdp::of(row, "gss_rho", "gss_omega")?;
     let mut worst = Float::with_val(P, 0u32);
-    for a in ["1.5", "2", "5", "20", "24.9"] {
-        let ex = rgm_max_renyi(1, gamma, sigma2, n1, n2, dist, &sc(a))?;
+    for a in row.list("alphas")? {
+        let ex = row.max_orders_at("p12", &[("alpha", sc(a))])?;
         let r = Float::with_val(P, &ex.value / (sc(a).mp(P) * &t.rho.value));
         if r > worst {
             worst = r;
@@ -627,28 +468,15 @@ fn hmb_a6_gss_d1() -> Outcome {
             ))
 }
 
-fn hmb_a6_gss_dimension() -> Outcome {
-    let (gamma, sigma2, n1, n2, dist) = GSS_PAIR;
-    let eta = sc("0.01");
-    let alpha = sc("2");
-    let t = tcdp(
-        TcdpForm::GaussianSmoothSensitivity,
-        &eta,
-        &sc(gamma),
-        1,
-        DIGITS,
-    )?;
-    let refused = tcdp(
-        TcdpForm::GaussianSmoothSensitivity,
-        &eta,
-        &sc(gamma),
-        1000,
-        DIGITS,
-    )
-    .is_err();
-    let ex = rgm_max_renyi(1000, gamma, sigma2, n1, n2, dist, &alpha)?;
-    let gss = Float::with_val(P, &t.rho.value * 2u32);
-    let th = theorem1_eps(&eta, &sc(gamma), 1000, &alpha, DIGITS)?;
+fn hmb_a6_gss_dimension(row: &ClaimRow) -> Outcome {
+    let t = row.figure_at("gss_rho", &[])?;
+    // The A.6 form at the pair's dimension: refused unless d = 1.
+    let refused = row
+        .figure_at("gss_rho", &[("d", row.scalar("p12", "d")?)])
+        .is_err();
+    let ex = row.max_orders_at("p12", &[])?;
+    let gss = Float::with_val(P, &t.value * 2u32);
+    let th = row.figure("thm1")?;
     let holds = refused && ex.value > gss && le(&ex.value, &th.value);
     Ok((
                 format!("d = 1000, alpha = 2: exact D = {} vs GSS rho alpha = {} vs eq. (5) = {}", n(&ex.value), n(&gss), n(&th.value)),
@@ -663,10 +491,10 @@ fn hmb_a6_gss_dimension() -> Outcome {
             ))
 }
 
-fn hmb_a6_gss_eta() -> Outcome {
-    let (eta, gamma) = (sc("0.3"), sc("0.01"));
-    let gss = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS);
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, 1, DIGITS)?;
+fn hmb_a6_gss_eta(row: &ClaimRow) -> Outcome {
+    let eta = row.scalar("omega", "eta")?;
+    let gss = row.figure_at("gss_rho", &[]);
+    let t = Tcdp::of(row, "rho", "omega")?;
     let omega_gss = Float::with_val(P, eta.mp(P) * 4u32).recip();
     let vacuous = gss.is_err() && omega_gss <= 1;
     Ok((
@@ -681,10 +509,10 @@ fn hmb_a6_gss_eta() -> Outcome {
             ))
 }
 
-fn hmb_a6_factor2() -> Outcome {
-    let (eta, gamma) = (sc("0.001"), sc("0.0001"));
-    let gss = tcdp(TcdpForm::GaussianSmoothSensitivity, &eta, &gamma, 1, DIGITS)?;
-    let t = tcdp(TcdpForm::Theorem1, &eta, &gamma, 1, DIGITS)?;
+fn hmb_a6_factor2(row: &ClaimRow) -> Outcome {
+    let (eta, gamma) = (row.scalar("rho", "eta")?, row.scalar("rho", "gamma")?);
+    let gss = Tcdp::of(row, "gss_rho", "gss_omega")?;
+    let t = Tcdp::of(row, "rho", "omega")?;
     let e = eta.mp(P);
     let e2 = Float::with_val(P, e.square_ref());
     let base = Float::with_val(P, &e2 / gamma.mp(P));
@@ -713,14 +541,17 @@ fn hmb_a6_factor2() -> Outcome {
             ))
 }
 
-fn hmb_eq12_rho() -> Outcome {
+fn hmb_eq12_rho(row: &ClaimRow) -> Outcome {
     let mut worst_half = Float::with_val(P, 0u32);
     let mut max_bar = Float::with_val(P, 0u32);
     let mut fig = String::new();
-    for (d, rc) in [(22u32, "7"), (1, "0.5"), (100, "3"), (1000, "50")] {
-        let rb = rho_bar(d, &sc(rc), DIGITS)?;
+    let at = (row.scalar("rb", "d")?, row.scalar("rb", "Rc")?);
+    for d_rc in row.tuples("d_rc")? {
+        let (d, rc): (Scalar, Scalar) = (d_rc[0].parse()?, d_rc[1].parse()?);
+        let set = [("d", d.clone()), ("Rc", rc.clone())];
+        let rb = row.figure_at("rb", &set)?;
         // The defining integral by radial quadrature, against the closed form.
-        let quad = crate::bounds::rho::rho_bar_quadrature(d, &sc(rc), DIGITS)?;
+        let quad = row.quadrature_at("rb", &set)?;
         let dev = Float::with_val(P, &quad.value - &rb.value).abs() / &rb.value;
         if dev > worst_half {
             worst_half = dev;
@@ -728,7 +559,7 @@ fn hmb_eq12_rho() -> Outcome {
         if rb.value > max_bar {
             max_bar = rb.value.clone();
         }
-        if d == 22 {
+        if (&d, &rc) == (&at.0, &at.1) {
             let half = Float::with_val(P, &rb.value / 2u32);
             fig = format!(
                 "d = 22, R_c = 7: rho_bar = {}, rho = rho_bar/2 = {}",
@@ -751,14 +582,19 @@ fn hmb_eq12_rho() -> Outcome {
             ))
 }
 
-fn hmb_eq74_remark() -> Outcome {
+fn hmb_eq74_remark(row: &ClaimRow) -> Outcome {
     let mut fig = String::new();
     let mut others = Vec::new();
     let mut at22 = Float::new(P);
-    for d in [1u32, 2, 22, 100] {
+    let at = row.dim("rb", "d")?;
+    for d in row.list("ds")? {
+        let d: u32 = d
+            .parse()
+            .map_err(|_| crate::error::Error::invalid("ds", d, "an integer >= 1"))?;
         let rc = Float::with_val(P, 2 * d).sqrt();
-        let r = rho_bar(d, &Scalar::from_float(&rc), DIGITS)?;
-        if d == 22 {
+        let set = [("d", Scalar::from(d)), ("Rc", Scalar::from_float(&rc))];
+        let r = row.figure_at("rb", &set)?;
+        if d == at {
             fig = format!("rho_bar(22, sqrt(44)) = {}", cert(&r));
             at22 = r.value.clone();
         }

@@ -2,7 +2,7 @@
 //! (eq. (8)) and eq. (56), Proposition 1 for a general C, Proposition 2's PTR and Proposition 3
 //! at its acceptance boundary. Derivations in `docs/claims.md`.
 
-use super::{ClaimRow, Command, Decide, Outcome, Verdict};
+use super::{ClaimRow, Decide, Decider, Outcome, Verdict};
 use crate::compare::fmt::fmt_sig;
 use crate::error::Result;
 use crate::train::data::{synthetic, SyntheticSpec};
@@ -195,67 +195,31 @@ pub(crate) fn only_cmd(id: &str) -> String {
 }
 
 /// The rows of this file (only `only` when given); returns the Theorem 2 cases when computed.
-/// The rows of this file, in table order.
-pub(super) const ROWS: &[ClaimRow] = &[
-    ClaimRow {
-        id: "hmb-thm2-eq8",
-        source: "seed 003 (HMB), §5.1, Theorem 2, eq. (8) (proof App. B.1)",
-        statement: "for mu-strongly convex, L-smooth f and tau <= (L+gamma)^-1 (main text; the proof uses ((1+gamma)L)^-1), RGM gradient descent has E||theta_t - theta*||^2 <= (1 - tau mu)^t ||theta_0 - theta*||^2 + tau sigma^2/mu",
-        command: Command::Only,
+/// The decisions of this file.
+pub(super) const DECIDERS: &[Decider] = &[
+    Decider {
+        name: "hmb-thm2-eq8",
         decide: Decide::Thm2(hmb_thm2_eq8),
+        vars: None,
     },
-    ClaimRow {
-        id: "hmb-thm2-step-d1",
-        source: "seed 003 (HMB), §5.1, Theorem 2's step-size condition tau <= (L+gamma)^-1 vs App. B.1's tau <= ((1+gamma)L)^-1",
-        statement: "at d = 1 (where the dimension factor is 1) eq. (8) holds under the main text's step-size condition tau <= (L+gamma)^-1",
-        command: Command::Only,
+    Decider {
+        name: "hmb-thm2-step-d1",
         decide: Decide::Thm2(hmb_thm2_step_d1),
+        vars: None,
     },
-    ClaimRow {
-        id: "hmb-thm2-corrected",
-        source: "dpaudit's correction of seed 003 (HMB) Theorem 2 (docs/claims.md, 'Theorem 2')",
-        statement: "for tau <= ((1 + d gamma)L)^-1: E||theta_t - theta*||^2 <= (1 - tau mu)^t ||theta_0 - theta*||^2 + tau d sigma^2/mu",
-        command: Command::Only,
+    Decider {
+        name: "hmb-thm2-corrected",
         decide: Decide::Thm2(hmb_thm2_corrected),
+        vars: None,
     },
-    ClaimRow {
-        id: "hmb-eq56-convex",
-        source: "seed 003 (HMB), App. B.1, eq. (56) (convex case, mu = 0)",
-        statement: "for convex L-smooth f and the same step size, f(theta_bar_t) - f(theta*) <= ||theta_0 - theta*||^2/(2 tau t) + tau sigma^2/2 (in expectation)",
-        command: Command::Only,
-        decide: Decide::Direct(eq56_row),
-    },
-    ClaimRow {
-        id: "hmb-prop1-general-c",
-        source: "seed 003 (HMB), §5.3, Proposition 1 and the step 'A~ >= rho C, hence A~^-2 <= rho^-2 C^-2'",
-        statement: "if A~ = X~X~^T/n + mu_reg I >= rho C (any C), the clipped data have relative sensitivity with eta^2 = 6 R_c^4/(rho^2 n^2)",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_prop1_general_c),
-    },
-    ClaimRow {
-        id: "hmb-prop2-ptr",
-        source: "seed 003 (HMB), §5.3, Proposition 2 (PTR with Delta_+ + Lap(1/eps)) and App. B.4",
-        statement: "testing Delta_+ + Lap(1/eps) > -log(delta)/eps and then running RGM is (eps + eps_RGM, delta + delta_RGM)-DP",
-        command: Command::Only,
-        decide: Decide::Direct(hmb_prop2_ptr),
-    },
-    ClaimRow {
-        id: "dpaudit-sound-ptr",
-        source: "dpaudit's replacement for seed 003 (HMB) Proposition 2's statistic (docs/claims.md, 'The sound PTR')",
-        statement: "S(D) = n(lambda_min(C^-1/2 A~ C^-1/2) - rho)/R_c^2 has global sensitivity <= 1 under replacing one record (Weyl's inequality; every record has X~^T C^-1 X~ <= R_c^2)",
-        command: Command::Only,
-        decide: Decide::Direct(dpaudit_sound_ptr),
-    },
-    ClaimRow {
-        id: "hmb-prop3-boundary",
-        source: "seed 003 (HMB), §5.4, Proposition 3 (and App. B.5, eqs. (75)-(77))",
-        statement: "for Gaussian features, mu_reg = 4||Sigma|| R_c^2 sqrt(log(2d/nu)/n) and n >= max(4 log(2d/nu)/9, -log(delta) R_c^2/(2 eps)), PTR accepts rho = rho_bar/2 with probability >= 1 - nu",
-        command: Command::Only,
-        decide: Decide::Direct(prop3_row),
-    },
+    Decider::direct("eq56-row", eq56_row),
+    Decider::direct("hmb-prop1-general-c", hmb_prop1_general_c),
+    Decider::direct("hmb-prop2-ptr", hmb_prop2_ptr),
+    Decider::direct("dpaudit-sound-ptr", dpaudit_sound_ptr),
+    Decider::direct("prop3-row", prop3_row),
 ];
 
-fn hmb_thm2_eq8(cases: &[Thm2Case]) -> Outcome {
+fn hmb_thm2_eq8(_row: &ClaimRow, cases: &[Thm2Case]) -> Outcome {
     // Every rule is admissible for eq. (8): tau_corrected <= both readings (L >= 1
     // here). The witness is taken at the smallest (corrected) step size, where the
     // iteration is stable, when one exists there.
@@ -290,7 +254,7 @@ fn hmb_thm2_eq8(cases: &[Thm2Case]) -> Outcome {
                 ))
 }
 
-fn hmb_thm2_step_d1(cases: &[Thm2Case]) -> Outcome {
+fn hmb_thm2_step_d1(_row: &ClaimRow, cases: &[Thm2Case]) -> Outcome {
     let d1 = |r: StepRule| {
         cases
             .iter()
@@ -320,7 +284,7 @@ fn hmb_thm2_step_d1(cases: &[Thm2Case]) -> Outcome {
                 ))
 }
 
-fn hmb_thm2_corrected(cases: &[Thm2Case]) -> Outcome {
+fn hmb_thm2_corrected(_row: &ClaimRow, cases: &[Thm2Case]) -> Outcome {
     let admit = |c: &Thm2Case| c.rule == StepRule::Corrected;
     let w = worst_violation(cases, admit, |c| c.corrected);
     let tightest = cases
@@ -348,7 +312,7 @@ fn hmb_thm2_corrected(cases: &[Thm2Case]) -> Outcome {
                 ))
 }
 
-fn hmb_prop1_general_c() -> Outcome {
+fn hmb_prop1_general_c(_row: &ClaimRow) -> Outcome {
     let g = prop1_search(CFamily::General, 600, SEED)?;
     let id = prop1_search(CFamily::Identity, 300, SEED)?;
     let cm = prop1_search(CFamily::Commuting, 300, SEED)?;
@@ -387,7 +351,7 @@ fn hmb_prop1_general_c() -> Outcome {
                 ))
 }
 
-fn hmb_prop2_ptr() -> Outcome {
+fn hmb_prop2_ptr(_row: &ClaimRow) -> Outcome {
     let s = prop2_search(2000, SEED)?;
     let w = &s.worst_dplus;
     let (a, b, mu, rho, c, _) = prop2_witness(50)?;
@@ -439,7 +403,7 @@ fn hmb_prop2_ptr() -> Outcome {
                 ))
 }
 
-fn dpaudit_sound_ptr() -> Outcome {
+fn dpaudit_sound_ptr(_row: &ClaimRow) -> Outcome {
     let s = prop2_search(2000, SEED)?;
     let w = &s.worst_stat;
     let mut wit = 0.0f64;
@@ -475,7 +439,7 @@ fn dpaudit_sound_ptr() -> Outcome {
                 ))
 }
 
-fn eq56_row() -> Outcome {
+fn eq56_row(_row: &ClaimRow) -> Outcome {
     // A convex (not strongly convex) quadratic: half the eigenvalues L = 4, the others 0.
     let mut lines = Vec::new();
     let mut worst: Option<(f64, String)> = None;
@@ -551,7 +515,7 @@ fn eq56_row() -> Outcome {
     ))
 }
 
-fn prop3_row() -> Outcome {
+fn prop3_row(_row: &ClaimRow) -> Outcome {
     // ijcnn1's shape: d = 22; Sigma AR(1) r = 0.5; R_c^2 = 2d; nu = 0.1; eps = 1; delta = 1e-5.
     let (d, corr, nu, eps, delta) = (22usize, 0.5, 0.1, 1.0, 1e-5);
     let rc = (2.0 * d as f64).sqrt();

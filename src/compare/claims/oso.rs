@@ -1,8 +1,7 @@
 //! Claims of OSO-DPSGD (seed 004): the rule of thumb and Algorithm 1's line 13.
 
 use super::{
-    dec, eval_cmd, n, n6, rounds_to, sc, verdict, ClaimRow, Command, Decide, Outcome, Verdict,
-    DIGITS, P,
+    dec, n, n6, rounds_to, sc, verdict, ClaimRow, Decide, Decider, Outcome, Verdict, DIGITS, P,
 };
 use crate::bounds::gaussian::{dp_eps, rdp_eps};
 use crate::scalar::Scalar;
@@ -12,55 +11,28 @@ use rug::Float;
 // OSO-DPSGD (seed 004)
 // ---------------------------------------------------------------------------------------------
 
-/// The `dpaudit eval` command of `oso-alg1-line13`: the per-step mu as accounted (1) and as
-/// printed (sqrt(2)/1.01, as decimal text).
-fn alg1_line13_cmd() -> String {
+/// The value of `{mu_literal}` in the eval rows of `oso-alg1-line13`: the per-step mu as printed
+/// (sqrt(2)/1.01, as decimal text).
+fn alg1_line13_vars() -> super::Vars {
     let mu_lit_txt = dec(&Float::with_val(
         P,
         Float::with_val(P, 2u32).sqrt() / sc("1.01").mp(P),
     ));
-    eval_cmd(&[
-        (
-            "budget",
-            "eps_for_delta",
-            "gaussian",
-            "mu1=0;mu2=1;sigma=1;delta=1e-5".into(),
-        ),
-        (
-            "literal",
-            "eps_for_delta",
-            "gaussian",
-            format!("mu1=0;mu2={mu_lit_txt};sigma=1;delta=1e-5"),
-        ),
-    ])
+    vec![("mu_literal", mu_lit_txt)]
 }
 
-/// The rows of this file, in table order.
-pub(super) const ROWS: &[ClaimRow] = &[
-    ClaimRow {
-        id: "oso-prop1",
-        source: "seed 004 (OSO-DPSGD), §'Online sensitivity optimization', Proposition 1",
-        statement: "the two Gaussian releases (gradient sum with multiplier nu_g, clipped-direction sum with nu_q) are, for accounting, one Gaussian mechanism with multiplier nu if nu_g = (nu^-2 - nu_q^-2)^-1/2",
-        command: Command::Only,
-        decide: Decide::Direct(oso_prop1),
-    },
-    ClaimRow {
-        id: "oso-rule-of-thumb",
-        source: "seed 004 (OSO-DPSGD), paragraph after Proposition 1",
-        statement: "if we allow a 1% increase in nu_g over nu, Proposition 1 gives nu_q ≈ 7.124 nu",
-        command: Command::Only,
-        decide: Decide::Direct(oso_rule_of_thumb),
-    },
-    ClaimRow {
-        id: "oso-alg1-line13",
-        source: "seed 004 (OSO-DPSGD), Algorithm 1, line 13",
-        statement: "q~_t <- (sum q_t(z_i) + N(0, I nu_g^2))/|B| (noise multiplier nu_g on the unit-sensitivity clipped-direction sum)",
-        command: Command::Built(alg1_line13_cmd),
+/// The decisions of this file.
+pub(super) const DECIDERS: &[Decider] = &[
+    Decider::direct("oso-prop1", oso_prop1),
+    Decider::direct("oso-rule-of-thumb", oso_rule_of_thumb),
+    Decider {
+        name: "oso-alg1-line13",
         decide: Decide::Direct(oso_alg1_line13),
+        vars: Some(alg1_line13_vars),
     },
 ];
 
-fn oso_prop1() -> Outcome {
+fn oso_prop1(_row: &ClaimRow) -> Outcome {
     let nu = sc("1");
     let nu_g = sc("1.01");
     let nu_q = Float::with_val(
@@ -85,7 +57,7 @@ fn oso_prop1() -> Outcome {
             ))
 }
 
-fn oso_rule_of_thumb() -> Outcome {
+fn oso_rule_of_thumb(_row: &ClaimRow) -> Outcome {
     // nu_q/nu = (1 - (nu/nu_g)^2)^-1/2 = sqrt(1.0201/0.0201).
     let g2 = Float::with_val(P, sc("1.01").mp(P).square());
     let f = Float::with_val(
@@ -117,7 +89,7 @@ fn oso_rule_of_thumb() -> Outcome {
             ))
 }
 
-fn oso_alg1_line13() -> Outcome {
+fn oso_alg1_line13(_row: &ClaimRow) -> Outcome {
     // Budget nu = 1, nu_g = 1.01. Prop. 1 wants nu_q = 7.124; line 13 uses nu_g.
     let nu_g = sc("1.01").mp(P);
     let mu_lit = Float::with_val(P, Float::with_val(P, 2u32).sqrt() / &nu_g);

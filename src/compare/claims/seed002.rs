@@ -1,8 +1,8 @@
 //! Claims of the informal DP-SGD notes (seed 002), each against its exact figure.
 
 use super::{
-    cert, dec, eval_cmd, le, n, n6, rounds_to, sc, verdict, ClaimRow, Command, Decide, Outcome,
-    Verdict, DIGITS, P,
+    cert, dec, le, n, n6, rounds_to, sc, verdict, ClaimRow, Decide, Decider, Outcome, Verdict,
+    DIGITS, P,
 };
 use crate::bounds::conversion::mironov_mp;
 use crate::bounds::gaussian::{dp_delta, dp_eps, rdp_eps};
@@ -31,105 +31,32 @@ fn rdp_pair(a: &str, b: &str, sigma: &str) -> Result<(Certified, Certified, Floa
     Ok((ea, eb, ratio))
 }
 
-/// The `dpaudit eval` command of an [`rdp_pair`]: one row per (id, sensitivity).
-fn rdp_pair_cmd(rows: &[(&str, &str)], sigma: &str) -> String {
-    let rows: Vec<_> = rows
-        .iter()
-        .map(|&(id, sens)| {
-            (
-                id,
-                "renyi",
-                "gaussian",
-                format!("mu1=0;mu2={sens};sigma={sigma};alpha=2"),
-            )
-        })
-        .collect();
-    eval_cmd(&rows)
-}
-
 /// The setting of the seed-002 rows, as the reasons state it.
 pub(super) const S002_SETUP: &str = "L = 1, n = 1000, T = 100, eps = 1, delta = 1e-5";
 
-/// The `dpaudit eval` command of `s002-sigma-calibration` (the notes' sigma as decimal text).
-fn sigma_calibration_cmd() -> String {
-    let sig_txt = dec(&notes_sigma());
-    eval_cmd(&[
-        (
-            "notes_sens",
-            "eps_for_delta",
-            "gaussian",
-            format!("mu1=0;mu2=0.01;sigma={sig_txt};delta=1e-5"),
-        ),
-        (
-            "true_sens",
-            "eps_for_delta",
-            "gaussian",
-            format!("mu1=0;mu2=0.02;sigma={sig_txt};delta=1e-5"),
-        ),
-    ])
+/// The value of `{notes_sigma}` in the eval rows of `s002-sigma-calibration`: the notes' sigma
+/// as decimal text.
+fn sigma_calibration_vars() -> super::Vars {
+    vec![("notes_sigma", dec(&notes_sigma()))]
 }
 
-/// The rows of this file, in table order.
-pub(super) const ROWS: &[ClaimRow] = &[
-    ClaimRow {
-        id: "s002-sensitivity",
-        source: "seed 002 (DP-SGD notes), 'How much noise to add', Delta_2^2 = L^2/n^2",
-        statement: "with adjacency 'differ in one point' and L-Lipschitz losses, the sensitivity of the average gradient is L/n",
-        command: Command::Built(|| rdp_pair_cmd(&[("notes", "0.001"), ("true", "0.002")], "0.01")),
-        decide: Decide::Direct(s002_sensitivity),
-    },
-    ClaimRow {
-        id: "s002-rdp-conversion",
-        source: "seed 002, 'Gaussian Mechanism' display: (T alpha L^2/(2 n^2 sigma^2) + ln(1/delta)/(alpha-1), delta)-DP",
-        statement: "T-fold composition of (alpha, alpha L^2/(2 n^2 sigma^2))-RDP converts to (T alpha L^2/(2n^2 sigma^2) + ln(1/delta)/(alpha-1), delta)-DP for all delta, alpha",
-        command: Command::Only,
-        decide: Decide::Direct(s002_rdp_conversion),
-    },
-    ClaimRow {
-        id: "s002-sigma-calibration",
-        source: "seed 002, 'How much noise to add': sigma = L sqrt(T ln(1/delta))/(n eps)",
-        statement: "adding N(0, sigma^2 I) with sigma = L sqrt(T ln(1/delta))/(n eps) to each of the T averaged gradients gives (eps, delta)-DP",
-        command: Command::Built(sigma_calibration_cmd),
+/// The decisions of this file.
+pub(super) const DECIDERS: &[Decider] = &[
+    Decider::direct("s002-sensitivity", s002_sensitivity),
+    Decider::direct("s002-rdp-conversion", s002_rdp_conversion),
+    Decider {
+        name: "s002-sigma-calibration",
         decide: Decide::Direct(s002_sigma_calibration),
+        vars: Some(sigma_calibration_vars),
     },
-    ClaimRow {
-        id: "s002-alpha-choice",
-        source: "seed 002, 'How much noise to add': alpha = (2/eps) ln(1/delta)",
-        statement: "with alpha = (2/eps) ln(1/delta), setting the RDP term equal to eps gives (eps, delta)-DP",
-        command: Command::Only,
-        decide: Decide::Direct(s002_alpha_choice),
-    },
-    ClaimRow {
-        id: "s002-sgd-sensitivity",
-        source: "seed 002, 'DP-SGD': 'Sensitivity of gradient much larger now, since not averaging out'",
-        statement: "with one sampled point the gradient's sensitivity is proportional to 1 instead of 1/n",
-        command: Command::Built(|| rdp_pair_cmd(&[("sgd", "2"), ("gd", "0.002")], "1")),
-        decide: Decide::Direct(s002_sgd_sensitivity),
-    },
-    ClaimRow {
-        id: "s002-subsampling",
-        source: "seed 002, 'Privacy Amplification by subsampling', informal statement",
-        statement: "running an (eps, delta)-DP mechanism on a subsample (one point of n) gives approximately (eps/n, delta/n)-DP if eps <= 1",
-        command: Command::Only,
-        decide: Decide::Direct(s002_subsampling),
-    },
-    ClaimRow {
-        id: "s002-advanced-composition",
-        source: "seed 002, 'Apply to DP-SGD': '(eps/sqrt(T), delta)-DP ⇒ by advanced composition, (eps, delta T)-DP'",
-        statement: "T-fold composition of (eps/sqrt(T), delta)-DP mechanisms is (eps, delta T)-DP",
-        command: Command::Only,
-        decide: Decide::Direct(s002_advanced_composition),
-    },
-    ClaimRow {
-        id: "s002-dpsgd-sigma",
-        source: "seed 002, 'Apply to DP-SGD': sigma = sqrt(G^2 L^2 delta)/(n eps), '(eps G/sqrt(T), delta T)-DP'",
-        statement: "adding N(0, sigma^2) with sigma = sqrt(G^2 L^2 delta)/(n eps) gives (eps G/sqrt(T), delta T)-DP, and amplification 'exactly cancels' the larger sensitivity",
-        command: Command::None("none (the statement has no well-defined parameters to evaluate)"),
-        decide: Decide::Direct(s002_dpsgd_sigma),
-    },
+    Decider::direct("s002-alpha-choice", s002_alpha_choice),
+    Decider::direct("s002-sgd-sensitivity", s002_sgd_sensitivity),
+    Decider::direct("s002-subsampling", s002_subsampling),
+    Decider::direct("s002-advanced-composition", s002_advanced_composition),
+    Decider::direct("s002-dpsgd-sigma", s002_dpsgd_sigma),
 ];
 
-fn s002_sensitivity() -> Outcome {
+fn s002_sensitivity(_row: &ClaimRow) -> Outcome {
     // Replacing one point moves one gradient from g to g' with ||g||, ||g'|| <= L: ||g - g'|| <= 2L
     // (attained by g' = -g), so the average moves by up to 2L/n.
     let (truth, notes, ratio) = rdp_pair("0.002", "0.001", "0.01")?;
@@ -144,7 +71,7 @@ fn s002_sensitivity() -> Outcome {
             ))
 }
 
-fn s002_rdp_conversion() -> Outcome {
+fn s002_rdp_conversion(_row: &ClaimRow) -> Outcome {
     // Notes' sensitivity L/n = 1e-3, T = 100 → composed Gaussian with sensitivity √T·L/n = 0.01.
     let (sig, al, delta) = (sc("0.03"), sc("8"), sc("1e-5"));
     let one = rdp_eps(&sc("0.001"), &sig, &al, DIGITS)?;
@@ -167,7 +94,7 @@ fn s002_rdp_conversion() -> Outcome {
             ))
 }
 
-fn s002_sigma_calibration() -> Outcome {
+fn s002_sigma_calibration(_row: &ClaimRow) -> Outcome {
     let sigma_notes = notes_sigma();
     let sig = Scalar::from_float(&sigma_notes);
     let delta = sc("1e-5");
@@ -188,7 +115,7 @@ fn s002_sigma_calibration() -> Outcome {
             ))
 }
 
-fn s002_alpha_choice() -> Outcome {
+fn s002_alpha_choice(_row: &ClaimRow) -> Outcome {
     let sig = Scalar::from_float(&notes_sigma());
     let delta = sc("1e-5");
     let l = Float::with_val(P, delta.mp(P).recip().ln());
@@ -215,7 +142,7 @@ fn s002_alpha_choice() -> Outcome {
             ))
 }
 
-fn s002_sgd_sensitivity() -> Outcome {
+fn s002_sgd_sensitivity(_row: &ClaimRow) -> Outcome {
     let (_, _, ratio) = rdp_pair("2", "0.002", "1")?;
     let holds = rounds_to(&ratio, "1000000", 0);
     Ok((
@@ -226,7 +153,7 @@ fn s002_sgd_sensitivity() -> Outcome {
             ))
 }
 
-fn s002_subsampling() -> Outcome {
+fn s002_subsampling(_row: &ClaimRow) -> Outcome {
     // Tight amplification for sampling probability q (Balle, Barthe & Gaboardi 2018, Thm 9;
     // attained by randomized response): eps' = log(1 + q(e^eps - 1)), delta' = q delta.
     let q = Float::with_val(P, 1u32) / 1000u32;
@@ -251,7 +178,7 @@ fn s002_subsampling() -> Outcome {
             ))
 }
 
-fn s002_advanced_composition() -> Outcome {
+fn s002_advanced_composition(_row: &ClaimRow) -> Outcome {
     // Counterexample: T-fold eps0-randomized response (pure eps0-DP, so (eps0, delta)-DP for every delta).
     // Its privacy loss is eps0 (2K - T), K ~ Bin(T, p) under P, p = e^eps0/(1+e^eps0).
     let t = 100u32;
@@ -290,7 +217,7 @@ fn s002_advanced_composition() -> Outcome {
             ))
 }
 
-fn s002_dpsgd_sigma() -> Outcome {
+fn s002_dpsgd_sigma(_row: &ClaimRow) -> Outcome {
     Ok((
                 "none".to_string(),
                 Verdict::NotCheckable,

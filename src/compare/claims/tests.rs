@@ -1,6 +1,8 @@
 //! Tests of the seed-claims table: size, unique ids, pinned verdicts, no empty cells.
 
-use super::{claims, claims_only, hmb_alg};
+use super::data::{load, parse_file, FILES};
+use super::{claims, claims_only};
+use crate::error::Error;
 use std::collections::HashSet;
 
 /// The pinned verdict of every row: a changed verdict, or a row that appears or disappears,
@@ -107,12 +109,93 @@ fn only_computes_one_row_and_rejects_unknown_ids() {
     assert!(c.thm2.is_none());
     let err = claims_only(Some("nope")).err().unwrap().to_string();
     assert!(err.contains("hmb-thm2-eq8"), "{err}");
-    // The simulated rows are the table's hmb_alg rows, in table order.
+    // The simulated rows are the rows of their data file, in table order.
+    let sim = load().unwrap();
+    let table: Vec<&str> = sim
+        .iter()
+        .filter(|r| r.file == "claims/seed003_hmb_sim.toml")
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(table.len(), 8);
     let ids: Vec<&str> = claims()
         .iter()
         .map(|c| c.id)
-        .filter(|i| hmb_alg::ROWS.iter().any(|r| r.id == *i))
+        .filter(|i| table.contains(i))
         .collect();
-    let table: Vec<&str> = hmb_alg::ROWS.iter().map(|r| r.id).collect();
     assert_eq!(ids, table);
+}
+
+#[test]
+fn every_data_row_parses() {
+    let mut n = 0;
+    for (file, text) in FILES {
+        let rows = parse_file(file, text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(!rows.is_empty(), "{file}: no rows");
+        n += rows.len();
+    }
+    assert_eq!(load().unwrap().len(), n);
+    assert_eq!(n, EXPECTED.len());
+}
+
+/// A row of a data file with one eval row of the given quantity and family.
+fn one_row(decide: &str, quantity: &str, family: &str) -> String {
+    format!(
+        "[[claim]]\nid = \"x-row\"\nsource = \"s\"\nstatement = \"t\"\ndecide = \"{decide}\"\n\
+         command = \"eval\"\n[[claim.eval]]\nid = \"e\"\nquantity = \"{quantity}\"\n\
+         family = \"{family}\"\nparams = \"mu1=0;mu2=1;sigma=1;alpha=2\"\n"
+    )
+}
+
+/// The typed error of parsing `text` as a data file: its message must name the file and the row.
+fn parse_error(text: &str) -> String {
+    match parse_file("claims/test.toml", text) {
+        Err(e @ Error::Parse { .. }) => {
+            let msg = e.to_string();
+            assert!(msg.contains("claims/test.toml"), "{msg}");
+            msg
+        }
+        Err(e) => panic!("not a parse error: {e:?}"),
+        Ok(_) => panic!("accepted: {text}"),
+    }
+}
+
+#[test]
+fn a_bad_row_is_a_typed_error_naming_file_and_row() {
+    // The good row parses; each mutation of it is refused, naming the row.
+    assert_eq!(
+        parse_file(
+            "claims/test.toml",
+            &one_row("max-ratio", "renyi", "gaussian")
+        )
+        .unwrap()
+        .len(),
+        1
+    );
+    for (text, what) in [
+        (
+            one_row("max-ratio", "renyi", "no_such_family"),
+            "no_such_family",
+        ),
+        (
+            one_row("max-ratio", "no_such_quantity", "gaussian"),
+            "no_such_quantity",
+        ),
+        (
+            one_row("no-such-decision", "renyi", "gaussian"),
+            "no-such-decision",
+        ),
+        (
+            one_row("max-ratio", "renyi", "gaussian")
+                .replace("command = \"eval\"", "command = \"sometimes\""),
+            "sometimes",
+        ),
+    ] {
+        let msg = parse_error(&text);
+        assert!(msg.contains("row x-row"), "{msg}");
+        assert!(msg.contains(what), "{msg}");
+    }
+    // Malformed TOML and unknown keys name the file.
+    parse_error("[[claim]]\nid = ");
+    let msg = parse_error(&one_row("max-ratio", "renyi", "gaussian").replace("source", "sauce"));
+    assert!(msg.contains("sauce"), "{msg}");
 }
