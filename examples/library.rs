@@ -3,8 +3,8 @@
 //! Run with `cargo run --release --example library`.
 
 use dpaudit::audit::engine::{run_audit, Selection};
-use dpaudit::bounds::rgm;
 use dpaudit::mechanisms::laplace::LaplacePair;
+use dpaudit::mechanisms::rgm::bounds as rgm;
 use dpaudit::{divergence, AuditConfig, GaussianMechanism, Method, Pair, Scalar};
 
 fn main() -> dpaudit::Result<()> {

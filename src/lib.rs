@@ -46,7 +46,7 @@
 //! condition:
 //!
 //! ```
-//! use dpaudit::{bounds::rgm, Scalar};
+//! use dpaudit::{mechanisms::rgm::bounds as rgm, Scalar};
 //!
 //! let s = |t: &str| t.parse::<Scalar>().unwrap();
 //! let (eta, gamma, r, sigma2) = (s("0.1"), s("0.01"), s("1"), s("10"));

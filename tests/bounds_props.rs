@@ -5,7 +5,8 @@
 use dpaudit::bounds::conversion::{
     canonne_kamath_steinke, mironov, optimize_over_alpha, Conversion,
 };
-use dpaudit::bounds::{gaussian, rgm, rho};
+use dpaudit::bounds::{gaussian, rho};
+use dpaudit::mechanisms::rgm::bounds as rgm;
 use dpaudit::numeric::mp::agreement_digits;
 use dpaudit::{Error, Scalar};
 use proptest::prelude::*;

@@ -161,7 +161,7 @@ proptest! {
 
 mod rgm {
     use super::*;
-    use dpaudit::bounds::rgm::{
+    use dpaudit::mechanisms::rgm::bounds::{
         lemma1_ratio_bounds, lemma1_sigma2_min, relative_sensitivity_holds, theorem1_alpha_sup,
         theorem1_eps, theorem1_sigma2_min,
     };

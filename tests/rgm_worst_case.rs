@@ -3,8 +3,8 @@
 //! the pairwise closed form (HMB Lemma 2) on seeded admissible pairs, against Theorem 1, and for
 //! its conversion to (ε, δ).
 
-use dpaudit::bounds::rgm;
 use dpaudit::divergence;
+use dpaudit::mechanisms::rgm::bounds as rgm;
 use dpaudit::mechanisms::rgm::{rgm_worst_case_dp_eps, rgm_worst_case_renyi, RgmWorstCase};
 use dpaudit::{Error, Method, Pair, Scalar};
 use rand::{RngExt, SeedableRng};

@@ -3,7 +3,7 @@
 //! ordering of the privacy accounts.
 
 use dpaudit::audit::engine::Observer;
-use dpaudit::bounds::rgm;
+use dpaudit::mechanisms::rgm::bounds as rgm;
 use dpaudit::model::noise::RelativeFamily;
 use dpaudit::train::data::{synthetic, Dataset, SyntheticSpec};
 use dpaudit::train::dpgd::{noise_parameters, RdpTarget, Release, Split, TwoNode};

@@ -167,7 +167,7 @@ fn prop3_ptr_acceptance_over_1000_gaussian_datasets() {
 
 #[test]
 fn total_guarantee_adds_ptr_to_the_composed_rgm_bound() {
-    use dpaudit::bounds::rgm::optimized_dp_eps_f64;
+    use dpaudit::mechanisms::rgm::bounds::optimized_dp_eps_f64;
     let (e, d) =
         total_guarantee(PtrRule::Sound, rgm(), 1.0, 1e-6, 1e-3, 1e-4, 22, 40, 1e-5).unwrap();
     // Independent route: the f64 fast path of eq. (45) at (η, γ/T, T d).
@@ -179,7 +179,7 @@ fn total_guarantee_adds_ptr_to_the_composed_rgm_bound() {
 #[test]
 fn composition_identity_t_eps_equals_eq5_at_gamma_over_t_and_t_d() {
     // privacy.rs composes Theorem 1 over T as eq. (5) at (γ/T, T d); check the identity directly.
-    use dpaudit::bounds::rgm::theorem1_eps_f64;
+    use dpaudit::mechanisms::rgm::bounds::theorem1_eps_f64;
     for (eta, gamma, d, t) in [(1e-3, 1e-4, 22u32, 40u32), (0.01, 0.3, 5, 7)] {
         for alpha in [1.5, 2.0, 10.0] {
             let lhs = t as f64 * theorem1_eps_f64(eta, gamma, d, alpha).unwrap();

@@ -1,10 +1,11 @@
 //! The papers' closed-form privacy bounds, in arbitrary precision, with their validity
 //! conditions checked rather than assumed.
 //!
-//! * [`rgm`]: the Relative Gaussian Mechanism of Hendrikx, Mangold & Bellet (AISTATS 2024,
-//!   "HMB"): Lemma 1, Theorem 1 eq. (5) and its σ² condition, eq. (6), Corollary 1 eq. (44), the
-//!   eq. (45) conversion minimised over α in closed form, relative sensitivity (Def. 2, eq. (3))
-//!   and the tCDP forms of HMB §4.1 / Appendix A.6.
+//! * The Relative Gaussian Mechanism's bounds (Hendrikx, Mangold & Bellet, AISTATS 2024, "HMB":
+//!   Lemma 1, Theorem 1 eq. (5) and its σ² condition, eq. (6), Corollary 1 eq. (44), the eq. (45)
+//!   conversion minimised over α in closed form, relative sensitivity (Def. 2, eq. (3)) and the
+//!   tCDP forms of HMB §4.1 / Appendix A.6) belong to the RGM family:
+//!   [`crate::mechanisms::rgm::bounds`], built on the helpers here.
 //! * [`gaussian`]: the Gaussian mechanism: RDP (Mironov 2017 Prop. 7) and the exact privacy
 //!   profile δ(ε) of Balle & Wang 2018 Thm 8 with its inverse ε(δ).
 //! * [`conversion`]: RDP → (ε, δ)-DP (Mironov 2017 Prop. 3; Canonne–Kamath–Steinke 2020 Prop. 12),
@@ -21,10 +22,9 @@
 
 pub mod conversion;
 pub mod gaussian;
-pub mod rgm;
 pub mod rho;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 use crate::error::{Error, Result};
 use crate::numeric::mp::bits_for_digits;

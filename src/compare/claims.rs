@@ -25,7 +25,7 @@ use rug::ops::Pow;
 use rug::Float;
 use serde::Serialize;
 
-/// Digits certified for every figure of the table (modest, to keep [`claims`] fast).
+/// Digits certified for every figure of the table (modest, to keep [`claims_only`] fast).
 pub const DIGITS: u32 = 15;
 
 /// Working precision (bits) of the comparisons made here.
@@ -67,7 +67,7 @@ pub struct Claim {
     pub source: String,
     /// What the source claims (quoted or paraphrased, with its number).
     pub statement: String,
-    /// dpaudit's figure, computed when [`claims`] runs.
+    /// dpaudit's figure, computed when [`claims_only`] runs.
     pub figure: String,
     /// The verdict.
     pub verdict: Verdict,

@@ -25,6 +25,7 @@ use rand::Rng;
 use rug::Float;
 use std::sync::Arc;
 
+pub mod bounds;
 mod relative;
 mod worst_case;
 
@@ -615,7 +616,12 @@ const SPEC: SpecForm = SpecForm {
     rdp_bound: Some(RdpBound {
         name: "HMB Theorem 1",
         eps: |p, alpha| {
-            crate::bounds::rgm::theorem1_eps_f64(p.f64("eta"), p.f64("gamma"), p.dim("d"), alpha)
+            crate::mechanisms::rgm::bounds::theorem1_eps_f64(
+                p.f64("eta"),
+                p.f64("gamma"),
+                p.dim("d"),
+                alpha,
+            )
         },
         alpha_sup: Some(theorem1_alpha_sup),
         legends: |p| {
@@ -674,7 +680,7 @@ const SPEC: SpecForm = SpecForm {
             eval: |p, digits, _| {
                 let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
                 let (d, alpha) = (p.dim("d")?, p.scalar("alpha")?);
-                crate::bounds::rgm::theorem1_eps(&eta, &gamma, d, &alpha, digits)
+                crate::mechanisms::rgm::bounds::theorem1_eps(&eta, &gamma, d, &alpha, digits)
             },
         },
         RowQuantity {
@@ -684,7 +690,7 @@ const SPEC: SpecForm = SpecForm {
             eval: |p, digits, _| {
                 let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
                 let (d, delta) = (p.dim("d")?, p.scalar("delta")?);
-                crate::bounds::rgm::corollary1_eps(&eta, &gamma, d, &delta, digits)
+                crate::mechanisms::rgm::bounds::corollary1_eps(&eta, &gamma, d, &delta, digits)
             },
         },
         rgm_bound("rgm_optimized_dp_eps", OPT_KEYS, optimized_value::<false>),
@@ -694,7 +700,9 @@ const SPEC: SpecForm = SpecForm {
             name: "rgm_theorem1_alpha_sup",
             keys: &["eta"],
             what: "an RGM bound",
-            eval: |p, digits, _| crate::bounds::rgm::theorem1_alpha_sup(&p.scalar("eta")?, digits),
+            eval: |p, digits, _| {
+                crate::mechanisms::rgm::bounds::theorem1_alpha_sup(&p.scalar("eta")?, digits)
+            },
         },
         RowQuantity {
             name: "rgm_eq6_eps",
@@ -703,7 +711,7 @@ const SPEC: SpecForm = SpecForm {
             eval: |p, digits, _| {
                 let (es, eta) = (p.scalar("eps_star")?, p.scalar("eta")?);
                 let (d, alpha) = (p.dim("d")?, p.scalar("alpha")?);
-                crate::bounds::rgm::eq6_eps(&es, &eta, d, &alpha, digits)
+                crate::mechanisms::rgm::bounds::eq6_eps(&es, &eta, d, &alpha, digits)
             },
         },
         RowQuantity {
@@ -711,7 +719,8 @@ const SPEC: SpecForm = SpecForm {
             keys: &["eta"],
             what: "an RGM bound",
             eval: |p, digits, _| {
-                crate::bounds::rgm::lemma1_ratio_bounds(&p.scalar("eta")?, digits).map(|(_, hi)| hi)
+                crate::mechanisms::rgm::bounds::lemma1_ratio_bounds(&p.scalar("eta")?, digits)
+                    .map(|(_, hi)| hi)
             },
         },
         rgm_bound("rgm_tcdp_rho", TCDP_KEYS, tcdp_value::<false, false>),
@@ -760,7 +769,8 @@ fn optimized_value<const ALPHA: bool>(
 ) -> Result<crate::numeric::mp::Certified> {
     let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
     let (d, delta) = (p.dim("d")?, p.scalar("delta")?);
-    let (eps, alpha) = crate::bounds::rgm::optimized_dp_eps(&eta, &gamma, d, &delta, digits)?;
+    let (eps, alpha) =
+        crate::mechanisms::rgm::bounds::optimized_dp_eps(&eta, &gamma, d, &delta, digits)?;
     Ok(if ALPHA { alpha } else { eps })
 }
 
@@ -770,14 +780,14 @@ fn tcdp_value<const GSS: bool, const OMEGA: bool>(
     digits: u32,
     _quadrature: bool,
 ) -> Result<crate::numeric::mp::Certified> {
-    use crate::bounds::rgm::TcdpForm;
+    use crate::mechanisms::rgm::bounds::TcdpForm;
     let form = if GSS {
         TcdpForm::GaussianSmoothSensitivity
     } else {
         TcdpForm::Theorem1
     };
     let (eta, gamma) = (p.scalar("eta")?, p.scalar("gamma")?);
-    let t = crate::bounds::rgm::tcdp(form, &eta, &gamma, p.dim("d")?, digits)?;
+    let t = crate::mechanisms::rgm::bounds::tcdp(form, &eta, &gamma, p.dim("d")?, digits)?;
     Ok(if OMEGA { t.omega } else { t.rho })
 }
 
@@ -792,15 +802,15 @@ fn spec_values<const N: usize>(p: &SpecParams<'_>, keys: [&str; N]) -> Option<[S
 
 /// The spec's checks: the pair satisfies the relative sensitivity (HMB Def. 2, eq. (3):
 /// ‖r1 − r2‖² ≤ η² min(‖r1‖², ‖r2‖²) + R², decided by
-/// [`crate::bounds::rgm::relative_sensitivity_holds`]), and σ² meets Theorem 1's condition
+/// [`crate::mechanisms::rgm::bounds::relative_sensitivity_holds`]), and σ² meets Theorem 1's condition
 /// σ² ≥ γ η⁻² [1 − η(α − 1)] R² for every α ≥ 1 in its range, i.e. σ² ≥ γ R² / η² (the α = 1
-/// end, [`crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha`]).
+/// end, [`crate::mechanisms::rgm::bounds::theorem1_sigma2_holds_for_all_alpha`]).
 fn spec_check(p: &SpecParams<'_>) -> std::result::Result<(), SpecIssue> {
     let keys = ["eta", "R", "n1", "n2", "dist", "gamma", "sigma2"];
     let Some([eta, r, n1, n2, dist, gamma, sigma2]) = spec_values(p, keys) else {
         return Ok(());
     };
-    if !crate::bounds::rgm::relative_sensitivity_holds(&eta, &r, &n1, &n2, &dist) {
+    if !crate::mechanisms::rgm::bounds::relative_sensitivity_holds(&eta, &r, &n1, &n2, &dist) {
         return Err(SpecIssue {
             field: "pair.dist",
             value: dist.to_string(),
@@ -812,8 +822,9 @@ fn spec_check(p: &SpecParams<'_>) -> std::result::Result<(), SpecIssue> {
             ),
         });
     }
-    let (holds, min) =
-        crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(&eta, &r, &gamma, &sigma2);
+    let (holds, min) = crate::mechanisms::rgm::bounds::theorem1_sigma2_holds_for_all_alpha(
+        &eta, &r, &gamma, &sigma2,
+    );
     if holds {
         Ok(())
     } else {
@@ -840,21 +851,22 @@ fn spec_bounds(p: &SpecParams<'_>, digits: u32) -> Vec<PaperBound> {
         rdp_at: None,
         short: "Cor. 1 eq. (44)",
         label: "HMB Corollary 1, eq. (44)".into(),
-        value: crate::bounds::rgm::corollary1_eps(&eta, &gamma, d, delta, digits)
+        value: crate::mechanisms::rgm::bounds::corollary1_eps(&eta, &gamma, d, delta, digits)
             .map(BoundValue::Certified),
         note: String::new(),
     }];
     let mut alpha_used: Option<Scalar> = alpha.cloned();
-    let (value, note) = match crate::bounds::rgm::optimized_dp_eps(&eta, &gamma, d, delta, digits) {
-        Ok((c, a)) => {
-            if alpha_used.is_none() {
-                alpha_used = Some(Scalar::from_float(&a.value));
+    let (value, note) =
+        match crate::mechanisms::rgm::bounds::optimized_dp_eps(&eta, &gamma, d, delta, digits) {
+            Ok((c, a)) => {
+                if alpha_used.is_none() {
+                    alpha_used = Some(Scalar::from_float(&a.value));
+                }
+                let note = format!("α* = {}", fmt_sig(a.to_f64(), 8));
+                (Ok(BoundValue::Certified(c)), note)
             }
-            let note = format!("α* = {}", fmt_sig(a.to_f64(), 8));
-            (Ok(BoundValue::Certified(c)), note)
-        }
-        Err(e) => (Err(e), String::new()),
-    };
+            Err(e) => (Err(e), String::new()),
+        };
     out.push(PaperBound {
         rdp_at: None,
         short: "eq. (45) opt.",
@@ -869,7 +881,7 @@ fn spec_bounds(p: &SpecParams<'_>, digits: u32) -> Vec<PaperBound> {
             "α* of eq. (45)"
         };
         out.push(PaperBound {
-            value: crate::bounds::rgm::theorem1_eps(&eta, &gamma, d, &a, digits)
+            value: crate::mechanisms::rgm::bounds::theorem1_eps(&eta, &gamma, d, &a, digits)
                 .map(BoundValue::Certified),
             note: format!("α = {} ({how})", fmt_sig(a.f64(), 8)),
             rdp_at: Some((
@@ -890,7 +902,7 @@ fn profile_bounds(p: &SpecParams<'_>, deltas: &[f64]) -> Vec<BoundCurve> {
     let cor: Vec<(f64, f64)> = deltas
         .par_iter()
         .filter_map(|&dl| {
-            crate::bounds::rgm::corollary1_eps_f64(eta, gamma, d, dl)
+            crate::mechanisms::rgm::bounds::corollary1_eps_f64(eta, gamma, d, dl)
                 .ok()
                 .map(|e| (dl, e))
         })
@@ -898,7 +910,7 @@ fn profile_bounds(p: &SpecParams<'_>, deltas: &[f64]) -> Vec<BoundCurve> {
     let opt: Vec<(f64, f64)> = deltas
         .par_iter()
         .filter_map(|&dl| {
-            crate::bounds::rgm::optimized_dp_eps_f64(eta, gamma, d, dl)
+            crate::mechanisms::rgm::bounds::optimized_dp_eps_f64(eta, gamma, d, dl)
                 .ok()
                 .map(|(e, _)| (dl, e))
         })
@@ -939,13 +951,13 @@ fn alpha_max(p: &SpecParams<'_>) -> f64 {
 }
 
 /// The check of an `rgm` row of `dpaudit eval` with (eta, R): the relative sensitivity of
-/// HMB Def. 2 ([`crate::bounds::rgm::check_relative_sensitivity`]); both or neither.
+/// HMB Def. 2 ([`crate::mechanisms::rgm::bounds::check_relative_sensitivity`]); both or neither.
 fn row_check(get: &dyn Fn(&str) -> Result<Option<Scalar>>, pair: &Pair) -> Result<()> {
     match (get("eta")?, get("R")?) {
         (None, None) => Ok(()),
         (Some(eta), Some(r)) => match pair.downcast_ref::<RgmPair>() {
             Some(RgmPair { n1, n2, dist, .. }) => {
-                crate::bounds::rgm::check_relative_sensitivity(&eta, &r, n1, n2, dist)
+                crate::mechanisms::rgm::bounds::check_relative_sensitivity(&eta, &r, n1, n2, dist)
             }
             None => Ok(()),
         },

@@ -15,7 +15,6 @@
 use super::hg::{worst_neighbour_renyi, BoxLaw, Noise};
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::chunk_rng;
-use crate::mechanisms::Gaussian;
 use crate::numeric::mp::Certified;
 
 /// MSE of the released vector: Σ_i E[(X_i − m_i)²], each term the noise family's closed form
@@ -63,13 +62,14 @@ pub fn sigma_for_mse(noise: Noise, m: &[f64], a: f64, b: f64, target: f64) -> Re
     Ok(Some(s))
 }
 
-/// The mean of `n` records with `d` coordinates N(0, data_sd²) clipped to [−1, 1], drawn with
-/// the crate's Gaussian sampler from `chunk_rng(seed, 0)` (record by record).
+/// The mean of `n` records with `d` coordinates N(0, data_sd²) clipped to [−1, 1], each
+/// coordinate data_sd·Z with Z one ziggurat standard normal draw (`rand_distr::StandardNormal`)
+/// from `chunk_rng(seed, 0)`, record by record (the data model, not a mechanism's noise).
 pub fn mean_data(seed: u64, n: usize, d: usize, data_sd: f64) -> Result<Vec<f64>> {
     if n == 0 || d == 0 {
         return Err(Error::invalid("n, d", format!("{n}, {d}"), ">= 1"));
     }
-    let g = Gaussian::new(0.0, data_sd)?;
+    crate::error::check_positive("data_sd", data_sd)?;
     let mut rng = chunk_rng(seed, 0);
     let mut row = vec![0.0; d];
     let mut m = vec![0.0; d];
@@ -78,7 +78,10 @@ pub fn mean_data(seed: u64, n: usize, d: usize, data_sd: f64) -> Result<Vec<f64>
         if j % 4096 == 0 {
             crate::limits::check_deadline("hg_mean data generation")?;
         }
-        g.sample_many(&mut rng, &mut row);
+        for x in row.iter_mut() {
+            let z: f64 = rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng);
+            *x = 0.0 + data_sd * z;
+        }
         for (mi, x) in m.iter_mut().zip(&row) {
             *mi += x.clamp(-1.0, 1.0);
         }

@@ -78,7 +78,7 @@ impl RelativeNoise for RgmNoise {
         let exact2 = wc.renyi(&Scalar::from(2.0), digits)?;
         let (exact_opt, exact_alpha) =
             rgm_worst_case_dp_eps(&wc, steps, &Scalar::from(delta), digits)?;
-        let per_step = crate::bounds::rgm::theorem1_eps(
+        let per_step = crate::mechanisms::rgm::bounds::theorem1_eps(
             &eta,
             &Scalar::from(p.gamma),
             p.d,
@@ -96,7 +96,7 @@ impl RelativeNoise for RgmNoise {
 
     /// HMB eq. (45) at (η, γ/T, T d): Theorem 1's ε(α) composed over T steps is eq. (5) with χ
     /// replaced by Tχ, i.e. with (γ, d) replaced by (γ/T, T d), so its α-optimised conversion is
-    /// [`crate::bounds::rgm::optimized_dp_eps`] there.
+    /// [`crate::mechanisms::rgm::bounds::optimized_dp_eps`] there.
     fn composed_eps(
         &self,
         eta: f64,
@@ -109,7 +109,7 @@ impl RelativeNoise for RgmNoise {
         let td = d
             .checked_mul(steps)
             .ok_or_else(|| Error::invalid("steps", steps, "with d * steps < 2^32"))?;
-        let (eps, alpha) = crate::bounds::rgm::optimized_dp_eps(
+        let (eps, alpha) = crate::mechanisms::rgm::bounds::optimized_dp_eps(
             &Scalar::from(eta),
             &Scalar::from(gamma / f64::from(steps)),
             td,
@@ -158,11 +158,11 @@ fn theorem1_parameters(eta: f64, r_rel: f64, d: u32, a: f64, e: f64) -> Result<(
     }
     let gamma = a * eta * eta / bracket;
     // σ² = γR²/η², rounded up until the condition σ² ≥ γR²/η² holds exactly for the doubles
-    // the mechanism uses (the check belongs to bounds::rgm; a rounded-down quotient would miss it).
+    // the mechanism uses (the check belongs to the RGM's bounds; a rounded-down quotient would miss it).
     let mut sigma2 = gamma * r_rel * r_rel / (eta * eta);
     let (g, es, r) = (Scalar::from(gamma), Scalar::from(eta), Scalar::from(r_rel));
     for _ in 0..8 {
-        if crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(
+        if crate::mechanisms::rgm::bounds::theorem1_sigma2_holds_for_all_alpha(
             &es,
             &r,
             &g,

@@ -33,7 +33,7 @@ const WHAT: &str = "exact worst-case RGM divergence (docs/formulas.md §5.4)";
 /// Parameters of an RGM and its relative sensitivity (HMB Def. 2–3), validated for the
 /// worst-case formulas: η > 0, γ > 0, σ² ≥ 0, R ≥ 0, all finite, d ≥ 1 and σ² ≥ γR²/η² (the
 /// hypothesis of docs/formulas.md §5.4, decided by
-/// [`crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha`]).
+/// [`crate::mechanisms::rgm::bounds::theorem1_sigma2_holds_for_all_alpha`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RgmWorstCase {
     eta: Scalar,
@@ -74,8 +74,9 @@ impl RgmWorstCase {
         }
         // σ² ≥ γR²/η²: the check Theorem 1's noise condition uses (bounds owns it; equality up
         // to the rounding of decimal inputs counts as met, see bounds::ge_tol).
-        let (holds, min) =
-            crate::bounds::rgm::theorem1_sigma2_holds_for_all_alpha(eta, r_rel, gamma, sigma2);
+        let (holds, min) = crate::mechanisms::rgm::bounds::theorem1_sigma2_holds_for_all_alpha(
+            eta, r_rel, gamma, sigma2,
+        );
         if !holds {
             return Err(Error::outside(
                 WHAT,

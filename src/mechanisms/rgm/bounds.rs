@@ -19,7 +19,9 @@
 //! Conditions are checked at ≥ 320 bits on the exact parameters; violations return
 //! [`Error::OutsideValidity`] naming the theorem and the inequality with its values.
 
-use super::{alpha_above_one, check_prec, f64chk, ge_tol, lt_strict, nonnegative, positive, show};
+use crate::bounds::{
+    alpha_above_one, check_prec, f64chk, ge_tol, lt_strict, nonnegative, positive, show,
+};
 use crate::error::{check_dim, Error, Result};
 use crate::numeric::mp::{certify, Certified};
 use crate::scalar::Scalar;
