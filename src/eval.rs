@@ -270,7 +270,7 @@ pub enum Quantity {
     /// `eps_for_delta`: ε(δ) (+delta).
     EpsForDelta,
     /// A paper quantity published by a family of the registry
-    /// ([`crate::model::SpecForm::quantities`]: HMB's bounds on `rgm` rows, ρ̄ on `gaussian`
+    /// (`crate::model::SpecForm::quantities`: HMB's bounds on `rgm` rows, ρ̄ on `gaussian`
     /// rows), by its position in [`paper_quantities`].
     Paper(usize),
     /// `rdp_eps_for_delta`: the RDP route's ε(δ) of a composition (+delta), optimised over α.

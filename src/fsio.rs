@@ -40,7 +40,7 @@ pub(crate) struct Table {
 
 impl Table {
     /// An empty table with this header.
-    pub fn new<S: AsRef<str>>(header: &[S]) -> Self {
+    pub(crate) fn new<S: AsRef<str>>(header: &[S]) -> Self {
         Table {
             header: header.iter().map(|s| s.as_ref().to_string()).collect(),
             rows: Vec::new(),
@@ -49,7 +49,7 @@ impl Table {
 
     /// A table of `rows` with one column per `(header, cell)` pair, so that a header and the
     /// cell under it are written side by side and cannot drift apart.
-    pub fn of<T>(rows: impl IntoIterator<Item = T>, columns: &[Column<T>]) -> Self {
+    pub(crate) fn of<T>(rows: impl IntoIterator<Item = T>, columns: &[Column<T>]) -> Self {
         let header: Vec<&str> = columns.iter().map(|c| c.0).collect();
         let mut t = Table::new(&header);
         for r in rows {
@@ -59,7 +59,7 @@ impl Table {
     }
 
     /// Appends a row (must have as many fields as the header).
-    pub fn push(&mut self, row: Vec<String>) {
+    pub(crate) fn push(&mut self, row: Vec<String>) {
         debug_assert_eq!(row.len(), self.header.len());
         self.rows.push(row);
     }
@@ -108,7 +108,7 @@ impl Table {
     }
 
     /// Writes the table to `path` atomically.
-    pub fn write(&self, path: &Path) -> Result<()> {
+    pub(crate) fn write(&self, path: &Path) -> Result<()> {
         write_atomic(path, &self.to_bytes()?)
     }
 }

@@ -11,7 +11,7 @@
 //! * [`HalvedSigmaGaussian`]: the engine's Gaussian mechanism (from (Δ, σ)) whose σ is silently
 //!   halved; an audit spec may inject it as its test-only `fault = "halved_sigma"`.
 //! * [`BrokenSampler`]: a family's own controls, listed in its registry entry
-//!   ([`crate::model::SpecForm::controls`]) and built in its file from its draws
+//!   (`crate::model::SpecForm::controls`) and built in its file from its draws
 //!   ([`crate::model::BrokenDraws`]); [`registered`] lists them in registry order. The
 //!   mechanisms' files document each one (a sampler that scales its noise by a stale norm, a
 //!   rejection sampler that gives up and clamps).
@@ -93,7 +93,7 @@ pub struct BrokenSampler {
 }
 
 impl BrokenSampler {
-    /// The control of `parts` (from a family's file, e.g. a registry [`Control`]'s `build`).
+    /// The control of `parts` (from a family's file, e.g. a registry `Control`'s `build`).
     pub fn new(parts: BrokenDraws) -> Self {
         BrokenSampler {
             spec: ModelMechanism::with_draws(parts.pair, parts.correct),

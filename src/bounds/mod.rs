@@ -104,15 +104,15 @@ pub(crate) mod f64chk {
     use crate::error::{Error, Result};
 
     /// finite and > 0
-    pub fn positive(name: &str, x: f64) -> Result<()> {
+    pub(crate) fn positive(name: &str, x: f64) -> Result<()> {
         crate::error::check_positive(name, x).map(|_| ())
     }
     /// 0 < δ < 1
-    pub fn delta(delta: f64) -> Result<()> {
+    pub(crate) fn delta(delta: f64) -> Result<()> {
         crate::error::check_open_unit("delta", delta).map(|_| ())
     }
     /// α > 1
-    pub fn alpha(alpha: f64) -> Result<()> {
+    pub(crate) fn alpha(alpha: f64) -> Result<()> {
         if alpha.is_finite() && alpha > 1.0 {
             Ok(())
         } else {

@@ -32,7 +32,7 @@
 //! One generic form serves every family of the registry ([`crate::model::FAMILIES`]):
 //! [`MechanismSpec`] is `{ family, params }`. The family's vocabulary decides the sections: its
 //! input keys ([`Family::input_keys`]) form `[pair]`, its other pair keys `[mechanism]`, and its
-//! registry data ([`crate::model::SpecForm`], owned by its file in [`crate::mechanisms`]) adds
+//! registry data (`crate::model::SpecForm`, owned by its file in `crate::mechanisms`) adds
 //! the `[mechanism]` keys of its papers' bounds (e.g. the RGM's relative sensitivity `eta`, `R`
 //! of HMB Def. 2 and an optional Rényi order `alpha`), the rule each key is checked by (its
 //! message names the field), and a check across keys (e.g. HMB Def. 2 and Theorem 1's σ²; a
@@ -73,7 +73,7 @@ pub struct MechanismSpec {
     /// The registry entry.
     pub family: &'static Family,
     /// The `[mechanism]` parameters: the family's pair keys that are not inputs, then the extra
-    /// keys of its papers' bounds ([`crate::model::SpecForm::extra_keys`]; an absent optional key
+    /// keys of its papers' bounds (`crate::model::SpecForm::extra_keys`; an absent optional key
     /// is left out).
     pub params: Vec<(&'static str, Scalar)>,
 }

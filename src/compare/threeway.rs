@@ -3,14 +3,14 @@
 //! checks `audit ≤ exact ≤ bound`, whose failure is printed as a `VIOLATION` line.
 //!
 //! * Bound: the paper's bounds of the spec's family, registry data owned by the family's file
-//!   ([`crate::model::SpecForm::bounds`], each a function of the spec's parameters with its
+//!   (`crate::model::SpecForm::bounds`, each a function of the spec's parameters with its
 //!   source text; an RDP bound ε(α) is shown beside the exact D_α at the same α), else the
 //!   family's published guarantee ([`crate::model::Guarantee::Published`]). A family whose RDP
-//!   bound has a validity range ([`crate::model::spec_form::RdpBound`]) also has the exact D_α
+//!   bound has a validity range (`crate::model::spec_form::RdpBound`) also has the exact D_α
 //!   checked against it across that range (`theorem1_scan`).
 //! * Exact: ε(δ) = max over both orders of the pair of [`divergence::eps_for_delta`]. For a
 //!   family whose pair may have no certified ε(δ) (no closed form, and a quadrature that fails),
-//!   the family says where its exact D_α is finite ([`crate::model::spec_form::ExactRdp`]) and
+//!   the family says where its exact D_α is finite (`crate::model::spec_form::ExactRdp`) and
 //!   the exact RDP curve converted with CKS is shown, labelled as an UPPER BOUND on the exact ε.
 
 use super::sources::{self, AuditOutcome, DIGITS};

@@ -22,7 +22,7 @@ use crate::scalar::Scalar;
 use rug::Float;
 
 /// Rényi divergence D_α(P1 ‖ P2) by its closed form, certified to `digits`.
-pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
+pub(crate) fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
     check_alpha(alpha)?;
     certify(digits, "renyi (closed form)", |p| renyi_at(pair, alpha, p))
 }
@@ -33,12 +33,12 @@ pub(crate) fn renyi_at(pair: &Pair, alpha: &Scalar, p: u32) -> Result<Float> {
 }
 
 /// KL(P1 ‖ P2) by its closed form, certified to `digits`.
-pub fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
+pub(crate) fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
     certify(digits, "kl (closed form)", |p| pair.model().kl_at(p))
 }
 
 /// Fisher information about the location, closed form, certified to `digits`.
-pub fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
+pub(crate) fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
     certify(digits, "fisher (closed form)", |p| loc.model().fisher_at(p))
 }
 
@@ -51,7 +51,7 @@ pub(crate) fn check_eps(eps: &Scalar) -> Result<()> {
 }
 
 /// Hockey-stick divergence δ(ε) = ∫(p1 − e^ε p2)_+ (this ordered pair), closed form, certified.
-pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
+pub(crate) fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     check_eps(eps)?;
     certify(digits, "hockey_stick_delta (closed form)", |p| {
         hockey_stick_at(pair, &eps.mp(p), p)

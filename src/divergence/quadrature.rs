@@ -39,7 +39,7 @@ mod model;
 /// Rényi divergence D_α(P1 ‖ P2) = log(∫ p1^α p2^{1−α})/(α − 1) by quadrature, certified to
 /// `digits` (docs/formulas.md §0.1; GaussianDd and Rgm by the Fubini/rotation reduction of
 /// docs/formulas.md §4: D = [log I(Δ) + (d−1) log I(0)]/(α−1)). +∞ (as a value) when σ_α² ≤ 0.
-pub fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
+pub(crate) fn renyi(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified> {
     check_alpha(alpha)?;
     renyi_integrals(pair, alpha, digits).map_err(|e| beyond_resolution(e, pair, alpha))
 }
@@ -83,7 +83,7 @@ fn renyi_integrals(pair: &Pair, alpha: &Scalar, digits: u32) -> Result<Certified
 /// plus atom terms P1·log(P1/P2), certified to `digits`. GaussianDd and Rgm: the 1-D KL along the
 /// mean difference plus (d−1) times the KL of the centred marginals (additivity over independent
 /// coordinates).
-pub fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
+pub(crate) fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
     let own = match pair.model().integrals() {
         Integrals::Line(line) => return model::kl(pair, line, digits),
         Integrals::Own(own) => own,
@@ -99,7 +99,7 @@ pub fn kl(pair: &Pair, digits: u32) -> Result<Certified> {
 /// p1·(1 − e^{ε − LLR}) over the region {LLR > ε}, whose ends are the analytic crossing points
 /// (docs/formulas.md §7), certified to `digits`. d-dimensional Gaussians with σ1 ≠ σ2 and d > 1:
 /// the semi-analytic χ² route of [`crate::divergence::profile_dd`] (docs/formulas.md §7.4).
-pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
+pub(crate) fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified> {
     crate::error::check_finite("eps", eps.f64())?;
     let own = match pair.model().integrals() {
         Integrals::Line(line) => return model::hockey_stick(pair, line, eps, digits),
@@ -128,7 +128,7 @@ pub fn hockey_stick(pair: &Pair, eps: &Scalar, digits: u32) -> Result<Certified>
 /// (∂_μ P(atom))²/P(atom) (docs/formulas.md §0.1, §1.1, §2.1, §3), by quadrature, certified to
 /// `digits`. Truncated: Var_T(X)/σ⁴ by two passes (mean, then Σ w (x − x̄)²; docs/formulas.md §9
 /// recipe 4).
-pub fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
+pub(crate) fn fisher(loc: &Location, digits: u32) -> Result<Certified> {
     match loc.model().integrals() {
         FisherIntegrals::Line(line) => model::fisher(loc, line, digits),
         FisherIntegrals::Own(own) => {

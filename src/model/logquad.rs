@@ -98,7 +98,7 @@ pub(crate) fn log_of(q: &QuadResult) -> Result<Val> {
 
 /// Runs `f(target_digits)` (value and absolute error) and certifies `digits`, raising the target
 /// by the observed deficit until the bound is met (at most four attempts).
-pub fn certified<F>(digits: u32, what: &str, f: F) -> Result<Certified>
+pub(crate) fn certified<F>(digits: u32, what: &str, f: F) -> Result<Certified>
 where
     F: FnMut(&Ctx) -> Result<Val>,
 {

@@ -25,7 +25,7 @@
 //!   in the registry ([`FAMILIES`], [`Family::by_name`]): vocabulary, constructors, and the
 //!   privacy claim as data ([`Guarantee`] and its source), and the family's part in audit
 //!   specs, the three-way comparison, the report's figures and `eval`'s paper quantities as data
-//!   ([`SpecForm`], [`spec_form`]).
+//!   (`SpecForm`, `spec_form`).
 //!
 //! Adding a mechanism is one file in [`crate::mechanisms`] that implements [`PairModel`] (with
 //! [`LinePair`] for densities on the line, or [`AuditDraws`] and its own integrals for other
@@ -36,11 +36,11 @@
 pub(crate) mod logquad;
 pub mod noise;
 pub(crate) mod normal;
-pub mod spec_form;
+pub(crate) mod spec_form;
 
 pub use noise::NoiseHooks;
 pub use normal::{Gauss, NormalPair, Variances};
-pub use spec_form::SpecForm;
+pub(crate) use spec_form::SpecForm;
 
 use crate::error::{Error, Result};
 use crate::mechanisms::stream::StreamRng;
@@ -115,7 +115,7 @@ pub trait AuditDraws: Send + Sync {
 
 /// The parts of a positive control (`crate::audit::controls`): a deliberately broken sampler of
 /// a family's mechanism, and the correct pair and draws whose privacy it claims. A family's file
-/// builds it; its registry entry lists it ([`SpecForm::controls`]).
+/// builds it; its registry entry lists it (`SpecForm::controls`).
 pub struct BrokenDraws {
     /// The correct mechanism's pair: its claim is the control's claim.
     pub pair: Pair,
@@ -461,9 +461,9 @@ pub struct Family {
     /// Its part in audit specs, the three-way comparison, the report's figures and `dpaudit
     /// eval`'s paper quantities: extra spec keys, key rules, the papers' bounds as functions of
     /// the spec's parameters, which figures its specs are drawn in ([`SpecForm::GENERIC`]: none).
-    pub spec: SpecForm,
+    pub(crate) spec: SpecForm,
     /// Its noise as the training algorithms use it ([`NoiseHooks`]; `None`: not offered to them).
-    pub noise: Option<&'static NoiseHooks>,
+    pub(crate) noise: Option<&'static NoiseHooks>,
 }
 
 /// What a family's mechanism is claimed to guarantee on a pair: the ε that an audit's lower

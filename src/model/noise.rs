@@ -1,5 +1,5 @@
 //! What the training algorithms take from a family's noise: the optional registry hook
-//! [`Family::noise`](super::Family::noise) ([`NoiseHooks`]).
+//! `Family::noise` (`NoiseHooks`).
 //!
 //! * HMB's two-node private gradient descent (`crate::train::dpgd`), its utility simulation
 //!   (`crate::train::utility`) and its privacy accounts (`crate::train::privacy`) take their noise

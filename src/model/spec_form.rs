@@ -26,6 +26,9 @@
 //! * [`SpecForm::controls`]: its positive controls, deliberately broken samplers of its
 //!   mechanism that the report's audits must catch (`crate::audit::controls`).
 
+// The figures' parts (panels, curves, legends, texts) are read only by the report (feature
+// `cli`); the library without it still builds them for the comparison's data.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
 use crate::error::Result;
 use crate::numeric::mp::Certified;
 use crate::scalar::Scalar;
@@ -34,7 +37,7 @@ use crate::scalar::Scalar;
 /// failure names the field (`mechanism.sigma = -1: expected > 0`). A key without a rule is any
 /// finite decimal (the constructor validates it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KeyRule {
+pub(crate) enum KeyRule {
     /// A finite decimal > 0.
     Positive,
     /// A finite decimal ≥ 0.
@@ -48,7 +51,7 @@ pub enum KeyRule {
 /// A spec's validated values as a family's spec functions read them: the `[mechanism]` values,
 /// then the `[pair]` values (absent optional keys left out), the pair's shift and the audited δ.
 #[derive(Clone, Copy, Debug)]
-pub struct SpecParams<'a> {
+pub(crate) struct SpecParams<'a> {
     /// The values by key, `[mechanism]` first.
     pub values: &'a [(&'static str, Scalar)],
     /// The pair's shift: |μ1 − μ2| for locations, else the input `dist` (0 without one).
@@ -77,7 +80,7 @@ impl SpecParams<'_> {
 /// A failed check across a spec's keys: the field (`pair.dist`), its value and what was
 /// expected; the spec reader adds the file.
 #[derive(Clone, Debug)]
-pub struct SpecIssue {
+pub(crate) struct SpecIssue {
     /// The field, `section.key`.
     pub field: &'static str,
     /// Its value as given.
@@ -88,7 +91,7 @@ pub struct SpecIssue {
 
 /// The value of one of a family's paper bounds.
 #[derive(Clone, Debug)]
-pub enum BoundValue {
+pub(crate) enum BoundValue {
     /// Certified digits (shown with them; ±∞ or NaN is refused by the comparison).
     Certified(Certified),
     /// A double-precision value (a valid bound at any accuracy, e.g. optimised over α).
@@ -97,7 +100,7 @@ pub enum BoundValue {
 
 /// One of a family's paper bounds at a spec's δ: a figure of the three-way comparison.
 #[derive(Clone, Debug)]
-pub struct PaperBound {
+pub(crate) struct PaperBound {
     /// `Some((α, label))` for an RDP bound ε(α) at order α, shown beside the pair's exact D_α at
     /// the same α (labelled `label`); `None` for an (ε, δ) bound.
     pub rdp_at: Option<(Scalar, &'static str)>,
@@ -113,7 +116,7 @@ pub struct PaperBound {
 
 /// One of a family's paper bounds as a curve over δ, for the privacy-profile plots.
 #[derive(Clone, Debug)]
-pub struct BoundCurve {
+pub(crate) struct BoundCurve {
     /// Legend.
     pub label: String,
     /// Points (δ, ε).
@@ -124,7 +127,7 @@ pub struct BoundCurve {
 
 /// A family's RDP bound ε(α) as a function of the spec's parameters.
 #[derive(Clone, Copy, Debug)]
-pub struct RdpBound {
+pub(crate) struct RdpBound {
     /// The bound's name in `VIOLATION` lines and remarks ("HMB Theorem 1").
     pub name: &'static str,
     /// ε(α) in double precision.
@@ -140,7 +143,7 @@ pub struct RdpBound {
 /// route: the comparison then shows the exact RDP curve converted with CKS, labelled as an upper
 /// bound on the exact ε.
 #[derive(Clone, Copy, Debug)]
-pub struct ExactRdp {
+pub(crate) struct ExactRdp {
     /// The largest α at which the pair's exact D_α is finite (capped).
     pub alpha_max: fn(&SpecParams<'_>) -> f64,
     /// The source of the exact D_α, for labels ("HMB Lemma 2").
@@ -149,7 +152,7 @@ pub struct ExactRdp {
 
 /// How a D_α-against-α panel shows its specs (the panels are drawn in this order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RenyiStyle {
+pub(crate) enum RenyiStyle {
     /// Per spec, the exact D_α (line) and the family's RDP bound (dashed, same colour) over
     /// 80 % of the bound's validity range.
     BoundPerSpec,
@@ -162,7 +165,7 @@ pub enum RenyiStyle {
 
 /// A D_α-against-α panel of the report: specs whose families name the same panel share it.
 #[derive(Debug)]
-pub struct RenyiPanel {
+pub(crate) struct RenyiPanel {
     /// Presentation.
     pub style: RenyiStyle,
     /// Panel title.
@@ -172,7 +175,7 @@ pub struct RenyiPanel {
 /// A privacy-profile figure of the report (`<stem>.svg`): specs whose families name the same
 /// figure share it.
 #[derive(Debug)]
-pub struct ProfileFigure {
+pub(crate) struct ProfileFigure {
     /// File stem.
     pub stem: &'static str,
     /// Figure title.
@@ -183,7 +186,7 @@ pub struct ProfileFigure {
 
 /// The report's figures a family's specs are drawn in.
 #[derive(Debug)]
-pub struct Panels {
+pub(crate) struct Panels {
     /// The privacy-profile figure.
     pub profile: &'static ProfileFigure,
     /// The D_α panel (needs [`SpecForm::rdp_bound`]).
@@ -194,7 +197,7 @@ pub struct Panels {
 /// Figure 1: Fisher information and per-instance RDP against the location μ, at one σ and
 /// support).
 #[derive(Clone, Copy, Debug)]
-pub struct LocationCurve {
+pub(crate) struct LocationCurve {
     /// Legend.
     pub legend: &'static str,
     /// Whether it is the reference the others are compared with (drawn dashed).
@@ -213,7 +216,7 @@ pub(crate) type ProfileBounds = fn(&SpecParams<'_>, &[f64]) -> Vec<BoundCurve>;
 /// A family's extra `dpaudit eval` pair keys and the check they feed (the RGM's optional η, R
 /// and HMB Def. 2).
 #[derive(Clone, Copy, Debug)]
-pub struct RowCheck {
+pub(crate) struct RowCheck {
     /// The extra keys.
     pub keys: &'static [&'static str],
     /// The check on the built pair, reading the keys (`Ok(None)`: not given).
@@ -237,7 +240,7 @@ pub struct RowQuantity {
 /// beyond its pair: registry data owned by its file. [`SpecForm::GENERIC`] is the generic form
 /// (its vocabulary only, its published guarantee as the bound).
 #[derive(Debug)]
-pub struct SpecForm {
+pub(crate) struct SpecForm {
     /// Rules of its spec keys, by key (`[mechanism]` and `[pair]`).
     pub rules: &'static [(&'static str, KeyRule)],
     /// `[mechanism]` keys beyond its pair keys: the inputs of its papers' bounds.
@@ -283,7 +286,7 @@ pub struct Control {
 
 impl SpecForm {
     /// The generic form: the family's vocabulary, its published guarantee as the bound.
-    pub const GENERIC: SpecForm = SpecForm {
+    pub(crate) const GENERIC: SpecForm = SpecForm {
         rules: &[],
         extra_keys: &[],
         check: None,
@@ -301,13 +304,13 @@ impl SpecForm {
     };
 
     /// The rule of `key`, if it has one.
-    pub fn rule(&self, key: &str) -> Option<KeyRule> {
+    pub(crate) fn rule(&self, key: &str) -> Option<KeyRule> {
         self.rules.iter().find(|(k, _)| *k == key).map(|(_, r)| *r)
     }
 }
 
 /// `n` points log-spaced from `lo` to `hi` (both > 0).
-pub fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
+pub(crate) fn log_grid(lo: f64, hi: f64, n: usize) -> Vec<f64> {
     let (a, b) = (lo.ln(), hi.ln());
     (0..n)
         .map(|i| (a + (b - a) * i as f64 / (n - 1) as f64).exp())

@@ -70,7 +70,7 @@ pub(crate) fn markdown(run: &CommandRun) -> String {
 
 /// Writes `NAME.md`, `NAME.csv`, `NAME_a.npy` and `NAME_b.npy` into `out` (created if missing),
 /// each atomically; returns the paths written.
-pub fn write(run: &CommandRun, out: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn write(run: &CommandRun, out: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out)
         .map_err(|e| Error::Io(format!("cannot create {}: {e}", out.display())))?;
     let name = &run.spec.name;

@@ -10,7 +10,7 @@ pub(crate) use crate::fsio::{tmp_path, write_atomic, Table};
 
 impl crate::compare::golden::GoldenSummary {
     /// The CSV table of every row (deterministic: no timings).
-    pub fn table(&self) -> Table {
+    pub(crate) fn table(&self) -> Table {
         let mut t = Table::of(
             &self.checks,
             &[

@@ -14,15 +14,15 @@
 //! Two runs with the same specs (seeds) write byte-identical CSV files; wall times appear only in
 //! the Markdown.
 
-pub mod accounting;
-pub mod claims;
-pub mod command;
-pub mod csv;
-pub mod json;
-pub mod markdown;
-pub mod plots;
-pub mod progress;
-pub mod samples;
+pub(crate) mod accounting;
+pub(crate) mod claims;
+pub(crate) mod command;
+pub(crate) mod csv;
+pub(crate) mod json;
+pub(crate) mod markdown;
+pub(crate) mod plots;
+pub(crate) mod progress;
+pub(crate) mod samples;
 
 pub(crate) use crate::compare::{curves, golden, shards, sources, threeway};
 

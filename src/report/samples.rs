@@ -244,7 +244,7 @@ pub(crate) fn json(a: &SamplesAudit) -> Json {
 
 /// Writes `audit-samples.md` and `audit-samples.csv` into `out` (created if missing),
 /// atomically; returns the paths written.
-pub fn write(a: &SamplesAudit, out: &Path, command: &str) -> Result<Vec<PathBuf>> {
+pub(crate) fn write(a: &SamplesAudit, out: &Path, command: &str) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(out)
         .map_err(|e| Error::Io(format!("cannot create {}: {e}", out.display())))?;
     let md = out.join(format!("{STEM}.md"));

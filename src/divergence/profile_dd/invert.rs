@@ -29,7 +29,7 @@ use rug::Float;
 /// ε(δ) of the ordered pair (smallest ε ≥ 0 with δ(ε) ≤ δ) at every δ of `deltas`, each
 /// certified to `digits` (returned in the order of `deltas`). Handles the pairs of
 /// [`super::hockey_stick_pair`].
-pub fn eps_profile(pair: &Pair, deltas: &[Scalar], digits: u32) -> Result<Vec<Certified>> {
+pub(crate) fn eps_profile(pair: &Pair, deltas: &[Scalar], digits: u32) -> Result<Vec<Certified>> {
     if !(1..=40).contains(&digits) {
         return Err(Error::invalid("digits", digits, "an integer in 1..=40"));
     }

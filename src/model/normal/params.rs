@@ -65,7 +65,13 @@ pub(crate) struct Clipped {
 
 impl Clipped {
     /// Validated: finite locations, σ > 0, a < b (all finite).
-    pub fn new(mu1: Scalar, mu2: Scalar, sigma: Scalar, a: Scalar, b: Scalar) -> Result<Self> {
+    pub(crate) fn new(
+        mu1: Scalar,
+        mu2: Scalar,
+        sigma: Scalar,
+        a: Scalar,
+        b: Scalar,
+    ) -> Result<Self> {
         let shift = Shift::new(mu1, mu2, sigma)?;
         crate::model::interval(&a, &b)?;
         Ok(Clipped { shift, a, b })
