@@ -100,6 +100,8 @@
 //! reference it implements.
 
 #![deny(missing_docs)]
+// Public only what the crate exports (docs/library.md); test modules may keep their helpers `pub`.
+#![cfg_attr(not(test), deny(unreachable_pub))]
 
 pub mod accounting;
 pub mod audit;
