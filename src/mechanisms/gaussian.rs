@@ -408,11 +408,8 @@ pub(crate) static FAMILY: Family = normal::shift_family(
 .with_noise(&NOISE);
 
 /// The family's noise for the training algorithms: its law per coordinate (HG §5–6).
-static NOISE: crate::model::NoiseHooks = crate::model::NoiseHooks {
-    centred_draw: None,
-    relative: None,
-    coordinate: Some(&COORDINATE_NOISE),
-};
+static NOISE: crate::model::NoiseHooks =
+    crate::model::NoiseHooks::per_coordinate(&COORDINATE_NOISE);
 
 /// The Gaussian as the per-coordinate noise of a release (`train::hg`; HG §5–6, where it is the
 /// baseline the bounded families are compared with, `docs/training.md#hg-mean-estimation`):

@@ -596,11 +596,8 @@ pub(crate) static FAMILY: Family = normal::clipped_family(
 .with_noise(&NOISE);
 
 /// The family's noise for the training algorithms: its law per coordinate (HG §5–6).
-static NOISE: crate::model::NoiseHooks = crate::model::NoiseHooks {
-    centred_draw: None,
-    relative: None,
-    coordinate: Some(&COORDINATE_NOISE),
-};
+static NOISE: crate::model::NoiseHooks =
+    crate::model::NoiseHooks::per_coordinate(&COORDINATE_NOISE);
 
 /// The rectified Gaussian as the per-coordinate noise of a release on a box [a, b] (`train::hg`;
 /// HG §5–6, `docs/training.md#hg-mean-estimation`): drawn by [`Rectified`], its MSE about μ in

@@ -33,6 +33,17 @@ pub struct NoiseHooks {
     pub coordinate: Option<&'static CoordinateNoise>,
 }
 
+impl NoiseHooks {
+    /// The hooks of a family whose only part is its law per coordinate (HG §5–6).
+    pub(crate) const fn per_coordinate(law: &'static CoordinateNoise) -> NoiseHooks {
+        NoiseHooks {
+            centred_draw: None,
+            relative: None,
+            coordinate: Some(law),
+        }
+    }
+}
+
 /// A family's single law as the noise added to each coordinate of a released vector (Hu & Guo,
 /// "HG", §5–6: [`crate::train::hg`], `docs/training.md#hg-mean-estimation`): the law at location
 /// μ and scale σ, on the box [a, b] when the family's law has a support (location keys `a`,
