@@ -23,9 +23,14 @@
 //!
 //! Quantities: `renyi` (+alpha), `kl`, `fisher` (a single `mu` instead of mu1/mu2),
 //! `hockey_stick_delta` (+eps), `eps_for_delta` (+delta), `rgm_theorem1_eps` (eta, gamma, d, alpha),
-//! `rgm_corollary1_eps` and `rgm_optimized_dp_eps` (eta, gamma, d, delta), `rho_bar`
-//! (family gaussian; d, Rc), `rdp_eps_for_delta` (+delta; the RDP route of a composition,
-//! optimised over α). For a composition, `eps_for_delta` and `hockey_stick_delta` are the
+//! `rgm_corollary1_eps`, `rgm_optimized_dp_eps` and its minimiser `rgm_optimized_dp_alpha` (eta,
+//! gamma, d, delta), HMB's further formulas that the seed-claims table checks
+//! (`rgm_theorem1_alpha_sup` and `rgm_lemma1_ratio_max` (eta), `rgm_eq6_eps` (eps_star, eta, d,
+//! alpha), the tCDP forms `rgm_tcdp_rho`, `rgm_tcdp_omega`, `rgm_gss_tcdp_rho`,
+//! `rgm_gss_tcdp_omega` (eta, gamma, d), the exact worst case `rgm_worst_case_renyi` (eta,
+//! gamma, sigma2, R, d, alpha)), `rho_bar` (family gaussian; d, Rc), `rdp_eps_for_delta`
+//! (+delta; the RDP route of a composition, optimised over α). The paper quantities are the
+//! families' own (`SpecForm::quantities`). For a composition, `eps_for_delta` and `hockey_stick_delta` are the
 //! midpoint of the certified bracket with the digits its width certifies.
 
 use crate::divergence::{self, Location, Method, Pair};
