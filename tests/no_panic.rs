@@ -30,6 +30,15 @@ const QUANTITIES: &[&str] = &[
     "rgm_theorem1_eps",
     "rgm_corollary1_eps",
     "rgm_optimized_dp_eps",
+    "rgm_optimized_dp_alpha",
+    "rgm_theorem1_alpha_sup",
+    "rgm_eq6_eps",
+    "rgm_lemma1_ratio_max",
+    "rgm_tcdp_rho",
+    "rgm_tcdp_omega",
+    "rgm_gss_tcdp_rho",
+    "rgm_gss_tcdp_omega",
+    "rgm_worst_case_renyi",
     "rho_bar",
     "bogus",
     "",
@@ -46,7 +55,7 @@ const FAMILIES: &[&str] = &[
 ];
 const KEYS: &[&str] = &[
     "mu1", "mu2", "mu", "sigma", "sigma1", "sigma2", "a", "b", "d", "dist", "gamma", "n1", "n2",
-    "eta", "R", "alpha", "eps", "delta", "Rc", "zzz", "",
+    "eta", "R", "alpha", "eps", "delta", "Rc", "eps_star", "zzz", "",
 ];
 const VALUES: &[&str] = &[
     "0", "1", "-1", "2", "0.5", "1.001", "100", "1e-300", "1e300", "-1e300", "nan", "inf", "-inf",
