@@ -80,7 +80,7 @@ pub fn mean_data(seed: u64, n: usize, d: usize, data_sd: f64) -> Result<Vec<f64>
         }
         for x in row.iter_mut() {
             let z: f64 = rand_distr::Distribution::sample(&rand_distr::StandardNormal, &mut rng);
-            *x = 0.0 + data_sd * z;
+            *x = data_sd * z;
         }
         for (mi, x) in m.iter_mut().zip(&row) {
             *mi += x.clamp(-1.0, 1.0);
