@@ -18,6 +18,11 @@
 //! closed-form Gaussian tails, the u-tail by a Lipschitz bound on |M| between probes and an
 //! integration-by-parts decay bound beyond them, rounding by running error bounds. There is no
 //! convolution and no discretised loss, so nothing grows with T except the exponent.
+//!
+//! The dispatcher sends some schedules to other routes first: an exactly Gaussian one to the
+//! closed form, T ≤ 3 subsampled steps to nested integration (`nested`, `nested64`), and the
+//! tiny-q corner at T ≥ 4 and ≤ 8 digits to a discretised convolution (`pld`,
+//! docs/accounting.md#discretised). Every route returns a two-sided bracket.
 
 use super::SubsampledGaussian;
 use crate::bounds::gaussian::{dp_eps_mp, log_dp_delta_mp};
@@ -33,6 +38,7 @@ mod invert;
 mod moment;
 mod nested;
 mod nested64;
+mod pld;
 mod rdp;
 use invert::{
     chernoff_upper, ln_moment_total_f64, ln_saddle_objective, saddle, scan_dampings, shift,
@@ -300,7 +306,9 @@ pub struct Composed {
     pub remove: Bracket,
     /// Add direction, D(Q^T‖P^T).
     pub add: Bracket,
-    /// How it was computed ("gaussian closed form" or "mgf inversion").
+    /// How it was computed: "gaussian closed form", "mgf inversion", "small-T nested
+    /// integration" (or its double-precision form) or "discretised convolution (double
+    /// precision)".
     pub route: &'static str,
     /// Damping (saddle) a of the remove direction's inversion (NaN for the closed form).
     pub saddle: f64,
@@ -328,8 +336,9 @@ impl Composed {
 pub struct ComposeOptions {
     /// Target significant digits of δ (the ε bracket follows; 20 by default).
     pub digits: u32,
-    /// Use the MGF inversion even when the schedule is exactly Gaussian (tests the general route
-    /// against the closed form).
+    /// Use the MGF inversion whatever the schedule: even when it is exactly Gaussian, and where
+    /// the small-T or the discretised route would answer (tests the general route against the
+    /// closed form and the other routes against it).
     pub force_inversion: bool,
 }
 
@@ -589,6 +598,11 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
             return nested64::delta_for_eps(&m, t as u32, eps, opts.digits.clamp(1, 60));
         }
         return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
+    }
+    if let (false, Some((m, t))) = (opts.force_inversion, pld::applies(sched, opts.digits)) {
+        if let Ok(c) = pld::delta_for_eps(sched, &m, t, eps, opts.digits.clamp(1, 60)) {
+            return Ok(c);
+        }
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, log_dp_delta_mp(mu, &eps.mp(p)).exp()));
     compose_both(
@@ -930,6 +944,11 @@ fn eps_for_delta_inner(
             return nested64::eps_for_delta(sched, &m, t as u32, delta, opts.digits.clamp(1, 60));
         }
         return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
+    }
+    if let (false, Some((m, t))) = (opts.force_inversion, pld::applies(sched, opts.digits)) {
+        if let Ok(c) = pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60)) {
+            return Ok(c);
+        }
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, dp_eps_mp(mu, &delta.mp(p))?));
     compose_both(

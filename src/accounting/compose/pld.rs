@@ -1,0 +1,1323 @@
+//! The discretised route (docs/accounting.md#discretised): δ(ε) and ε(δ) of T identical
+//! Poisson-subsampled Gaussian steps (add/remove neighbours) from two discrete pairs on a loss
+//! grid o + hℤ that bracket one step, composed by FFT. It answers, at up to [`MAX_DIGITS`]
+//! digits, the small-T and tiny-q corner where the inversion's damping is squeezed.
+//!
+//! - **Upper pair** (dominating; connect-the-dots, Doroshenko et al., PETS 2022): every point
+//!   whose loss ℓ lies in [ℓ_j, ℓ_{j+1}] sends its mass to the two knots around it, split so
+//!   that both P and Q are preserved (linear in e^ℓ). The step is a post-processing of this pair.
+//! - **Lower pair** (dominated): consecutive bins of points (whole cells, and fractions of the
+//!   cells at their ends), each labelled at the knot above its lowest cell and extended upward
+//!   until its likelihood ratio reaches that knot's e^{ℓ_k}. Binning (with randomised splits) is a
+//!   post-processing of the step; labelling a bin at or below its own log-ratio can only lower δ.
+//! - **Grid offset**: a knot sits where the step's mass piles up (ℓ_min = ln(1−q) for remove, just
+//!   below ℓ_max = −ln(1−q) for add), so that the one bin the tail cannot balance costs nothing.
+//!
+//! A composition of dominating (dominated) pairs dominates (is dominated by) the composition, so
+//! the T-fold compositions of the two pairs bracket δ_T(ε); both are second-order in h, and h is
+//! refined until the bracket has the digits asked. The composition is one complex FFT (upper +
+//! i·lower) of the pairs tilted by e^{λℓ}, λ chosen at the query so that the FFT's absolute
+//! rounding is small against δ once the tilt is undone. All is in double precision, and every
+//! truncation is bounded and added: the step's tails by closed-form Gaussian tails, the window by
+//! a Chernoff bound on the discrete law, the FFT's rounding componentwise (each output of a
+//! length-N transform is within γ‖z‖₁ of the exact one, γ = 8·log₂N·u, after Higham, Accuracy and
+//! Stability of Numerical Algorithms, 2nd ed., §24.1, with a margin; propagated through the T-th
+//! power and the inverse transform), sums by compensated summation. The cell integrals carry the
+//! difference of a 5-point Lobatto rule and Simpson's rule on the same piece as their error (the
+//! crate's standard for quadrature: an estimate, not an a-priori bound), and the labels an
+//! allowance τ per step for the rounding of the cell edges.
+
+use super::{precision_error, Bracket, Composed, Dir, Error, Result, Scalar, SubsampledGaussian};
+use crate::numeric::f64s::{log_add_exp, ndtr, norm_pdf};
+use rug::Float;
+use rustfft::{num_complex::Complex64, FftPlanner};
+
+/// Most digits this route answers; beyond, the dispatcher uses the inversion.
+pub(super) const MAX_DIGITS: u32 = 8;
+/// The route's name in [`Composed::route`].
+const ROUTE: &str = "discretised convolution (double precision)";
+/// Largest FFT length, 2^22 (64 MiB of complex doubles).
+const MAX_LOG2: u32 = 22;
+/// Smallest FFT length.
+const MIN_LOG2: u32 = 10;
+/// Unit roundoff.
+const U: f64 = f64::EPSILON / 2.0;
+/// Relative allowance on a mass from closed-form Gaussian tails (libm's erfc is ≈ 1 ulp).
+const TAIL_REL: f64 = 1e-12;
+/// Widest quadrature piece, in units of σ.
+const PIECE: f64 = 1.0 / 128.0;
+/// The step's coordinate is cut at ±this many σ (beyond, the mass is below 10⁻³⁰⁰).
+const Z_CUT: f64 = 38.0;
+
+/// One direction's step in the coordinate z in which its loss ℓ(z) increases: remove,
+/// P = (1−q)N(0,σ²) + qN(1,σ²), ℓ = ln(1 − q + q e^{(2z−1)/(2σ²)}); add, z = −x with
+/// P = N(0,σ²), ℓ = −ln(1 − q + q e^{(−2z−1)/(2σ²)}).
+#[derive(Clone, Copy, Debug)]
+struct Law {
+    /// +1 remove, −1 add.
+    s: f64,
+    q: f64,
+    sigma: f64,
+    s2: f64,
+    /// Weight of N(1, σ²) in P.
+    w: f64,
+    /// ln(1 − q).
+    l1q: f64,
+}
+
+impl Law {
+    fn new(q: f64, sigma: f64, dir: Dir) -> Law {
+        let add = dir == Dir::Add;
+        Law {
+            s: if add { -1.0 } else { 1.0 },
+            q,
+            sigma,
+            s2: sigma * sigma,
+            w: if add { 0.0 } else { q },
+            l1q: (-q).ln_1p(),
+        }
+    }
+
+    /// P's density at z.
+    fn p(&self, z: f64) -> f64 {
+        let a = norm_pdf(z / self.sigma);
+        let v = if self.w == 0.0 {
+            a
+        } else {
+            (1.0 - self.w) * a + self.w * norm_pdf((z - 1.0) / self.sigma)
+        };
+        v / self.sigma
+    }
+
+    /// P(Z > z).
+    fn above(&self, z: f64) -> f64 {
+        let a = ndtr(-z / self.sigma);
+        if self.w == 0.0 {
+            a
+        } else {
+            (1.0 - self.w) * a + self.w * ndtr((1.0 - z) / self.sigma)
+        }
+    }
+
+    /// P(Z < z).
+    fn below(&self, z: f64) -> f64 {
+        let a = ndtr(z / self.sigma);
+        if self.w == 0.0 {
+            a
+        } else {
+            (1.0 - self.w) * a + self.w * ndtr((z - 1.0) / self.sigma)
+        }
+    }
+
+    /// ℓ(z).
+    fn loss(&self, z: f64) -> f64 {
+        let y = (2.0 * self.s * z - 1.0) / (2.0 * self.s2);
+        self.s * log_add_exp(self.l1q, self.q.ln() + y)
+    }
+
+    /// The edge of loss l: the z with ℓ(z) = l and c = 1 − (1−q)e^{−sl}, None outside the range.
+    fn edge(&self, l: f64) -> Option<Edge> {
+        let e = (self.s * l).exp_m1() / self.q;
+        if !(e > -1.0 && e.is_finite()) {
+            return None;
+        }
+        Some(Edge {
+            z: self.s * (self.s2 * e.ln_1p() + 0.5),
+            c: -(self.l1q - self.s * l).exp_m1(),
+        })
+    }
+
+    /// ℓ(z) − l for the edge of loss l: s·ln(1 + c·expm1(s(z − z_e)/σ²)), without cancellation.
+    fn rel(&self, z: f64, e: &Edge) -> f64 {
+        self.s * (e.c * (self.s * (z - e.z) / self.s2).exp_m1()).ln_1p()
+    }
+
+    /// The z beyond which (below which, `upper` false) P has mass at most `m`, by bisection.
+    fn cut(&self, m: f64, upper: bool) -> f64 {
+        let lim = Z_CUT * self.sigma + 1.0;
+        let (mut a, mut b) = (-lim, lim);
+        for _ in 0..200 {
+            let mid = 0.5 * (a + b);
+            let t = if upper {
+                self.above(mid)
+            } else {
+                self.below(mid)
+            };
+            // `above` decreases, `below` increases in z.
+            if (t > m) == upper {
+                a = mid;
+            } else {
+                b = mid;
+            }
+            if b - a < 1e-12 * (1.0 + a.abs()) {
+                break;
+            }
+        }
+        if upper {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Edge {
+    z: f64,
+    c: f64,
+}
+
+/// The two discrete pairs of one step on the knots jh, j = j0 ..= j0 + n: finite P-masses
+/// (`up`, `lo`) and the upper pair's mass at +∞.
+#[derive(Debug)]
+struct Pairs {
+    remove: bool,
+    h: f64,
+    /// Grid offset: knot j is the loss o + jh.
+    o: f64,
+    j0: i64,
+    up: Vec<f64>,
+    lo: Vec<f64>,
+    up_inf: f64,
+}
+
+/// 5-point Lobatto nodes (interior, on [−1, 1]) and weights.
+const LOB_X: f64 = 0.654_653_670_707_977_2; // √(3/7)
+const LOB_W: [f64; 3] = [0.1, 49.0 / 90.0, 32.0 / 45.0];
+
+/// The cell integrals of one cell: A = ∫p·expm1(h − d), B = ∫p·(−expm1(−d)) with d = ℓ − jh
+/// (the upper pair's masses at the cell's two knots are A/(e^h − 1) and B/(1 − e^{−h}); the
+/// cell's P-mass is (A + e^h B)/(e^h − 1)), and their error estimates.
+#[derive(Clone, Copy, Debug, Default)]
+struct Cell {
+    a: f64,
+    b: f64,
+    ea: f64,
+    eb: f64,
+}
+
+fn integrate(law: &Law, z0: f64, z1: f64, h: f64, d: &dyn Fn(f64) -> f64) -> Cell {
+    let width = z1 - z0;
+    if width.is_nan() || width <= 0.0 {
+        return Cell::default();
+    }
+    let pieces = (width / (PIECE * law.sigma)).ceil().max(1.0);
+    let n = pieces as usize;
+    let step = width / pieces;
+    let f = |z: f64| {
+        let dz = d(z).clamp(0.0, h);
+        let p = law.p(z);
+        (p * (h - dz).exp_m1(), -p * (-dz).exp_m1())
+    };
+    let mut out = Cell::default();
+    let mut left = f(z0);
+    for k in 0..n {
+        let a = z0 + step * k as f64;
+        let b = if k + 1 == n { z1 } else { a + step };
+        let half = 0.5 * (b - a);
+        let m = a + half;
+        let right = f(b);
+        let l1 = f(m - LOB_X * half);
+        let mid = f(m);
+        let l3 = f(m + LOB_X * half);
+        let lob = |i: usize| -> f64 {
+            let v = [left, l1, mid, l3, right].map(|t| if i == 0 { t.0 } else { t.1 });
+            half * (LOB_W[0] * (v[0] + v[4]) + LOB_W[1] * (v[1] + v[3]) + LOB_W[2] * v[2])
+        };
+        let simpson = |i: usize| -> f64 {
+            let v = [left, mid, right].map(|t| if i == 0 { t.0 } else { t.1 });
+            half / 3.0 * (v[0] + 4.0 * v[1] + v[2])
+        };
+        let (la, lb) = (lob(0), lob(1));
+        out.a += la;
+        out.b += lb;
+        out.ea += (la - simpson(0)).abs() + 16.0 * U * la;
+        out.eb += (lb - simpson(1)).abs() + 16.0 * U * lb;
+        left = right;
+    }
+    out
+}
+
+/// Tail cuts of one step: single-step P-mass beyond the knots at most `m_cut`.
+fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
+    let remove = law.s > 0.0;
+    // The grid o + hℤ has a knot at the end of the loss range where the mass piles up: at
+    // ℓ_min = ln(1 − q) (remove), and h/1024 below ℓ_max = −ln(1 − q) (add). The lower pair
+    // labels a cell it cannot balance with its lower knot; there that costs almost nothing.
+    let o = if remove {
+        law.l1q
+    } else {
+        -law.l1q - h / 1024.0
+    };
+    let (j_lo, j_hi, z_floor, z_ceil) = if remove {
+        let zt = law.cut(m_cut, true);
+        let j_hi = ((law.loss(zt) - o) / h).ceil().max(1.0) as i64;
+        (0, j_hi, -Z_CUT * law.sigma, f64::NAN)
+    } else {
+        let zb = law.cut(m_cut, false);
+        let j_lo = ((law.loss(zb) - o) / h).floor().min(-1.0) as i64;
+        (j_lo, 1, f64::NAN, Z_CUT * law.sigma)
+    };
+    let n = (j_hi - j_lo).max(1) as usize;
+    if n > (1usize << MAX_LOG2) {
+        return Err(budget_error(
+            "the step's loss range needs more grid cells than the cap",
+        ));
+    }
+    let mut cells = Vec::with_capacity(n);
+    let mut lower = law.edge(o + j_lo as f64 * h);
+    let first_z = match lower {
+        Some(e) => e.z,
+        None => z_floor,
+    };
+    let mut last_z = first_z;
+    for j in j_lo..j_lo + n as i64 {
+        let upper = law.edge(o + (j + 1) as f64 * h);
+        let z0 = lower.map_or(z_floor, |e| e.z);
+        let z1 = upper.map_or(z_ceil, |e| e.z);
+        let cell = match (lower, upper) {
+            (Some(e), _) => integrate(law, z0, z1, h, &|z| law.rel(z, &e)),
+            (None, Some(e)) => integrate(law, z0, z1, h, &|z| h + law.rel(z, &e)),
+            (None, None) => Cell::default(),
+        };
+        cells.push(cell);
+        last_z = z1;
+        lower = upper;
+    }
+    let below = law.below(first_z) * (1.0 + TAIL_REL);
+    let above = if last_z.is_finite() {
+        law.above(last_z) * (1.0 + TAIL_REL)
+    } else {
+        0.0
+    };
+    let em1 = h.exp_m1();
+    let om1 = -(-h).exp_m1();
+    // Upper pair: every cell's mass split onto its two knots, errors added.
+    let mut up = vec![0.0; n + 1];
+    for (k, c) in cells.iter().enumerate() {
+        up[k] += (c.a + c.ea) / em1;
+        up[k + 1] += (c.b + c.eb) / om1;
+    }
+    // The cut mass: remove, below z_floor (loss in the first cell) goes to knot 1 and above the
+    // last edge to +∞; add, below the first edge (loss below the first knot) to knot 0 and above
+    // z_ceil (loss in the last cell) to the last knot.
+    let up_inf = if remove {
+        up[1.min(n)] += below;
+        above
+    } else {
+        up[0] += below;
+        up[n] += above;
+        0.0
+    };
+    for v in &mut up {
+        *v *= 1.0 + 8.0 * U;
+    }
+    let mut lo = lower_pair(&cells, h);
+    for x in &mut lo {
+        *x = (*x * (1.0 - 8.0 * U)).max(0.0);
+    }
+    Ok(Pairs {
+        remove,
+        h,
+        o,
+        j0: j_lo,
+        up,
+        lo,
+        up_inf,
+    })
+}
+
+/// The lower pair's finite masses on the knots 0 ..= n from the cells (module docs).
+fn lower_pair(cells: &[Cell], h: f64) -> Vec<f64> {
+    // Consecutive bins, each labelled at the knot above its lowest cell and extended
+    // upward until its likelihood ratio reaches that knot's e^{kh} (module docs). A bin's balance
+    // uses the cells' A inflated and B, P deflated by their error estimates; the last bin, which
+    // the cut tail cannot balance, is labelled at its lowest cell's lower knot.
+    let n = cells.len();
+    let (em1, eh) = (h.exp_m1(), h.exp());
+    let mut lo = vec![0.0; n + 1];
+    let pl: Vec<f64> = cells
+        .iter()
+        .map(|c| ((c.a - c.ea).max(0.0) + eh * (c.b - c.eb).max(0.0)) / em1)
+        .collect();
+    let (mut c, mut r) = (0usize, 1.0f64);
+    while c < n {
+        let k = c + 1;
+        let mut debt = r * (cells[c].a + cells[c].ea);
+        let mut out = r * pl[c];
+        let mut next = None;
+        for (c2, cell) in cells.iter().enumerate().skip(k) {
+            // Per unit of cell c2, ∫p(1 − e^{ℓ_k − ℓ}) = (1 − e^{−mh})P + e^{−mh}B, m = c2 − k.
+            let m = (c2 - k) as f64 * h;
+            let credit = -(-m).exp_m1() * pl[c2] + (-m).exp() * (cell.b - cell.eb).max(0.0);
+            if credit >= debt {
+                let w = if credit > 0.0 { debt / credit } else { 0.0 };
+                out += w * pl[c2];
+                next = Some((c2, 1.0 - w));
+                break;
+            }
+            debt -= credit;
+            out += pl[c2];
+        }
+        match next {
+            Some((c2, rest)) => {
+                lo[k] += out;
+                if rest > 0.0 {
+                    (c, r) = (c2, rest);
+                } else {
+                    (c, r) = (c2 + 1, 1.0);
+                }
+            }
+            None => {
+                lo[c] += out;
+                break;
+            }
+        }
+    }
+    lo
+}
+
+fn budget_error(why: &str) -> Error {
+    precision_error(0, 0, &format!("discretised route: {why}"))
+}
+
+/// The composed masses of one pair on a window of N knots (index i is the loss (ja + i)h),
+/// computed under an exponential tilt λ (masses m̃_J = m_J e^{λ S_J − T c}), and the error terms
+/// in tilted units, which [`Composite::delta`] scales back at each ε.
+struct Composite {
+    h: f64,
+    /// T·o: index i is the loss base + (ja + i)h.
+    base: f64,
+    ja: i64,
+    /// Suffix sums of the untilted masses, Σ_{k≥i} m_k and Σ_{k≥i} m_k e^{−kh}, compensated.
+    g1: Vec<f64>,
+    g2: Vec<f64>,
+    /// The tilt λ and T·c.
+    lambda: f64,
+    tc: f64,
+    /// Bounds on the FFT error of the tilted masses.
+    fft_err: FftErr,
+    /// Tilted mass outside the window or wrapped into it (bound).
+    outside: f64,
+    /// Upper pair: the probability that some step is at +∞.
+    inf: f64,
+    /// The label allowance T·τ.
+    shift: f64,
+}
+
+impl Composite {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        tilted: &[f64],
+        h: f64,
+        base: f64,
+        ja: i64,
+        lambda: f64,
+        tc: f64,
+        fft_err: FftErr,
+        outside: f64,
+        inf: f64,
+        shift: f64,
+    ) -> Result<Self> {
+        let n = tilted.len();
+        let mut g1 = vec![0.0; n + 1];
+        let mut g2 = vec![0.0; n + 1];
+        let (mut s1, mut c1, mut s2, mut c2) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        // e^{Tc − λS_i} and e^{−ih} by a recurrence from an exact exp every 64 knots (relative
+        // error below 130u, inside the allowance of `delta`).
+        let (step_t, step_2) = ((lambda * h).exp(), h.exp());
+        let (mut ft, mut f2) = (0.0f64, 0.0f64);
+        for i in (0..n).rev() {
+            let s = base + (ja + i as i64) as f64 * h;
+            if (n - 1 - i) % 64 == 0 {
+                let x = tc - lambda * s;
+                if x > 700.0 && s >= -1.0 {
+                    return Err(budget_error("the tilt overflows"));
+                }
+                ft = x.min(700.0).exp();
+                f2 = (-(i as f64) * h).exp();
+            } else {
+                ft *= step_t;
+                f2 *= step_2;
+            }
+            // Losses below −1 never carry weight (ε ≥ 0 and the shift is far below 1).
+            let m = if s < -1.0 { 0.0 } else { tilted[i] * ft };
+            two_sum_acc(&mut s1, &mut c1, m);
+            two_sum_acc(&mut s2, &mut c2, m * f2);
+            g1[i] = s1 + c1;
+            g2[i] = s2 + c2;
+        }
+        Ok(Composite {
+            h,
+            base,
+            ja,
+            g1,
+            g2,
+            lambda,
+            tc,
+            fft_err,
+            outside,
+            inf,
+            shift,
+        })
+    }
+
+    fn n(&self) -> usize {
+        self.g1.len() - 1
+    }
+
+    /// |dδ/dε| of the approximate δ at ε: e^{ε − ja·h}·g2.
+    fn slope(&self, eps: f64) -> f64 {
+        let (k, f) = self.at(eps);
+        f * self.g2[k]
+    }
+
+    /// The approximate δ at ε (no error terms): for locating ε(δ).
+    fn approx(&self, eps: f64) -> f64 {
+        let (k, f) = self.at(eps);
+        self.g1[k] - f * self.g2[k]
+    }
+
+    /// First index with loss > e, and e^{e − ja·h}.
+    fn at(&self, e: f64) -> (usize, f64) {
+        let x = (e - self.base) / self.h - self.ja as f64;
+        let k = if x < 0.0 {
+            0
+        } else {
+            ((x.floor() as usize) + 1).min(self.n())
+        };
+        (k, (e - self.base - self.ja as f64 * self.h).exp())
+    }
+
+    /// δ of the pair at ε, rounded up (`upper`) or down, with every error term.
+    fn delta(&self, eps: f64, upper: bool) -> f64 {
+        let e = if upper {
+            eps - self.shift
+        } else {
+            eps + self.shift
+        };
+        let (k, f) = self.at(e);
+        let (g1, g2) = (self.g1[k], self.g2[k]);
+        // δ = Σ_{i≥k} m_i (1 − e^{e − (ja+i)h}) = g1 − e^{e − ja·h}·g2.
+        let v = g1 - f * g2;
+        let round = 256.0 * U * (g1.abs() + (f * g2).abs()) + 1e-300;
+        // A tilted error of at most fft_err per knot weighs e^{Tc − λS} once undone; over the
+        // knots beyond e that is at most e^{Tc − λe}·Σ_j e^{−λjh}.
+        // (Or, by Cauchy–Schwarz with the ℓ2 bound, at most e^{Tc − λe}·‖Δ‖₂·(Σ_j e^{−2λjh})^½.)
+        let count = (self.n() - k) as f64;
+        let fft = (self.fft_err.each * geo(self.lambda, self.h, count))
+            .min(self.fft_err.l2 * geo(2.0 * self.lambda, self.h, count).sqrt());
+        let scale = (self.tc - self.lambda * e).exp();
+        let err = scale * (fft + self.outside) * (1.0 + 1e-12);
+        if upper {
+            (v + round + err + self.inf).min(1.0)
+        } else {
+            (v - round - err).max(0.0)
+        }
+    }
+
+    /// An end of the ε(δ) bracket from this pair: the upper pair's ε with δ_hi(ε) ≤ δ (the
+    /// smallest found), the lower pair's ε with δ_lo(ε) ≥ δ (the largest found; 0 when none).
+    /// The search starts at the root of the approximate δ and steps outward, so the answer's
+    /// property is checked where it is claimed whether or not the bound is monotone.
+    fn eps(&self, delta: f64, upper: bool) -> f64 {
+        let top = self.base + (self.ja + self.n() as i64) as f64 * self.h + 1.0;
+        // Root of the approximate (monotone) δ.
+        let (mut a, mut b) = (0.0f64, top.max(0.0));
+        if self.approx(0.0) <= delta {
+            b = 0.0;
+        }
+        for _ in 0..200 {
+            let m = 0.5 * (a + b);
+            if m <= a || m >= b {
+                break;
+            }
+            if self.approx(m) <= delta {
+                b = m;
+            } else {
+                a = m;
+            }
+        }
+        let e0 = b;
+        let ok = |e: f64| {
+            let v = self.delta(e, upper);
+            if upper {
+                v <= delta
+            } else {
+                v >= delta
+            }
+        };
+        // Step outward from e0 until the bound holds, then bisect back.
+        let mut step = 1e-9 * e0.max(1e-6);
+        let (mut good, mut bad) = (f64::NAN, e0);
+        for _ in 0..80 {
+            let e = if upper { e0 + step } else { e0 - step };
+            if !upper && e <= 0.0 {
+                if ok(0.0) {
+                    good = 0.0;
+                }
+                break;
+            }
+            if upper && e > top {
+                break;
+            }
+            if ok(e) {
+                good = e;
+                break;
+            }
+            bad = e;
+            step *= 2.0;
+        }
+        if good.is_nan() {
+            return if upper { f64::INFINITY } else { 0.0 };
+        }
+        for _ in 0..60 {
+            let m = 0.5 * (good + bad);
+            if m == good || m == bad {
+                break;
+            }
+            if ok(m) {
+                good = m;
+            } else {
+                bad = m;
+            }
+        }
+        good
+    }
+}
+
+/// Neumaier's compensated accumulation of x into (s, c).
+fn two_sum_acc(s: &mut f64, c: &mut f64, x: f64) {
+    let t = *s + x;
+    if s.abs() >= x.abs() {
+        *c += (*s - t) + x;
+    } else {
+        *c += (x - t) + *s;
+    }
+    *s = t;
+}
+
+/// ln Σ m_k e^{λ h k'} over the knots (k' = k for `high`, n − k otherwise), an upper bound
+/// from blocks of 64 knots each taken at its largest exponent.
+fn ln_mgf_blocks(m: &[f64], lambda_h: f64, high: bool) -> f64 {
+    let n = m.len() - 1;
+    let mut terms = Vec::with_capacity(m.len() / 64 + 1);
+    for (b, chunk) in m.chunks(64).enumerate() {
+        let s: f64 = chunk.iter().map(|x| x.max(0.0)).sum::<f64>() * (1.0 + 64.0 * U);
+        if s > 0.0 {
+            let k = if high {
+                (b * 64 + chunk.len() - 1) as f64
+            } else {
+                (n - b * 64) as f64
+            };
+            terms.push(s.ln() + lambda_h * k);
+        }
+    }
+    crate::numeric::f64s::log_sum_exp(&terms)
+}
+
+/// The smallest window (in knots) outside which the T-fold sum of a pair has mass ≤ `budget`
+/// (Chernoff: P(Σk_i ≥ W) ≤ E[e^{λhΣk}] e^{−λhW}), counted from the low end (`high`: the
+/// excess over T·j0) or from the high end.
+fn window(m: &[f64], h: f64, t: u64, budget: f64, high: bool) -> f64 {
+    let n = (m.len() - 1) as f64;
+    let full = t as f64 * n + 1.0;
+    let mut best = full;
+    let mut lambda = 0.25f64;
+    while lambda <= 4096.0 {
+        let lh = lambda * h;
+        let w = (t as f64 * ln_mgf_blocks(m, lh, high) - budget.ln()) / lh;
+        if w.is_finite() {
+            best = best.min(w.ceil().max(n + 1.0));
+        }
+        lambda *= 2.0;
+    }
+    best
+}
+
+/// Both pairs composed T times, on a common window of N knots.
+struct Both {
+    up: Composite,
+    lo: Composite,
+    n_fft: usize,
+    /// The FFT error bound over its prediction, for the next pass's choice of tilt.
+    calib: f64,
+}
+
+/// An upper bound on r^m for r ≥ 0: exact (powf, rounded up) when r ≥ 1/2, else r⁴·2^{−(m−4)}
+/// (cheap; far below the terms that matter).
+fn pow_bound(r: f64, m: u64) -> f64 {
+    if m <= 4 || r >= 0.5 {
+        r.powf(m as f64) * (1.0 + 64.0 * U)
+    } else {
+        let r2 = r * r;
+        r2 * r2 * (0.5f64).powi((m - 4).min(1000) as i32) * (1.0 + 8.0 * U)
+    }
+}
+
+thread_local! {
+    /// FFT plans (and their twiddle tables) kept between passes and queries of one thread.
+    static PLANNER: std::cell::RefCell<FftPlanner<f64>> = std::cell::RefCell::new(FftPlanner::new());
+}
+
+/// z^t by repeated squaring.
+fn cpow(z: Complex64, mut t: u64) -> Complex64 {
+    let mut r = Complex64::new(1.0, 0.0);
+    let mut b = z;
+    while t > 0 {
+        if t & 1 == 1 {
+            r *= b;
+        }
+        b *= b;
+        t >>= 1;
+    }
+    r
+}
+
+/// Σ_{j≥0} e^{−λjh}, at most `count` terms: the weight of a uniform error per knot beyond ε
+/// once the tilt is undone.
+fn geo(lambda: f64, h: f64, count: f64) -> f64 {
+    if lambda > 0.0 {
+        count.min(1.0 / -(-lambda * h).exp_m1())
+    } else {
+        count
+    }
+}
+
+/// Labels' allowance per step for the rounding of the cell edges (module docs).
+fn tau(p: &Pairs) -> f64 {
+    let top = p.o + (p.j0 + p.up.len() as i64) as f64 * p.h;
+    let bottom = p.o + p.j0 as f64 * p.h;
+    1e-12 * (1.0 + top.abs().max(bottom.abs())) + 1e-9 * p.h
+}
+
+/// What the pass is for: the tilt is chosen at the query's point.
+#[derive(Clone, Copy, Debug)]
+enum Query {
+    /// δ at this ε, with the error in δ an earlier pass allows.
+    Delta(f64, Option<f64>),
+    /// ε at this δ, with an estimate of ε from an earlier pass and the error in δ it allows
+    /// there.
+    Eps(f64, Option<(f64, f64)>),
+}
+
+/// The tilt λ ≥ 0 at which the Chernoff bound of the upper pair's T-fold sum is smallest at the
+/// query (δ(ε): min T·L(λ) − λε; ε(δ): min (T·L(λ) − ln δ)/λ, L the log-MGF of one step), and
+/// the ε it refers to. The block bound of L is enough to choose it.
+fn choose_tilt(p: &Pairs, t: u64, query: Query) -> (f64, f64) {
+    let base = p.o + p.j0 as f64 * p.h;
+    let mut best = (0.0, f64::INFINITY, 0.0);
+    let mut lambda = 0.05f64;
+    while lambda < 3000.0 {
+        let l = ln_mgf_blocks(&p.up, lambda * p.h, true) + lambda * base;
+        let tl = t as f64 * l;
+        let (score, eps) = match query {
+            Query::Delta(e, _) => (tl - lambda * e, e),
+            Query::Eps(d, guess) => {
+                let e = (tl - d.ln()) / lambda;
+                (e, guess.map_or(e, |g| g.0))
+            }
+        };
+        if score.is_finite() && score < best.1 {
+            best = (lambda, score, eps);
+        }
+        lambda *= 1.2;
+    }
+    (best.0, best.2.max(0.0))
+}
+
+/// The tilted copy of a pair's masses, x_k e^{λℓ_k − c} with c = ln Σ x_k e^{λℓ_k}, and c.
+fn tilt(m: &[f64], o: f64, j0: i64, h: f64, lambda: f64) -> (Vec<f64>, f64) {
+    let ex: Vec<f64> = m
+        .iter()
+        .enumerate()
+        .map(|(k, &x)| {
+            if x > 0.0 {
+                x.ln() + lambda * (o + (j0 + k as i64) as f64 * h)
+            } else {
+                f64::NEG_INFINITY
+            }
+        })
+        .collect();
+    let c = crate::numeric::f64s::log_sum_exp(&ex);
+    (ex.iter().map(|&v| (v - c).exp()).collect(), c)
+}
+
+/// The weakest tilt among fractions of λ* whose predicted FFT error at ε_ref is within what
+/// the query allows (a tilt amplifies the mass wrapped around the window by e^{λNh}, so the
+/// window grows with λ), and its predicted componentwise error before calibration.
+fn pick_tilt(
+    p: &Pairs,
+    t: u64,
+    budget: f64,
+    query: Query,
+    calib: f64,
+    lstar: f64,
+    eps_ref: f64,
+) -> (f64, f64) {
+    let n = p.up.len() - 1;
+    let tf = t as f64;
+    let gamma = 8.0 * f64::from(MAX_LOG2) * U;
+    // The candidates are judged on the upper pair in blocks of 64 knots (mass at the block's
+    // middle loss): a prediction only.
+    let blocks: Vec<(f64, f64)> =
+        p.up.chunks(64)
+            .enumerate()
+            .map(|(b, c)| {
+                let l = (b * 64) as f64 * p.h + 0.5 * (c.len() - 1) as f64 * p.h;
+                (c.iter().sum::<f64>(), l)
+            })
+            .filter(|&(m, _)| m > 0.0)
+            .collect();
+    let allowed = match query {
+        Query::Eps(_, Some((_, tol))) | Query::Delta(_, Some(tol)) => tol,
+        _ => 100.0 * budget,
+    };
+    let base = p.o + p.j0 as f64 * p.h;
+    let mut pick = (0.0, f64::NAN);
+    for f in [0.0, 1.0 / 16.0, 1.0 / 8.0, 0.25, 0.375, 0.5, 0.75, 1.0] {
+        let lambda = lstar * f;
+        // Undoing the tilt multiplies by e^{Tc − λS}, S ≥ −1 where it matters: keep it finite.
+        if lambda * (eps_ref + 1.0) > 600.0 {
+            break;
+        }
+        let ex: Vec<f64> = blocks.iter().map(|&(m, l)| m.ln() + lambda * l).collect();
+        let c = crate::numeric::f64s::log_sum_exp(&ex);
+        let (m1, m2) = blocks
+            .iter()
+            .zip(&ex)
+            .fold((0.0, 0.0), |(a, b), (&(_, l), &e)| {
+                let w = (e - c).exp();
+                (a + w * l, b + w * l * l)
+            });
+        // Predicted componentwise FFT error (see below): the mean of |X_k|^{T−1} is about
+        // h/(√(2π)·sd) for the T-fold sum's sd (a Gaussian model of the tilted step).
+        let sd = (tf * (m2 - m1 * m1).max(0.0)).sqrt().max(p.h);
+        let e_c = 4.0 * tf * gamma * (p.h / (2.5 * sd) + 1.0 / (tf * n as f64 + 1.0));
+        let scale = (tf * (c + lambda * base) - lambda * eps_ref).exp();
+        let predicted = calib * e_c * geo(lambda, p.h, tf * n as f64 + 1.0) * scale;
+        pick = (lambda, e_c);
+        if predicted <= allowed {
+            break;
+        }
+    }
+    pick
+}
+
+/// The T-fold composition of both pairs by one complex FFT (upper + i·lower), tilted by λ, on
+/// the smallest power-of-two window outside which each tilted composition has a mass that,
+/// scaled back at ε_ref, is at most `budget`.
+fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<Both> {
+    let n = p.up.len() - 1;
+    let tf = t as f64;
+    let (lstar, eps_ref) = choose_tilt(p, t, query);
+    let (lambda, pred_ec) = pick_tilt(p, t, budget, query, calib, lstar, eps_ref);
+    let (xu, cu) = tilt(&p.up, p.o, p.j0, p.h, lambda);
+    let (xl, cl) = tilt(&p.lo, p.o, p.j0, p.h, lambda);
+    let bu = budget * (lambda * 0.9 * eps_ref - tf * cu).exp();
+    let bl = budget * (lambda * 0.9 * eps_ref - tf * cl).exp();
+    let w = window(&xu, p.h, t, bu, p.remove).max(window(&xl, p.h, t, bl, p.remove));
+    let full = tf * n as f64 + 1.0;
+    let need = w.min(full);
+    if need.is_nan() || need > (1u64 << MAX_LOG2) as f64 {
+        return Err(budget_error(
+            "the composition needs a longer FFT than the cap",
+        ));
+    }
+    let nf = (need as u64).next_power_of_two().max(1 << MIN_LOG2) as usize;
+    let t0 = t as i64 * p.j0;
+    let (ja, wrapped) = if nf as f64 >= full {
+        (t0, false)
+    } else if p.remove {
+        (t0, true)
+    } else {
+        (t as i64 * (p.j0 + n as i64) - (nf as i64 - 1), true)
+    };
+    // The tilted mass outside (or wrapped into) the window, from the Chernoff bound at nf.
+    // The tilted mass outside (or wrapped into) the window: window() gave the smallest W whose
+    // Chernoff bound is at most b, and nf ≥ W.
+    let (ou, ol) = if wrapped { (bu, bl) } else { (0.0, 0.0) };
+    let mut z = vec![Complex64::new(0.0, 0.0); nf];
+    for k in 0..=n {
+        let c = &mut z[k % nf];
+        c.re += xu[k];
+        c.im += xl[k];
+    }
+    let (y, fft_err) = power_spectrum(z, t);
+    let scale = 1.0 / nf as f64;
+    let off = (t0 - ja).rem_euclid(nf as i64) as usize;
+    let mut mu = vec![0.0; nf];
+    let mut ml = vec![0.0; nf];
+    for (c, v) in y.iter().enumerate() {
+        let i = (c + off) % nf;
+        mu[i] = v.re * scale;
+        ml[i] = v.im * scale;
+    }
+    let inf = if p.up_inf > 0.0 {
+        -(tf * (-p.up_inf).ln_1p()).exp_m1() * (1.0 + 1e-12)
+    } else {
+        0.0
+    };
+    let shift = tf * tau(p);
+    Ok(Both {
+        up: Composite::new(
+            &mu,
+            p.h,
+            tf * p.o,
+            ja,
+            lambda,
+            tf * cu,
+            fft_err,
+            ou,
+            inf,
+            shift,
+        )?,
+        lo: Composite::new(
+            &ml,
+            p.h,
+            tf * p.o,
+            ja,
+            lambda,
+            tf * cl,
+            fft_err,
+            ol,
+            0.0,
+            shift,
+        )?,
+        n_fft: nf,
+        calib: (fft_err.each / pred_ec).max(1.0),
+    })
+}
+
+/// The T-th power of both packed pairs (upper + i·lower) in the Fourier domain and back: the
+/// composed masses (unscaled by 1/N) and the bound on each scaled mass's error.
+fn power_spectrum(mut z: Vec<Complex64>, t: u64) -> (Vec<Complex64>, FftErr) {
+    // Componentwise rounding bounds (module docs): a forward FFT output is off by at most
+    // γ‖z‖₁ (γ = 8·log₂N·u, Higham's constant for the butterflies with a margin), which the power
+    // propagates as T·ρ^{T−1}·γ‖z‖₁ (ρ = |Â_k| + γ‖z‖₁), plus the power's own rounding; the
+    // inverse transform averages these over k and adds γ·mean|Ĉ_k|. Every composed mass is then
+    // within `fft_err` of the exact one.
+    let nf = z.len();
+    let tf = t as f64;
+    let lg = (nf as f64).log2();
+    let gamma = 8.0 * lg * U;
+    let z1 = z.iter().map(|c| c.re.abs() + c.im.abs()).sum::<f64>();
+    let z2 = z.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt();
+    let (fwd, inv) = PLANNER.with(|p| {
+        let mut p = p.borrow_mut();
+        (p.plan_fft_forward(nf), p.plan_fft_inverse(nf))
+    });
+    fwd.process(&mut z);
+    let half = Complex64::new(0.5, 0.0);
+    let mi = Complex64::new(0.0, -0.5);
+    let i1 = Complex64::new(0.0, 1.0);
+    let dz = 1.01 * gamma * z1 + 4.0 * U;
+    let pw = 2.0 * (tf.log2() + 2.0) * U;
+    let mut prop = 0.0f64;
+    let mut c1 = 0.0f64;
+    let y: Vec<Complex64> = (0..nf)
+        .map(|k| {
+            let zk = z[k];
+            let zc = z[(nf - k) % nf].conj();
+            let a = (zk + zc) * half;
+            let b = (zk - zc) * mi;
+            let (at, bt) = (cpow(a, t), cpow(b, t));
+            let ra = a.norm_sqr().sqrt() + dz;
+            let rb = b.norm_sqr().sqrt() + dz;
+            prop += tf * (pow_bound(ra, t - 1) + pow_bound(rb, t - 1)) * dz
+                + pw * (at.norm_sqr().sqrt() + bt.norm_sqr().sqrt());
+            let c = at + i1 * bt;
+            c1 += c.norm_sqr().sqrt();
+            c
+        })
+        .collect();
+    drop(z);
+    let mut y = y;
+    inv.process(&mut y);
+    let fft_err = 1.01 * (prop + gamma * c1) / nf as f64;
+    // The ℓ2 form (Higham, Thm 24.2): ‖ŷ − y‖₂ ≤ T·γ‖z‖₂ + (γ + power rounding)·‖y‖₂, for
+    // sums of many masses, where it beats the componentwise bound.
+    let yn = y.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt() / nf as f64;
+    let l2 = 1.1 * (tf * gamma * z2 + (gamma + pw) * yn * 2.0);
+    (y, FftErr { each: fft_err, l2 })
+}
+
+/// The FFT's rounding bounds on the composed (tilted) masses: on each, and on their ℓ2 norm.
+#[derive(Clone, Copy, Debug)]
+struct FftErr {
+    each: f64,
+    l2: f64,
+}
+
+/// The first grid step: about 2^13 cells over the step's loss range.
+fn initial_h(law: &Law, m_cut: f64) -> f64 {
+    let span = if law.s > 0.0 {
+        law.loss(law.cut(m_cut, true)) - law.l1q
+    } else {
+        -law.l1q - law.loss(law.cut(m_cut, false))
+    };
+    span / 8192.0
+}
+
+/// Passes of grid refinement before the route gives up.
+const PASSES: usize = 5;
+
+/// One pass at step h: discretise (single-step tails ≤ budget/T) and compose.
+fn pass(law: &Law, t: u64, h: f64, budget: f64, query: Query, calib: f64) -> Result<Both> {
+    let p = discretise(law, h, budget / t as f64)?;
+    compose(&p, t, budget, query, calib)
+}
+
+/// The next step from a bracket `width` wide against `target` (the error is second order in h).
+fn refine(h: f64, width: f64, target: f64, n_fft: usize) -> Result<f64> {
+    let f = if width <= target {
+        1.0
+    } else {
+        ((width / target).sqrt() * 1.25).clamp(1.5, 32.0)
+    };
+    if n_fft as f64 * f > (1u64 << MAX_LOG2) as f64 * 1.01 {
+        return Err(budget_error(
+            "the grid needed for the digits asked exceeds the FFT cap",
+        ));
+    }
+    Ok(h / f)
+}
+
+fn expired() -> Result<()> {
+    match crate::numeric::deadline::expired() {
+        Some(limit) => Err(budget_error(&format!("time limit of {limit} s reached"))),
+        None => Ok(()),
+    }
+}
+
+/// ε(δ) of one direction to `digits` digits.
+/// `settle`: the other direction's lower end; a bracket whose upper end is at most it settles
+/// this direction's part in the mechanism's value (the max of the two), whatever its digits.
+fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
+    let budget = delta * 10f64.powi(-(digits as i32) - 3);
+    let mut h = initial_h(law, budget / t as f64);
+    let mut guess = None;
+    let mut calib = 1.0;
+    for _ in 0..PASSES {
+        expired()?;
+        let c = pass(law, t, h, budget, Query::Eps(delta, guess), calib)?;
+        calib = c.calib;
+        // δ as a double is within one rounding of the exact decimal: each end uses the side of
+        // it that keeps the bracket valid.
+        let hi = c.up.eps(delta * (1.0 - 2.0 * U), true);
+        let lo = c.lo.eps(delta * (1.0 + 2.0 * U), false);
+        if !hi.is_finite() {
+            return Err(budget_error("the upper pair's eps is beyond the grid"));
+        }
+        if settle.is_some_and(|x| hi <= x) {
+            return Ok((lo, hi));
+        }
+        let target = 10f64.powi(-(digits as i32)) * (hi + lo);
+        let width = hi - lo;
+        // The next pass tilts at this estimate, a little below it, and may spend an eighth of
+        // the δ-width that d digits of ε allow there (2|dδ/dε|·ε·10^−d) on the FFT's rounding at
+        // each end; h shrinks by the discretisation's share of the width (second order in h).
+        let e = lo - 0.1 * width;
+        let slope = c.up.slope(e);
+        let allowed = 2.0 * slope * e.max(0.0) * 10f64.powi(-(digits as i32));
+        guess = Some((e, 0.125 * allowed));
+        let em = 0.5 * (lo + hi);
+        let disc = c.up.approx(em) - c.lo.approx(em);
+        if width <= target {
+            return Ok((lo, hi));
+        }
+        h = refine(h, disc, 0.5 * allowed, c.n_fft)?;
+    }
+    Err(budget_error(
+        "no bracket with the digits asked after the refinements",
+    ))
+}
+
+/// Smallest δ this route answers: below, the FFT's rounding floor (≈ 10⁻¹³ absolute) leaves too
+/// few digits and the dispatcher uses the inversion.
+const MIN_DELTA: f64 = 1e-9;
+/// Largest δ of an ε(δ) query this route takes (near δ = 1, ε(δ) is 0 or tiny and the
+/// inversion's answer is immediate).
+const MAX_DELTA: f64 = 0.1;
+
+/// δ(ε) of one direction to `digits` digits.
+fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
+    let mut budget = 1e-15;
+    let mut h = initial_h(law, budget / t as f64);
+    let mut calib = 1.0;
+    let mut tol = None;
+    for _ in 0..PASSES {
+        expired()?;
+        let c = pass(law, t, h, budget, Query::Delta(eps, tol), calib)?;
+        calib = c.calib;
+        let hi = c.up.delta(eps, true);
+        let lo = c.lo.delta(eps, false);
+        if settle.is_some_and(|x| hi <= x) {
+            return Ok((lo, hi));
+        }
+        if hi < MIN_DELTA {
+            return Err(budget_error("delta is below the route's floor"));
+        }
+        let target = 10f64.powi(-(digits as i32)) * (hi + lo);
+        let width = hi - lo;
+        if width <= target {
+            return Ok((lo, hi));
+        }
+        budget = budget.max(lo * 10f64.powi(-(digits as i32) - 3));
+        // As for ε(δ): an eighth of the width d digits allow on the FFT's rounding at each end,
+        // h shrunk by the discretisation's share.
+        tol = Some(0.125 * target);
+        let disc = c.up.approx(eps) - c.lo.approx(eps);
+        h = refine(h, disc, 0.5 * target, c.n_fft)?;
+    }
+    Err(budget_error(
+        "no bracket with the digits asked after the refinements",
+    ))
+}
+
+/// The schedules this route takes first (docs/accounting.md#discretised-dispatch): T identical
+/// subsampled releases (add/remove) at most [`MAX_DIGITS`] digits, where the inversion was
+/// measured slow: 4 ≤ T ≤ 100 with q ≤ 0.05, and 100 < T ≤ 1000 with q ≤ 0.002 and σ < 1 (the
+/// inversion's damping is squeezed below c* ≈ 2σ² ln(1/q) there; docs/accounting.md#damping).
+/// Elsewhere, and whenever this route cannot certify the digits within its FFT cap, the
+/// inversion answers.
+pub(super) fn applies(sched: &super::Schedule, digits: u32) -> Option<(SubsampledGaussian, u64)> {
+    match sched.parts() {
+        [(super::Release::Subsampled(m), n)] if digits <= MAX_DIGITS => {
+            let (q, s, n) = (m.q().f64(), m.sigma().f64(), *n);
+            let small = (4..=100).contains(&n) && q <= 0.05;
+            let longer = (101..=1000).contains(&n) && q <= 0.002 && s < 1.0;
+            (small || longer).then(|| (m.clone(), n))
+        }
+        _ => None,
+    }
+}
+
+fn bracket(lo: f64, hi: f64) -> Bracket {
+    Bracket {
+        lo: Float::with_val(PREC, lo),
+        hi: Float::with_val(PREC, hi),
+    }
+}
+
+const PREC: u32 = 128;
+
+fn laws(m: &SubsampledGaussian) -> (Law, Law) {
+    let (q, s) = (m.q().f64(), m.sigma().f64());
+    (Law::new(q, s, Dir::Remove), Law::new(q, s, Dir::Add))
+}
+
+/// δ(ε) of both directions.
+pub(super) fn delta_for_eps(
+    sched: &super::Schedule,
+    m: &SubsampledGaussian,
+    t: u64,
+    eps: &Scalar,
+    digits: u32,
+) -> Result<Composed> {
+    let e = eps.mp(PREC);
+    let ef = e.to_f64();
+    let (rl, al) = laws(m);
+    let (lo, hi) = delta_one(&rl, t, ef, digits, None)?;
+    let rm = bracket(lo, hi);
+    let ad = match super::add_direction_by_its_range(sched, &e, &rm, true, PREC) {
+        Some(b) => b,
+        None => {
+            let (lo, hi) = delta_one(&al, t, ef, digits, Some(lo))?;
+            bracket(lo, hi)
+        }
+    };
+    Ok(super::nested::composed(vec![rm, ad], ROUTE))
+}
+
+/// ε(δ) of both directions.
+pub(super) fn eps_for_delta(
+    sched: &super::Schedule,
+    m: &SubsampledGaussian,
+    t: u64,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<Composed> {
+    let d = delta.mp(PREC);
+    let df = d.to_f64();
+    if !(MIN_DELTA..=MAX_DELTA).contains(&df) {
+        return Err(budget_error("delta is below the route's floor"));
+    }
+    let (rl, al) = laws(m);
+    let (lo, hi) = eps_one(&rl, t, df, digits, None)?;
+    let rm = bracket(lo, hi);
+    let ad = match super::add_direction_by_its_range(sched, &d, &rm, false, PREC) {
+        Some(b) => b,
+        None => {
+            let (lo, hi) = eps_one(&al, t, df, digits, Some(lo))?;
+            bracket(lo, hi)
+        }
+    };
+    Ok(super::nested::composed(vec![rm, ad], ROUTE))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{compose, discretise, initial_h, power_spectrum, Dir, Law, Query, U};
+    use crate::accounting::compose::{ComposeOptions, Schedule};
+    use crate::accounting::SubsampledGaussian;
+    use crate::scalar::Scalar;
+    use rustfft::num_complex::Complex64;
+
+    /// T = 1: the two pairs' δ(ε) bracket the one-step closed form (MPFR at 256 bits, the
+    /// reference of `nested.rs`), both directions, and the bracket is within 10⁻⁴ of δ₁.
+    #[test]
+    fn one_step_brackets_the_closed_form() {
+        let mut checked = 0;
+        for &(q, s) in &[(0.001, 1.0), (0.01, 0.6), (0.1, 2.0), (0.5, 1.0)] {
+            for dir in [Dir::Remove, Dir::Add] {
+                let law = Law::new(q, s, dir);
+                let h = initial_h(&law, 1e-18) / 32.0;
+                let p = discretise(&law, h, 1e-18).unwrap();
+                for &e in &[0.0, 1e-3, 0.01, 0.05, 0.2, 1.0] {
+                    let add = dir == Dir::Add;
+                    let exact = super::super::nested::ln_delta1_mpfr(q, s, add, e, 256).exp();
+                    if exact < 1e-8 {
+                        continue;
+                    }
+                    let query = Query::Delta(e, Some(1e-6 * exact));
+                    let c = compose(&p, 1, 1e-17, query, 1.0).unwrap();
+                    let (lo, hi) = (c.lo.delta(e, false), c.up.delta(e, true));
+                    assert!(
+                        lo <= exact && exact <= hi,
+                        "q={q} s={s} {dir:?} eps={e}: [{lo:e}, {hi:e}] misses {exact:e}"
+                    );
+                    // Tightness where δ₁ ≥ 10⁻⁶ (smaller values sit within a few grid steps of
+                    // the loss range's end, e.g. add at ε = 0.01 ≈ −ln(0.99) − 5·10⁻⁵).
+                    assert!(
+                        exact < 1e-6 || hi - lo <= 1e-4 * exact,
+                        "q={q} s={s} {dir:?} eps={e}: [{lo:e}, {hi:e}] too wide"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked >= 30, "only {checked} points checked");
+    }
+
+    /// Every composed mass of the FFT is within the componentwise bound of the direct T-fold
+    /// convolution (compensated sums), and the bound is not vacuous.
+    #[test]
+    fn fft_error_bound_holds() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for &t in &[2u64, 5, 17] {
+            let len = 40usize;
+            let nf = 1024usize;
+            let mut a: Vec<f64> = (0..len).map(|_| next().powi(6)).collect();
+            let mut b: Vec<f64> = (0..len).map(|_| next().powi(3)).collect();
+            let (sa, sb) = (a.iter().sum::<f64>(), b.iter().sum::<f64>());
+            a.iter_mut().for_each(|x| *x /= sa);
+            b.iter_mut().for_each(|x| *x /= sb);
+            let mut z = vec![Complex64::new(0.0, 0.0); nf];
+            for k in 0..len {
+                z[k] = Complex64::new(a[k], b[k]);
+            }
+            let (y, err) = power_spectrum(z, t);
+            // Direct convolution in double-double-ish compensated sums.
+            let conv = |x: &[f64]| {
+                let mut acc = vec![1.0f64];
+                for _ in 0..t {
+                    let mut out = vec![0.0f64; acc.len() + len - 1];
+                    for (i, &u) in acc.iter().enumerate() {
+                        for (j, &v) in x.iter().enumerate() {
+                            out[i + j] += u * v;
+                        }
+                    }
+                    acc = out;
+                }
+                acc
+            };
+            let (ca, cb) = (conv(&a), conv(&b));
+            let mut worst = 0.0f64;
+            for (i, yi) in y.iter().enumerate() {
+                let (ea, eb) = (
+                    ca.get(i).copied().unwrap_or(0.0),
+                    cb.get(i).copied().unwrap_or(0.0),
+                );
+                let (fa, fb) = (yi.re / nf as f64, yi.im / nf as f64);
+                // The direct sums' own rounding: a few ulps of the largest term.
+                let slack = 64.0 * U * ea.max(eb).max(1e-300);
+                let d = (fa - ea).abs().max((fb - eb).abs());
+                assert!(
+                    d <= err.each + slack,
+                    "T={t} i={i}: {d:e} > bound {:e}",
+                    err.each
+                );
+                worst = worst.max(d);
+            }
+            assert!(err.each < 1e-11, "T={t}: bound {:e} is vacuous", err.each);
+            // The ℓ2 bound too.
+            let l2 = (0..nf)
+                .map(|i| {
+                    let (ea, eb) = (
+                        ca.get(i).copied().unwrap_or(0.0),
+                        cb.get(i).copied().unwrap_or(0.0),
+                    );
+                    (y[i].re / nf as f64 - ea).powi(2) + (y[i].im / nf as f64 - eb).powi(2)
+                })
+                .sum::<f64>()
+                .sqrt();
+            assert!(l2 <= err.l2, "T={t}: l2 {l2:e} > bound {:e}", err.l2);
+            assert!(worst > 0.0);
+        }
+    }
+
+    fn schedule(q: &str, s: &str, t: u64) -> Schedule {
+        let m = SubsampledGaussian::new(q.parse::<Scalar>().unwrap(), s.parse().unwrap()).unwrap();
+        Schedule::homogeneous(&m, t).unwrap()
+    }
+
+    /// T-fold brackets against the inversion (an independent route: Laplace inversion of the
+    /// moment generating function, forced, at 7 digits) where it is fast: the discretised
+    /// bracket must contain the inversion's, at the 6 digits it certifies.
+    #[test]
+    fn brackets_contain_the_inversion() {
+        let inv = ComposeOptions {
+            digits: 7,
+            force_inversion: true,
+        };
+        let cases: [(&str, &str, u64, bool, &str); 4] = [
+            ("0.01", "1", 10, false, "1e-5"),
+            ("0.01", "2", 100, false, "1e-6"),
+            ("0.01", "1", 10, true, "0.3"),
+            ("0.05", "1.5", 40, true, "1.0"),
+        ];
+        for (q, s, t, is_delta, x) in cases {
+            let sched = schedule(q, s, t);
+            let m = match sched.parts() {
+                [(super::super::Release::Subsampled(m), _)] => m.clone(),
+                _ => unreachable!(),
+            };
+            let x: Scalar = x.parse().unwrap();
+            let (ours, theirs) = if is_delta {
+                (
+                    super::delta_for_eps(&sched, &m, t, &x, 6).unwrap(),
+                    super::super::delta_for_eps(&sched, &x, &inv).unwrap(),
+                )
+            } else {
+                (
+                    super::eps_for_delta(&sched, &m, t, &x, 6).unwrap(),
+                    super::super::eps_for_delta(&sched, &x, &inv).unwrap(),
+                )
+            };
+            assert!(ours.value.digits() >= 6, "{q} {s} {t}: {:?}", ours.value);
+            assert!(
+                ours.value.lo <= theirs.value.lo && theirs.value.hi <= ours.value.hi,
+                "{q} {s} {t} {x}: ours {:?} does not contain the inversion's {:?}",
+                ours.value,
+                theirs.value
+            );
+        }
+    }
+}
