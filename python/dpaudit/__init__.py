@@ -110,8 +110,9 @@ class Composed:
         value: the mechanism's bracket (the worse of the two neighbour directions).
         remove: bracket of the remove direction, D(P^T ‖ Q^T).
         add: bracket of the add direction, D(Q^T ‖ P^T).
-        route: how it was computed: ``"gaussian closed form"``, ``"mgf inversion"`` or
-            ``"small-T nested integration"`` (docs/accounting.md).
+        route: how it was computed: ``"gaussian closed form"``, ``"mgf inversion"``,
+            ``"small-T nested integration"`` (or its ``" (double precision)"`` form) or
+            ``"discretised convolution (double precision)"`` (docs/accounting.md).
     """
 
     value: Bracket
