@@ -120,7 +120,8 @@ fn account(args: &[&str]) -> std::process::Output {
 /// A bracket that does not certify the digits asked for is an error, not an answer: q = 0.001,
 /// σ = 1, T = 3 at 6 digits used to come back with exit status 0 and a 0-digit bracket from the
 /// inversion. T = 3 now has the nested route (6 certified digits, exit 0); the inversion's failure
-/// is checked at T = 10, where it still cannot reach 6 digits within the limit.
+/// is checked at q = 0.001, σ = 5, T = 1000 (T = 10, used before, now takes the discretised route
+/// in about 0.3 s), where it cannot reach 6 digits within the limit.
 #[test]
 fn too_few_digits_is_a_precision_error_not_an_answer() {
     let o = account(&[
@@ -133,9 +134,9 @@ fn too_few_digits_is_a_precision_error_not_an_answer() {
         "--q",
         "0.001",
         "--sigma",
-        "1",
+        "5",
         "--steps",
-        "10",
+        "1000",
         "--delta",
         "1e-5",
         "--digits",
@@ -144,9 +145,9 @@ fn too_few_digits_is_a_precision_error_not_an_answer() {
         "1",
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
-    // The inversion reaches 6 digits here off the saddle (docs/accounting.md#damping), in about
-    // 14 s on the 2-core test machine: within 1 s it cannot, and the refusal counts the user's
-    // digits.
+    // The inversion reaches 6 digits here in about 4 s on the 2-core test machine (outside the
+    // discretised route's dispatch, docs/accounting.md#discretised-dispatch): within 1 s it
+    // cannot, and the refusal counts the user's digits.
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cannot certify 6 digits"), "{err}");
     assert!(err.contains("time limit of 1 s"), "{err}");
