@@ -305,7 +305,13 @@ impl MixEval {
         }
         let ln_tol = self.ln_rel - 2.0;
         let (xl, xr) = x_range(&self.mix, bf, hx, ln_tol);
-        if (xr - xl) / hx > MAX_GRID {
+        // A non-finite span, or ends whose node indices do not fit exactly in an i64 (an
+        // x-range or a step that overflowed), is refused like a long grid: the node-index casts
+        // of `Grid::new` saturated and overflowed its allocation (proptest input q = 0.00163,
+        // σ = 3.52, T = 70,154, δ = 10^−185.4).
+        let span = (xr - xl) / hx;
+        let exact = |x: f64| (x / hx).abs() < 4.5e15;
+        if !span.is_finite() || span > MAX_GRID || !exact(xl) || !exact(xr) {
             return Err(Error::Precision {
                 requested: 0,
                 certified: 0,
