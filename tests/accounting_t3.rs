@@ -120,8 +120,9 @@ fn account(args: &[&str]) -> std::process::Output {
 /// A bracket that does not certify the digits asked for is an error, not an answer: q = 0.001,
 /// σ = 1, T = 3 at 6 digits used to come back with exit status 0 and a 0-digit bracket from the
 /// inversion. T = 3 now has the nested route (6 certified digits, exit 0); the inversion's failure
-/// is checked at q = 0.001, σ = 5, T = 1000 (T = 10, used before, now takes the discretised route
-/// in about 0.3 s), where it cannot reach 6 digits within the limit.
+/// is checked at q = 0.001, σ = 0.6, T = 100 and 12 digits (beyond the discretised route's 8), where
+/// it cannot reach them within the limit. (T = 10 and then σ = 5, T = 1000 at 6 digits, used
+/// before, now take the discretised route in well under a second.)
 #[test]
 fn too_few_digits_is_a_precision_error_not_an_answer() {
     let o = account(&[
@@ -134,21 +135,21 @@ fn too_few_digits_is_a_precision_error_not_an_answer() {
         "--q",
         "0.001",
         "--sigma",
-        "5",
+        "0.6",
         "--steps",
-        "1000",
+        "100",
         "--delta",
         "1e-5",
         "--digits",
-        "6",
+        "12",
         "--max-seconds",
         "1",
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
-    // The inversion reaches 6 digits here in about 4 s on the 2-core test machine (outside the
-    // discretised route's dispatch, docs/accounting.md#discretised-dispatch): within 1 s it
+    // The inversion does not reach 12 digits here within 30 s on the 2-core test machine (the
+    // discretised route stops at 8, docs/accounting.md#discretised-dispatch): within 1 s it
     // cannot, and the refusal counts the user's digits.
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("cannot certify 6 digits"), "{err}");
+    assert!(err.contains("cannot certify 12 digits"), "{err}");
     assert!(err.contains("time limit of 1 s"), "{err}");
 }

@@ -687,7 +687,19 @@ fn add_direction(
     }
     if !x_is_eps && rm.lo > 0 {
         // ε(δ): ε_add ≤ ε_lo of the remove direction iff δ_add(ε_lo) ≤ δ (δ_add is
-        // non-increasing), one δ(ε) inversion at a known ε, to one digit.
+        // non-increasing), first by the discretised route's upper pair (one FFT where it
+        // reaches), else by one δ(ε) inversion at a known ε, to one digit.
+        if pld::add_settles(sched, &rm.lo, x) {
+            let lo = Float::new(prec);
+            return Ok((
+                Bracket {
+                    lo,
+                    hi: rm.lo.clone(),
+                },
+                0,
+                0.0,
+            ));
+        }
         if let Ok((b, n, a)) = delta_dir(&factors, &rm.lo, 1, prec) {
             if b.hi <= *x {
                 let lo = Float::new(prec);

@@ -171,7 +171,6 @@ struct Edge {
 /// (`up`, `lo`) and the upper pair's mass at +∞.
 #[derive(Debug)]
 struct Pairs {
-    remove: bool,
     h: f64,
     /// Grid offset: knot j is the loss o + jh.
     o: f64,
@@ -317,7 +316,6 @@ fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
         *x = (*x * (1.0 - 8.0 * U)).max(0.0);
     }
     Ok(Pairs {
-        remove,
         h,
         o,
         j0: j_lo,
@@ -597,42 +595,60 @@ fn two_sum_acc(s: &mut f64, c: &mut f64, x: f64) {
     *s = t;
 }
 
-/// ln Σ m_k e^{λ h k'} over the knots (k' = k for `high`, n − k otherwise), an upper bound
-/// from blocks of 64 knots each taken at its largest exponent.
+/// ln Σ m_k e^{λ h k'} over the knots (k' = k for `high`, n − k otherwise), rounded up: in
+/// blocks of 64 knots, each summed by Horner's rule in ρ = e^{−λh} from its largest exponent
+/// (positive terms: relative error below 2·64·u plus ρ's, covered by the margin), one exact
+/// exp per block. Taking each block at its largest exponent instead would overstate a T-fold
+/// bound by T·64·λh, which at T = 10⁴ is hundreds of thousands of knots of window.
 fn ln_mgf_blocks(m: &[f64], lambda_h: f64, high: bool) -> f64 {
     let n = m.len() - 1;
+    let rho = (-lambda_h).exp();
     let mut terms = Vec::with_capacity(m.len() / 64 + 1);
     for (b, chunk) in m.chunks(64).enumerate() {
-        let s: f64 = chunk.iter().map(|x| x.max(0.0)).sum::<f64>() * (1.0 + 64.0 * U);
-        if s > 0.0 {
-            let k = if high {
-                (b * 64 + chunk.len() - 1) as f64
-            } else {
-                (n - b * 64) as f64
-            };
-            terms.push(s.ln() + lambda_h * k);
+        let mut acc = 0.0f64;
+        let k = if high {
+            for &x in chunk {
+                acc = acc * rho + x.max(0.0);
+            }
+            (b * 64 + chunk.len() - 1) as f64
+        } else {
+            for &x in chunk.iter().rev() {
+                acc = acc * rho + x.max(0.0);
+            }
+            (n - b * 64) as f64
+        };
+        if acc > 0.0 {
+            terms.push((acc * (1.0 + 512.0 * U)).ln() + lambda_h * k);
         }
     }
-    crate::numeric::f64s::log_sum_exp(&terms)
+    crate::numeric::f64s::log_sum_exp(&terms) + 16.0 * U * (1.0 + lambda_h * n as f64)
 }
 
-/// The smallest window (in knots) outside which the T-fold sum of a pair has mass ≤ `budget`
-/// (Chernoff: P(Σk_i ≥ W) ≤ E[e^{λhΣk}] e^{−λhW}), counted from the low end (`high`: the
-/// excess over T·j0) or from the high end.
-fn window(m: &[f64], h: f64, t: u64, budget: f64, high: bool) -> f64 {
+/// A window [lo, hi] of knot indices of the T-fold sum Σk_i (k counted from the step's lowest
+/// knot, so 0 ≤ Σk ≤ T·n) outside which the sum has mass at most `budget`: half above hi and
+/// half below lo, each by a Chernoff bound (P(Σk ≥ W) ≤ E[e^{λhΣk}]e^{−λhW}, and the same for
+/// T·n − Σk), the best over λ on a doubling grid. Both ends matter: the sum's mass sits far from
+/// either end of its range when T is large (at q = 10⁻³, T = 10⁴, the range is 10 loss units
+/// on one side of a bulk 0.13 wide).
+fn window(m: &[f64], h: f64, t: u64, budget: f64) -> (f64, f64) {
     let n = (m.len() - 1) as f64;
-    let full = t as f64 * n + 1.0;
-    let mut best = full;
+    let tn = t as f64 * n;
+    let (mut hi, mut below) = (tn, tn);
+    let ln_b = (0.5 * budget).ln();
     let mut lambda = 0.25f64;
     while lambda <= 4096.0 {
         let lh = lambda * h;
-        let w = (t as f64 * ln_mgf_blocks(m, lh, high) - budget.ln()) / lh;
+        let w = (t as f64 * ln_mgf_blocks(m, lh, true) - ln_b) / lh;
         if w.is_finite() {
-            best = best.min(w.ceil().max(n + 1.0));
+            hi = hi.min(w.ceil());
+        }
+        let w = (t as f64 * ln_mgf_blocks(m, lh, false) - ln_b) / lh;
+        if w.is_finite() {
+            below = below.min(w.ceil());
         }
         lambda *= 2.0;
     }
-    best
+    ((tn - below).max(0.0).floor(), hi.max(0.0))
 }
 
 /// Both pairs composed T times, on a common window of N knots.
@@ -774,6 +790,15 @@ fn pick_tilt(
         _ => 100.0 * budget,
     };
     let base = p.o + p.j0 as f64 * p.h;
+    // The untilted step's mean and sd: its bulk is within 20 sd of the mean.
+    let (w0, m0, v0) = blocks.iter().fold((0.0, 0.0, 0.0), |(w, a, b), &(m, l)| {
+        (w + m, a + m * l, b + m * l * l)
+    });
+    let (m0, s0) = (
+        m0 / w0,
+        ((v0 / w0) - (m0 / w0).powi(2)).max(0.0).sqrt().max(p.h),
+    );
+    let bulk = |l: f64| (l - m0).abs() <= 20.0 * s0;
     let mut pick = (0.0, f64::NAN);
     for f in [0.0, 1.0 / 16.0, 1.0 / 8.0, 0.25, 0.375, 0.5, 0.75, 1.0] {
         let lambda = lstar * f;
@@ -783,15 +808,19 @@ fn pick_tilt(
         }
         let ex: Vec<f64> = blocks.iter().map(|&(m, l)| m.ln() + lambda * l).collect();
         let c = crate::numeric::f64s::log_sum_exp(&ex);
-        let (m1, m2) = blocks
-            .iter()
-            .zip(&ex)
-            .fold((0.0, 0.0), |(a, b), (&(_, l), &e)| {
-                let w = (e - c).exp();
-                (a + w * l, b + w * l * l)
-            });
+        // The spread of the tilted step's bulk: a strong tilt can put most of the tilted mass
+        // in the far tail, which widens the law without making |X_k| any smaller where the bulk
+        // keeps it near 1.
+        let (m0b, m1, m2) = blocks.iter().zip(&ex).filter(|(&(_, l), _)| bulk(l)).fold(
+            (0.0, 0.0, 0.0),
+            |(w, a, b), (&(_, l), &e)| {
+                let x = (e - c).exp();
+                (w + x, a + x * l, b + x * l * l)
+            },
+        );
+        let (m1, m2) = (m1 / m0b.max(1e-300), m2 / m0b.max(1e-300));
         // Predicted componentwise FFT error (see below): the mean of |X_k|^{T−1} is about
-        // h/(√(2π)·sd) for the T-fold sum's sd (a Gaussian model of the tilted step).
+        // h/(√(2π)·sd) for the T-fold sum's sd (a Gaussian model of the tilted step's bulk).
         let sd = (tf * (m2 - m1 * m1).max(0.0)).sqrt().max(p.h);
         let e_c = 4.0 * tf * gamma * (p.h / (2.5 * sd) + 1.0 / (tf * n as f64 + 1.0));
         let scale = (tf * (c + lambda * base) - lambda * eps_ref).exp();
@@ -816,9 +845,10 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
     let (xl, cl) = tilt(&p.lo, p.o, p.j0, p.h, lambda);
     let bu = budget * (lambda * 0.9 * eps_ref - tf * cu).exp();
     let bl = budget * (lambda * 0.9 * eps_ref - tf * cl).exp();
-    let w = window(&xu, p.h, t, bu, p.remove).max(window(&xl, p.h, t, bl, p.remove));
+    let (wu, wl) = (window(&xu, p.h, t, bu), window(&xl, p.h, t, bl));
+    let (w_lo, w_hi) = (wu.0.min(wl.0), wu.1.max(wl.1));
     let full = tf * n as f64 + 1.0;
-    let need = w.min(full);
+    let need = (w_hi - w_lo + 1.0).min(full);
     if need.is_nan() || need > (1u64 << MAX_LOG2) as f64 {
         return Err(budget_error(
             "the composition needs a longer FFT than the cap",
@@ -826,16 +856,13 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
     }
     let nf = (need as u64).next_power_of_two().max(1 << MIN_LOG2) as usize;
     let t0 = t as i64 * p.j0;
+    // The window starts at knot T·j0 + w_lo, and the mass outside it wraps into it.
     let (ja, wrapped) = if nf as f64 >= full {
         (t0, false)
-    } else if p.remove {
-        (t0, true)
     } else {
-        (t as i64 * (p.j0 + n as i64) - (nf as i64 - 1), true)
+        (t0 + w_lo as i64, true)
     };
-    // The tilted mass outside (or wrapped into) the window, from the Chernoff bound at nf.
-    // The tilted mass outside (or wrapped into) the window: window() gave the smallest W whose
-    // Chernoff bound is at most b, and nf ≥ W.
+    // The tilted mass outside (or wrapped into) the window: window() bounded it by b per pair.
     let (ou, ol) = if wrapped { (bu, bl) } else { (0.0, 0.0) };
     let mut z = vec![Complex64::new(0.0, 0.0); nf];
     for k in 0..=n {
@@ -1042,7 +1069,9 @@ const MAX_DELTA: f64 = 0.1;
 
 /// δ(ε) of one direction to `digits` digits.
 fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
-    let mut budget = 1e-15;
+    // The truncations' budget: 10⁻¹⁵ absolute, or a share of the δ that would settle this
+    // direction (an error far below it cannot change whether the bracket settles).
+    let mut budget = settle.map_or(1e-15, |x| (x * 10f64.powi(-(digits as i32) - 3)).max(1e-15));
     let mut h = initial_h(law, budget / t as f64);
     let mut calib = 1.0;
     let mut tol = None;
@@ -1077,8 +1106,9 @@ fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> R
 
 /// The schedules this route takes first (docs/accounting.md#discretised-dispatch): T identical
 /// subsampled releases (add/remove) at most [`MAX_DIGITS`] digits, where the inversion was
-/// measured slow: 4 ≤ T ≤ 100 with q ≤ 0.05, and 100 < T ≤ 1000 with q ≤ 0.002 and σ < 1 (the
-/// inversion's damping is squeezed below c* ≈ 2σ² ln(1/q) there; docs/accounting.md#damping).
+/// measured slower: 4 ≤ T ≤ 100 with q ≤ 0.05; 100 < T ≤ 3000 with q ≤ 0.002 and σ < 1 or
+/// σ ≥ 2; 100 < T ≤ 1000 with q ≤ 0.01 and σ < 1 (the inversion's damping is squeezed below
+/// c* ≈ 2σ² ln(1/q) there; docs/accounting.md#damping).
 /// Elsewhere, and whenever this route cannot certify the digits within its FFT cap, the
 /// inversion answers.
 pub(super) fn applies(sched: &super::Schedule, digits: u32) -> Option<(SubsampledGaussian, u64)> {
@@ -1086,11 +1116,32 @@ pub(super) fn applies(sched: &super::Schedule, digits: u32) -> Option<(Subsample
         [(super::Release::Subsampled(m), n)] if digits <= MAX_DIGITS => {
             let (q, s, n) = (m.q().f64(), m.sigma().f64(), *n);
             let small = (4..=100).contains(&n) && q <= 0.05;
-            let longer = (101..=1000).contains(&n) && q <= 0.002 && s < 1.0;
-            (small || longer).then(|| (m.clone(), n))
+            let longer = (101..=3000).contains(&n) && q <= 0.002 && !(1.0..2.0).contains(&s);
+            let middle = (101..=1000).contains(&n) && q <= 0.01 && s < 1.0;
+            (small || longer || middle).then(|| (m.clone(), n))
         }
         _ => None,
     }
+}
+
+/// Whether the add direction's δ at `eps` is certified at most `delta`, for T identical
+/// subsampled releases at any T this route's FFT cap reaches (the inversion's cheap settle for
+/// ε(δ), docs/accounting.md#add-scout): one-digit passes of the upper pair, stopped as soon as
+/// its δ is at most `delta`. `eps` is rounded down and `delta` down to doubles, which keeps the
+/// answer sound (δ_add is non-increasing in ε). False when it cannot tell.
+pub(super) fn add_settles(sched: &super::Schedule, eps: &Float, delta: &Float) -> bool {
+    let m = match sched.parts() {
+        [(super::Release::Subsampled(m), n)] if *n >= 2 => m,
+        _ => return false,
+    };
+    let t = sched.parts()[0].1;
+    let e = eps.to_f64_round(rug::float::Round::Down);
+    let d = delta.to_f64_round(rug::float::Round::Down);
+    if !(e.is_finite() && e > 0.0 && d > 0.0 && d <= MAX_DELTA) {
+        return false;
+    }
+    let (_, al) = laws(m);
+    matches!(delta_one(&al, t, e, 1, Some(d)), Ok((_, hi)) if hi <= d)
 }
 
 fn bracket(lo: f64, hi: f64) -> Bracket {
@@ -1158,7 +1209,7 @@ pub(super) fn eps_for_delta(
 
 #[cfg(test)]
 mod tests {
-    use super::{compose, discretise, initial_h, power_spectrum, Dir, Law, Query, U};
+    use super::{compose, discretise, initial_h, power_spectrum, window, Dir, Law, Query, U};
     use crate::accounting::compose::{ComposeOptions, Schedule};
     use crate::accounting::SubsampledGaussian;
     use crate::scalar::Scalar;
@@ -1273,6 +1324,73 @@ mod tests {
         }
     }
 
+    /// The Chernoff window of a T-fold sum: a direct convolution has at most the budget outside
+    /// it, and the window cuts both ends of the range (the step's mass sits in its middle).
+    #[test]
+    fn window_holds_all_but_the_budget() {
+        let len = 41usize;
+        // A discrete step with most of its mass near the middle knot and thin tails both ways.
+        let raw: Vec<f64> = (0..len)
+            .map(|k| {
+                let x = (k as f64 - 20.0) / 3.0;
+                (-0.5 * x * x).exp() + 1e-6
+            })
+            .collect();
+        let sum = raw.iter().sum::<f64>();
+        let m: Vec<f64> = raw.iter().map(|x| x / sum).collect();
+        let h = 0.01;
+        for &(t, budget) in &[(30u64, 1e-9), (200, 1e-12)] {
+            let (lo, hi) = window(&m, h, t, budget);
+            let mut acc = vec![1.0f64];
+            for _ in 0..t {
+                let mut out = vec![0.0f64; acc.len() + len - 1];
+                for (i, &u) in acc.iter().enumerate() {
+                    for (j, &v) in m.iter().enumerate() {
+                        out[i + j] += u * v;
+                    }
+                }
+                acc = out;
+            }
+            let (lo_i, hi_i) = (lo as usize, hi as usize);
+            let outside = acc[..lo_i].iter().sum::<f64>() + acc[hi_i + 1..].iter().sum::<f64>();
+            assert!(outside <= budget, "T={t}: {outside:e} outside [{lo}, {hi}]");
+            let tn = (t as usize * (len - 1)) as f64;
+            assert!(
+                lo > 0.1 * tn && hi < 0.9 * tn,
+                "T={t}: [{lo}, {hi}] of {tn}"
+            );
+        }
+    }
+
+    /// The add direction's settle (`add_settles`) is sound and useful: at an ε where the route's
+    /// own add bracket is [lo, hi], a target below lo is never settled and one above hi is —
+    /// at T = 100 and at T = 10⁴ (beyond the route's dispatch, where only the settle runs).
+    #[test]
+    fn add_settle_is_sound() {
+        for (q, s, t, eps) in [("0.01", "1", 100u64, 0.15), ("0.001", "1", 10_000, 0.45)] {
+            let sched = schedule(q, s, t);
+            let m = match sched.parts() {
+                [(super::super::Release::Subsampled(m), _)] => m.clone(),
+                _ => unreachable!(),
+            };
+            let (_, al) = super::laws(&m);
+            let (lo, hi) = super::delta_one(&al, t, eps, 3, None).unwrap();
+            assert!(lo > 0.0 && hi < 1.5 * lo, "{q} {t}: [{lo:e}, {hi:e}]");
+            let e = rug::Float::with_val(128, eps);
+            let below = rug::Float::with_val(128, 0.999 * lo);
+            let above = rug::Float::with_val(128, 1.1 * hi);
+            assert!(
+                !super::add_settles(&sched, &e, &below),
+                "{q} {t}: settled below {lo:e}"
+            );
+            assert!(
+                super::add_settles(&sched, &e, &above),
+                "{q} {t}: not settled at {:e}",
+                1.1 * hi
+            );
+        }
+    }
+
     fn schedule(q: &str, s: &str, t: u64) -> Schedule {
         let m = SubsampledGaussian::new(q.parse::<Scalar>().unwrap(), s.parse().unwrap()).unwrap();
         Schedule::homogeneous(&m, t).unwrap()
@@ -1287,11 +1405,13 @@ mod tests {
             digits: 7,
             force_inversion: true,
         };
-        let cases: [(&str, &str, u64, bool, &str); 4] = [
+        let cases: [(&str, &str, u64, bool, &str); 5] = [
             ("0.01", "1", 10, false, "1e-5"),
             ("0.01", "2", 100, false, "1e-6"),
             ("0.01", "1", 10, true, "0.3"),
             ("0.05", "1.5", 40, true, "1.0"),
+            // Beyond T = 100: the two-sided window (q = 0.001, σ = 5, T = 1000).
+            ("0.001", "5", 1000, false, "1e-5"),
         ];
         for (q, s, t, is_delta, x) in cases {
             let sched = schedule(q, s, t);
