@@ -1166,19 +1166,7 @@ pub(super) fn delta_for_eps(
     eps: &Scalar,
     digits: u32,
 ) -> Result<Composed> {
-    let e = eps.mp(PREC);
-    let ef = e.to_f64();
-    let (rl, al) = laws(m);
-    let (lo, hi) = delta_one(&rl, t, ef, digits, None)?;
-    let rm = bracket(lo, hi);
-    let ad = match super::add_direction_by_its_range(sched, &e, &rm, true, PREC) {
-        Some(b) => b,
-        None => {
-            let (lo, hi) = delta_one(&al, t, ef, digits, Some(lo))?;
-            bracket(lo, hi)
-        }
-    };
-    Ok(super::nested::composed(vec![rm, ad], ROUTE))
+    both(sched, m, t, eps, digits, true)
 }
 
 /// ε(δ) of both directions.
@@ -1189,18 +1177,35 @@ pub(super) fn eps_for_delta(
     delta: &Scalar,
     digits: u32,
 ) -> Result<Composed> {
-    let d = delta.mp(PREC);
-    let df = d.to_f64();
-    if !(MIN_DELTA..=MAX_DELTA).contains(&df) {
-        return Err(budget_error("delta is below the route's floor"));
+    both(sched, m, t, delta, digits, false)
+}
+
+/// Both directions at `x` (ε when `x_is_eps`, else δ): the remove direction to the digits asked,
+/// then the add direction by its range, or computed only until it is below the remove
+/// direction's lower end.
+fn both(
+    sched: &super::Schedule,
+    m: &SubsampledGaussian,
+    t: u64,
+    x: &Scalar,
+    digits: u32,
+    x_is_eps: bool,
+) -> Result<Composed> {
+    let xm = x.mp(PREC);
+    let xf = xm.to_f64();
+    if !x_is_eps && !(MIN_DELTA..=MAX_DELTA).contains(&xf) {
+        return Err(budget_error(&format!(
+            "delta = {xf:e} is outside the route's range [{MIN_DELTA:e}, {MAX_DELTA}]"
+        )));
     }
+    let one = if x_is_eps { delta_one } else { eps_one };
     let (rl, al) = laws(m);
-    let (lo, hi) = eps_one(&rl, t, df, digits, None)?;
+    let (lo, hi) = one(&rl, t, xf, digits, None)?;
     let rm = bracket(lo, hi);
-    let ad = match super::add_direction_by_its_range(sched, &d, &rm, false, PREC) {
+    let ad = match super::add_direction_by_its_range(sched, &xm, &rm, x_is_eps, PREC) {
         Some(b) => b,
         None => {
-            let (lo, hi) = eps_one(&al, t, df, digits, Some(lo))?;
+            let (lo, hi) = one(&al, t, xf, digits, Some(lo))?;
             bracket(lo, hi)
         }
     };
