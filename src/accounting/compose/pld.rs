@@ -1060,8 +1060,9 @@ fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> R
     ))
 }
 
-/// Smallest δ this route answers: below, the FFT's rounding floor (≈ 10⁻¹³ absolute) leaves too
-/// few digits and the dispatcher uses the inversion.
+/// Smallest δ of an ε(δ) query this route takes: below, the dispatcher uses the inversion. (A
+/// δ(ε) query has no floor: its truncation budget follows δ's scale, and the tilt makes the
+/// FFT's rounding relative to δ, as far as the Chernoff factor e^{Tc − λε} is tight.)
 const MIN_DELTA: f64 = 1e-9;
 /// Largest δ of an ε(δ) query this route takes (near δ = 1, ε(δ) is 0 or tiny and the
 /// inversion's answer is immediate).
@@ -1084,20 +1085,29 @@ fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> R
         if settle.is_some_and(|x| hi <= x) {
             return Ok((lo, hi));
         }
-        if hi < MIN_DELTA {
-            return Err(budget_error("delta is below the route's floor"));
-        }
         let target = 10f64.powi(-(digits as i32)) * (hi + lo);
         let width = hi - lo;
         if width <= target {
             return Ok((lo, hi));
         }
-        budget = budget.max(lo * 10f64.powi(-(digits as i32) - 3));
+        // The truncations' budget follows δ's scale (the lower end, else the pair's estimate):
+        // far in the tail, where the first pass's 10⁻¹⁵ is all of the bracket, it shrinks, and
+        // that pass keeps its step; the tilt makes the FFT's rounding relative to δ there.
+        let scale = if lo > 0.0 {
+            lo
+        } else {
+            c.up.approx(eps).clamp(hi * 1e-30, hi)
+        };
+        let next = (scale * 10f64.powi(-(digits as i32) - 3)).max(1e-300);
+        let shrunk = next < 0.01 * budget;
+        budget = next;
         // As for ε(δ): an eighth of the width d digits allow on the FFT's rounding at each end,
         // h shrunk by the discretisation's share.
         tol = Some(0.125 * target);
-        let disc = c.up.approx(eps) - c.lo.approx(eps);
-        h = refine(h, disc, 0.5 * target, c.n_fft)?;
+        if !shrunk {
+            let disc = c.up.approx(eps) - c.lo.approx(eps);
+            h = refine(h, disc, 0.5 * target, c.n_fft)?;
+        }
     }
     Err(budget_error(
         "no bracket with the digits asked after the refinements",
@@ -1410,11 +1420,13 @@ mod tests {
             digits: 7,
             force_inversion: true,
         };
-        let cases: [(&str, &str, u64, bool, &str); 5] = [
+        let cases: [(&str, &str, u64, bool, &str); 6] = [
             ("0.01", "1", 10, false, "1e-5"),
             ("0.01", "2", 100, false, "1e-6"),
             ("0.01", "1", 10, true, "0.3"),
             ("0.05", "1.5", 40, true, "1.0"),
+            // δ(ε) far below 10⁻⁹ (1.5·10⁻¹²): the truncation budget follows δ's scale.
+            ("0.01", "0.6", 100, true, "10"),
             // Beyond T = 100: the two-sided window (q = 0.001, σ = 5, T = 1000).
             ("0.001", "5", 1000, false, "1e-5"),
         ];
