@@ -689,29 +689,24 @@ fn add_direction(
         // ε(δ): ε_add ≤ ε_lo of the remove direction iff δ_add(ε_lo) ≤ δ (δ_add is
         // non-increasing), first by the discretised route's upper pair (one FFT where it
         // reaches), else by one δ(ε) inversion at a known ε, to one digit.
-        if pld::add_settles(sched, &rm.lo, x) {
+        let settled = if pld::add_settles(sched, &rm.lo, x) {
+            Some((0, 0.0))
+        } else {
+            match delta_dir(&factors, &rm.lo, 1, prec) {
+                Ok((b, n, a)) if b.hi <= *x => Some((n, a)),
+                _ => None,
+            }
+        };
+        if let Some((n, a)) = settled {
             let lo = Float::new(prec);
             return Ok((
                 Bracket {
                     lo,
                     hi: rm.lo.clone(),
                 },
-                0,
-                0.0,
+                n,
+                a,
             ));
-        }
-        if let Ok((b, n, a)) = delta_dir(&factors, &rm.lo, 1, prec) {
-            if b.hi <= *x {
-                let lo = Float::new(prec);
-                return Ok((
-                    Bracket {
-                        lo,
-                        hi: rm.lo.clone(),
-                    },
-                    n,
-                    a,
-                ));
-            }
         }
     }
     if digits > ADD_SCOUT_DIGITS {

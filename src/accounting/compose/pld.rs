@@ -379,44 +379,49 @@ fn budget_error(why: &str) -> Error {
     precision_error(0, 0, &format!("discretised route: {why}"))
 }
 
-/// The composed masses of one pair on a window of N knots (index i is the loss (ja + i)h),
-/// computed under an exponential tilt λ (masses m̃_J = m_J e^{λ S_J − T c}), and the error terms
-/// in tilted units, which [`Composite::delta`] scales back at each ε.
-struct Composite {
+/// What both pairs' compositions share: the window's grid and position, the tilt, the FFT's
+/// error bounds and the label allowance.
+#[derive(Clone, Copy, Debug)]
+struct Frame {
     h: f64,
     /// T·o: index i is the loss base + (ja + i)h.
     base: f64,
     ja: i64,
-    /// Suffix sums of the untilted masses, Σ_{k≥i} m_k and Σ_{k≥i} m_k e^{−kh}, compensated.
-    g1: Vec<f64>,
-    g2: Vec<f64>,
-    /// The tilt λ and T·c.
+    /// The tilt λ.
     lambda: f64,
-    tc: f64,
     /// Bounds on the FFT error of the tilted masses.
     fft_err: FftErr,
-    /// Tilted mass outside the window or wrapped into it (bound).
-    outside: f64,
-    /// Upper pair: the probability that some step is at +∞.
-    inf: f64,
     /// The label allowance T·τ.
     shift: f64,
 }
 
+/// The composed masses of one pair on a window of N knots (index i is the loss (ja + i)h),
+/// computed under an exponential tilt λ (masses m̃_J = m_J e^{λ S_J − T c}), and the error terms
+/// in tilted units, which [`Composite::delta`] scales back at each ε.
+struct Composite {
+    f: Frame,
+    /// Suffix sums of the untilted masses, Σ_{k≥i} m_k and Σ_{k≥i} m_k e^{−kh}, compensated.
+    g1: Vec<f64>,
+    g2: Vec<f64>,
+    /// T·c of this pair's tilt.
+    tc: f64,
+    /// Tilted mass outside the window or wrapped into it (bound).
+    outside: f64,
+    /// Upper pair: the probability that some step is at +∞.
+    inf: f64,
+}
+
 impl Composite {
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        tilted: &[f64],
-        h: f64,
-        base: f64,
-        ja: i64,
-        lambda: f64,
-        tc: f64,
-        fft_err: FftErr,
-        outside: f64,
-        inf: f64,
-        shift: f64,
-    ) -> Result<Self> {
+    /// `tilted`: the pair's composed tilted masses on the window; `tc`, `outside`, `inf` as in
+    /// the fields.
+    fn new(tilted: &[f64], f: Frame, tc: f64, outside: f64, inf: f64) -> Result<Self> {
+        let Frame {
+            h,
+            base,
+            ja,
+            lambda,
+            ..
+        } = f;
         let n = tilted.len();
         let mut g1 = vec![0.0; n + 1];
         let mut g2 = vec![0.0; n + 1];
@@ -446,17 +451,12 @@ impl Composite {
             g2[i] = s2 + c2;
         }
         Ok(Composite {
-            h,
-            base,
-            ja,
+            f,
             g1,
             g2,
-            lambda,
             tc,
-            fft_err,
             outside,
             inf,
-            shift,
         })
     }
 
@@ -478,21 +478,21 @@ impl Composite {
 
     /// First index with loss > e, and e^{e − ja·h}.
     fn at(&self, e: f64) -> (usize, f64) {
-        let x = (e - self.base) / self.h - self.ja as f64;
+        let x = (e - self.f.base) / self.f.h - self.f.ja as f64;
         let k = if x < 0.0 {
             0
         } else {
             ((x.floor() as usize) + 1).min(self.n())
         };
-        (k, (e - self.base - self.ja as f64 * self.h).exp())
+        (k, (e - self.f.base - self.f.ja as f64 * self.f.h).exp())
     }
 
     /// δ of the pair at ε, rounded up (`upper`) or down, with every error term.
     fn delta(&self, eps: f64, upper: bool) -> f64 {
         let e = if upper {
-            eps - self.shift
+            eps - self.f.shift
         } else {
-            eps + self.shift
+            eps + self.f.shift
         };
         let (k, f) = self.at(e);
         let (g1, g2) = (self.g1[k], self.g2[k]);
@@ -503,9 +503,9 @@ impl Composite {
         // knots beyond e that is at most e^{Tc − λe}·Σ_j e^{−λjh}.
         // (Or, by Cauchy–Schwarz with the ℓ2 bound, at most e^{Tc − λe}·‖Δ‖₂·(Σ_j e^{−2λjh})^½.)
         let count = (self.n() - k) as f64;
-        let fft = (self.fft_err.each * geo(self.lambda, self.h, count))
-            .min(self.fft_err.l2 * geo(2.0 * self.lambda, self.h, count).sqrt());
-        let scale = (self.tc - self.lambda * e).exp();
+        let fft = (self.f.fft_err.each * geo(self.f.lambda, self.f.h, count))
+            .min(self.f.fft_err.l2 * geo(2.0 * self.f.lambda, self.f.h, count).sqrt());
+        let scale = (self.tc - self.f.lambda * e).exp();
         let err = scale * (fft + self.outside) * (1.0 + 1e-12);
         if upper {
             (v + round + err + self.inf).min(1.0)
@@ -519,7 +519,7 @@ impl Composite {
     /// The search starts at the root of the approximate δ and steps outward, so the answer's
     /// property is checked where it is claimed whether or not the bound is monotone.
     fn eps(&self, delta: f64, upper: bool) -> f64 {
-        let top = self.base + (self.ja + self.n() as i64) as f64 * self.h + 1.0;
+        let top = self.f.base + (self.f.ja + self.n() as i64) as f64 * self.f.h + 1.0;
         // Root of the approximate (monotone) δ.
         let (mut a, mut b) = (0.0f64, top.max(0.0));
         if self.approx(0.0) <= delta {
@@ -885,32 +885,17 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
     } else {
         0.0
     };
-    let shift = tf * tau(p);
+    let f = Frame {
+        h: p.h,
+        base: tf * p.o,
+        ja,
+        lambda,
+        fft_err,
+        shift: tf * tau(p),
+    };
     Ok(Both {
-        up: Composite::new(
-            &mu,
-            p.h,
-            tf * p.o,
-            ja,
-            lambda,
-            tf * cu,
-            fft_err,
-            ou,
-            inf,
-            shift,
-        )?,
-        lo: Composite::new(
-            &ml,
-            p.h,
-            tf * p.o,
-            ja,
-            lambda,
-            tf * cl,
-            fft_err,
-            ol,
-            0.0,
-            shift,
-        )?,
+        up: Composite::new(&mu, f, tf * cu, ou, inf)?,
+        lo: Composite::new(&ml, f, tf * cl, ol, 0.0)?,
         n_fft: nf,
         calib: (fft_err.each / pred_ec).max(1.0),
     })
@@ -1140,11 +1125,10 @@ pub(super) fn applies(sched: &super::Schedule, digits: u32) -> Option<(Subsample
 /// its δ is at most `delta`. `eps` is rounded down and `delta` down to doubles, which keeps the
 /// answer sound (δ_add is non-increasing in ε). False when it cannot tell.
 pub(super) fn add_settles(sched: &super::Schedule, eps: &Float, delta: &Float) -> bool {
-    let m = match sched.parts() {
-        [(super::Release::Subsampled(m), n)] if *n >= 2 => m,
+    let (m, t) = match sched.parts() {
+        [(super::Release::Subsampled(m), n)] if *n >= 2 => (m, *n),
         _ => return false,
     };
-    let t = sched.parts()[0].1;
     let e = eps.to_f64_round(rug::float::Round::Down);
     let d = delta.to_f64_round(rug::float::Round::Down);
     if !(e.is_finite() && e > 0.0 && d > 0.0 && d <= MAX_DELTA) {
