@@ -450,6 +450,48 @@ fn calibrates_a_tiny_epsilon() {
 /// Regression (found by the proptest above): q ≈ 0.774, σ = 1, T = 255,479, ε = 0 gave the
 /// bracket [0, 2.5e57] as a success. A δ bracket must certify its digits (relative width) or be a
 /// `Precision` error, and never exceed 1.
+/// q = 0.01, σ = 5, T = 1000, ε(10⁻⁵⁰) once panicked (a trial damping gave the moment an
+/// inverted x-range, and its node count wrapped into a capacity overflow); the range is now
+/// refused and the search goes on. The answer lies below the RDP route's.
+#[test]
+fn an_inverted_moment_range_is_refused_not_a_panic() {
+    let sched = Schedule::homogeneous(&sg("0.01", "5"), 1000).unwrap();
+    let b = eps_for_delta(&sched, &s("1e-50"), &opts(6, false))
+        .unwrap()
+        .value;
+    assert!(b.digits() >= 6, "{b:?}");
+    let r = rdp_route(
+        &sched,
+        &s("1e-50"),
+        None,
+        Conversion::CanonneKamathSteinke,
+        6,
+    )
+    .unwrap();
+    assert!(
+        b.hi < r.eps.value && b.lo > 0.9,
+        "{b:?} vs RDP {}",
+        r.eps.value
+    );
+}
+
+/// A bracket's digits are counted in its own precision: ends below 1e-308 (δ far in the tail)
+/// once underflowed a double to a width of 0, read as 60 digits.
+#[test]
+fn digits_of_a_bracket_below_the_double_range() {
+    let b = |lo: &str, hi: &str| accounting::Bracket {
+        lo: Float::with_val(128, Float::parse(lo).unwrap()),
+        hi: Float::with_val(128, Float::parse(hi).unwrap()),
+    };
+    let wide = b("1e-400", "2e-400");
+    assert_eq!(wide.digits(), 0, "{wide:?}");
+    assert!((wide.rel_width() - 2.0 / 3.0).abs() < 1e-12);
+    let seven = b("5.61442142e-456", "5.61442233e-456");
+    assert_eq!(seven.digits(), 7, "{seven:?}");
+    assert_eq!(b("3e-500", "3e-500").digits(), 60);
+    assert_eq!(b("0", "1e-400").rel_width(), 2.0);
+}
+
 #[test]
 fn a_delta_bracket_certifies_its_digits_or_errs() {
     let q = 10f64.powf(-0.11106997913990646);

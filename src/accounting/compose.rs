@@ -248,15 +248,17 @@ impl Bracket {
 
     /// Width relative to the midpoint (0 for a point, ∞ when the midpoint is 0).
     pub fn rel_width(&self) -> f64 {
+        // In the brackets' precision: far-tail ends (δ below 1e-308) would underflow a double,
+        // and a width read as 0 would claim every digit.
         let p = self.lo.prec().max(self.hi.prec());
-        let w = Float::with_val(p, &self.hi - &self.lo).to_f64();
-        let m = self.mid().to_f64().abs();
-        if w == 0.0 {
+        let w = Float::with_val(p, &self.hi - &self.lo);
+        let m = self.mid().abs();
+        if w.is_zero() {
             0.0
-        } else if m == 0.0 {
+        } else if m.is_zero() {
             f64::INFINITY
         } else {
-            w / m
+            Float::with_val(p, w / m).to_f64()
         }
     }
 

@@ -123,7 +123,16 @@ pub(super) struct Grid {
 const U64: f64 = 1.0 / 9_007_199_254_740_992.0;
 
 impl Grid {
-    pub(super) fn new(m: &Mix, b: &Float, hx: f64, ln_tol: f64, prec: u32, fast: bool) -> Grid {
+    /// The nodes of one grid; a time limit reached while they are built is an error (a grid
+    /// of 2·10⁵ nodes at a few thousand bits takes tens of seconds).
+    pub(super) fn new(
+        m: &Mix,
+        b: &Float,
+        hx: f64,
+        ln_tol: f64,
+        prec: u32,
+        fast: bool,
+    ) -> Result<Grid> {
         let bf = b.to_f64();
         let (xl, xr) = x_range(m, bf, hx, ln_tol);
         let n_lo = (xl / hx).round() as i64;
@@ -134,7 +143,7 @@ impl Grid {
             c *= &s2;
             c.ln() / 2u32
         };
-        let cap = (n_hi - n_lo + 1) as usize;
+        let cap = (n_hi - n_lo + 1).max(0) as usize;
         let mut ell = Vec::with_capacity(if fast { 0 } else { cap });
         let mut env = Vec::with_capacity(ell.capacity());
         let mut ell_f = Vec::with_capacity(if fast { cap } else { 0 });
@@ -144,6 +153,17 @@ impl Grid {
         let mut max_ell: f64 = 0.0;
         let hxf = Float::with_val(prec, hx);
         for j in n_lo..=n_hi {
+            if (j - n_lo) % 4096 == 4095 {
+                if let Some(limit) = crate::numeric::deadline::expired() {
+                    return Err(Error::Precision {
+                        requested: 0,
+                        certified: 0,
+                        what: format!(
+                            "composition: the moment's quadrature grid (time limit of {limit} s reached)"
+                        ),
+                    });
+                }
+            }
             let x = Float::with_val(prec, &hxf * j);
             let t = Float::with_val(prec, &x - 0.5f64) / &s2;
             let mut l = Float::with_val(prec, t.exp_m1() * &m.q).ln_1p();
@@ -202,7 +222,7 @@ impl Grid {
             * up
             * (1.0 + 2.0 * U64)
             + (n as f64) * f64::MIN_POSITIVE;
-        Grid {
+        Ok(Grid {
             hx,
             ell,
             env,
@@ -216,7 +236,7 @@ impl Grid {
             ln_tails: ln_x_tails(m, bf, xl, xr, hx),
             max_arg,
             max_ell,
-        }
+        })
     }
 }
 
@@ -311,19 +331,29 @@ impl MixEval {
         // σ = 3.52, T = 70,154, δ = 10^−185.4).
         let span = (xr - xl) / hx;
         let exact = |x: f64| (x / hx).abs() < 4.5e15;
-        if !span.is_finite() || span > MAX_GRID || !exact(xl) || !exact(xr) {
+        // An inverted range (xr < xl; q = 0.01, σ = 5, T = 1000, δ = 1e-50 once reached
+        // Grid::new with a negative node count, which wrapped into a capacity overflow) is
+        // refused too.
+        if !span.is_finite() || !(0.0..=MAX_GRID).contains(&span) || !exact(xl) || !exact(xr) {
             return Err(Error::Precision {
                 requested: 0,
                 certified: 0,
-                what: format!(
-                    "composition: the moment of {} at Im s = {v:.3e} needs more than {MAX_GRID:e} quadrature nodes",
-                    self.mix.describe()
-                ),
+                what: if span < 0.0 {
+                    format!(
+                        "composition: the moment of {} at Re s = {bf:.4e} has an empty x-range (the damping is outside the strip it can be evaluated on)",
+                        self.mix.describe()
+                    )
+                } else {
+                    format!(
+                        "composition: the moment of {} at Im s = {v:.3e} needs more than {MAX_GRID:e} quadrature nodes",
+                        self.mix.describe()
+                    )
+                },
             });
         }
         self.grids.push(Grid::new(
             &self.mix, &self.b, hx, ln_tol, self.prec, self.fast,
-        ));
+        )?);
         Ok(self.grids.len() - 1)
     }
 

@@ -393,6 +393,10 @@ struct Frame {
     fft_err: FftErr,
     /// The label allowance T·τ.
     shift: f64,
+    /// Losses below this carry no weight: −1 for ε(δ) passes (ε ≥ 0, and the shift is far below
+    /// 1); for a δ(ε) pass, ½ below its ε, so that a tilt past 600/(ε + 1) can be undone
+    /// where it is read ([`Composite::delta`] gives the trivial bounds below it).
+    floor: f64,
 }
 
 /// The composed masses of one pair on a window of N knots (index i is the loss (ja + i)h),
@@ -434,7 +438,7 @@ impl Composite {
             let s = base + (ja + i as i64) as f64 * h;
             if (n - 1 - i) % 64 == 0 {
                 let x = tc - lambda * s;
-                if x > 700.0 && s >= -1.0 {
+                if x > 700.0 && s >= f.floor {
                     return Err(budget_error("the tilt overflows"));
                 }
                 ft = x.min(700.0).exp();
@@ -443,8 +447,8 @@ impl Composite {
                 ft *= step_t;
                 f2 *= step_2;
             }
-            // Losses below −1 never carry weight (ε ≥ 0 and the shift is far below 1).
-            let m = if s < -1.0 { 0.0 } else { tilted[i] * ft };
+            // Losses below the floor never carry weight where the composite is read.
+            let m = if s < f.floor { 0.0 } else { tilted[i] * ft };
             two_sum_acc(&mut s1, &mut c1, m);
             two_sum_acc(&mut s2, &mut c2, m * f2);
             g1[i] = s1 + c1;
@@ -494,6 +498,9 @@ impl Composite {
         } else {
             eps + self.f.shift
         };
+        if e < self.f.floor {
+            return if upper { 1.0 } else { 0.0 };
+        }
         let (k, f) = self.at(e);
         let (g1, g2) = (self.g1[k], self.g2[k]);
         // δ = Σ_{i≥k} m_i (1 − e^{e − (ja+i)h}) = g1 − e^{e − ja·h}·g2.
@@ -720,13 +727,20 @@ enum Query {
 /// The tilt λ ≥ 0 at which the Chernoff bound of the upper pair's T-fold sum is smallest at the
 /// query (δ(ε): min T·L(λ) − λε; ε(δ): min (T·L(λ) − ln δ)/λ, L the log-MGF of one step), and
 /// the ε it refers to. The block bound of L is enough to choose it.
-fn choose_tilt(p: &Pairs, t: u64, query: Query) -> (f64, f64) {
+///
+/// With a `split` s (δ(ε) only, see [`excess_split`]), the excess over the all-bulk part is
+/// scored too, by its bound ln T + L_a(λ) + (T − 1)·L(λ) − λε (L_a the log-MGF of the knots
+/// above s; (a + b)^T − b^T ≤ T·a·(a + b)^{T−1}); when its best is below the whole sum's by more
+/// than a factor 10, the split is kept and λ is its minimiser, else it is dropped.
+fn choose_tilt(p: &Pairs, t: u64, query: Query, split: Option<usize>) -> Tilt {
     let base = p.o + p.j0 as f64 * p.h;
+    let tf = t as f64;
     let mut best = (0.0, f64::INFINITY, 0.0);
+    let mut best_x = (0.0, f64::INFINITY);
     let mut lambda = 0.05f64;
     while lambda < 3000.0 {
         let l = ln_mgf_blocks(&p.up, lambda * p.h, true) + lambda * base;
-        let tl = t as f64 * l;
+        let tl = tf * l;
         let (score, eps) = match query {
             Query::Delta(e, _) => (tl - lambda * e, e),
             Query::Eps(d, guess) => {
@@ -737,9 +751,58 @@ fn choose_tilt(p: &Pairs, t: u64, query: Query) -> (f64, f64) {
         if score.is_finite() && score < best.1 {
             best = (lambda, score, eps);
         }
+        if let (Some(s), Query::Delta(e, _)) = (split, query) {
+            let la = ln_mgf_blocks(&p.up[s + 1..], lambda * p.h, true)
+                + lambda * (base + (s + 1) as f64 * p.h);
+            let x = tf.ln() + la + (tf - 1.0) * l - lambda * e;
+            if x.is_finite() && x < best_x.1 {
+                best_x = (lambda, x);
+            }
+        }
         lambda *= 1.2;
     }
-    (best.0, best.2.max(0.0))
+    let eps = best.2.max(0.0);
+    if split.is_some() && best_x.1 < best.1 - 10f64.ln() {
+        return Tilt {
+            lambda: best_x.0,
+            eps,
+            split,
+            ln_bound: best_x.1,
+        };
+    }
+    Tilt {
+        lambda: best.0,
+        eps,
+        split: None,
+        ln_bound: best.1,
+    }
+}
+
+/// A pass's tilt: λ, the ε it refers to, the split kept (if any) and the log of the Chernoff
+/// bound it minimises (for δ(ε), an upper bound on the pair's δ: a scale before any pass).
+#[derive(Clone, Copy, Debug)]
+struct Tilt {
+    lambda: f64,
+    eps: f64,
+    split: Option<usize>,
+    ln_bound: f64,
+}
+
+/// The split knot s of a δ(ε) pass: the highest knot with T·ℓ_s at least one knot below
+/// ε − T·τ, so that the all-bulk part b^{*T} (b: the knots ≤ s of either pair) has no mass
+/// beyond the ε at which either pair's δ is read, and δ is the excess's alone. None when no
+/// knot is that low or every knot is.
+fn excess_split(p: &Pairs, t: u64, query: Query) -> Option<usize> {
+    let Query::Delta(e, _) = query else {
+        return None;
+    };
+    let tf = t as f64;
+    let x = ((e - tf * tau(p)) / tf - p.o) / p.h - p.j0 as f64;
+    if !x.is_finite() || x < 1.0 {
+        return None;
+    }
+    let s = (x.floor() - 1.0).min(usize::MAX as f64 / 2.0) as usize;
+    (s + 1 < p.up.len()).then_some(s)
 }
 
 /// The tilted copy of a pair's masses, x_k e^{λℓ_k − c} with c = ln Σ x_k e^{λℓ_k}, and c.
@@ -802,12 +865,17 @@ fn pick_tilt(
     let mut pick = (0.0, f64::NAN);
     for f in [0.0, 1.0 / 16.0, 1.0 / 8.0, 0.25, 0.375, 0.5, 0.75, 1.0] {
         let lambda = lstar * f;
-        // Undoing the tilt multiplies by e^{Tc − λS}, S ≥ −1 where it matters: keep it finite.
-        if lambda * (eps_ref + 1.0) > 600.0 {
-            break;
-        }
         let ex: Vec<f64> = blocks.iter().map(|&(m, l)| m.ln() + lambda * l).collect();
         let c = crate::numeric::f64s::log_sum_exp(&ex);
+        let ln_scale = tf * (c + lambda * base) - lambda * eps_ref;
+        // Undoing the tilt multiplies by e^{Tc − λS} for S above the floor: keep it finite.
+        let reach = match query {
+            Query::Delta(..) => ln_scale + 0.5 * lambda,
+            Query::Eps(..) => lambda * (eps_ref + 1.0),
+        };
+        if reach > 600.0 {
+            break;
+        }
         // The spread of the tilted step's bulk: a strong tilt can put most of the tilted mass
         // in the far tail, which widens the law without making |X_k| any smaller where the bulk
         // keeps it near 1.
@@ -823,7 +891,7 @@ fn pick_tilt(
         // h/(√(2π)·sd) for the T-fold sum's sd (a Gaussian model of the tilted step's bulk).
         let sd = (tf * (m2 - m1 * m1).max(0.0)).sqrt().max(p.h);
         let e_c = 4.0 * tf * gamma * (p.h / (2.5 * sd) + 1.0 / (tf * n as f64 + 1.0));
-        let scale = (tf * (c + lambda * base) - lambda * eps_ref).exp();
+        let scale = ln_scale.exp();
         let predicted = calib * e_c * geo(lambda, p.h, tf * n as f64 + 1.0) * scale;
         pick = (lambda, e_c);
         if predicted <= allowed {
@@ -835,12 +903,24 @@ fn pick_tilt(
 
 /// The T-fold composition of both pairs by one complex FFT (upper + i·lower), tilted by λ, on
 /// the smallest power-of-two window outside which each tilted composition has a mass that,
-/// scaled back at ε_ref, is at most `budget`.
+/// scaled back at ε_ref, is at most `budget`. A δ(ε) pass whose all-bulk part is what makes the
+/// whole sum's Chernoff bound loose (tiny q: one step's far tail decides δ, and e^{−λε}·b(λ)^T
+/// forces the tilt past the tail's saddle) composes the excess over that part instead
+/// ([`excess_split`], [`excess_spectrum`]); b^{*T} has no mass beyond ε, so δ is unchanged.
 fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<Both> {
     let n = p.up.len() - 1;
     let tf = t as f64;
-    let (lstar, eps_ref) = choose_tilt(p, t, query);
-    let (lambda, pred_ec) = pick_tilt(p, t, budget, query, calib, lstar, eps_ref);
+    let Tilt {
+        lambda: lstar,
+        eps: eps_ref,
+        split,
+        ..
+    } = choose_tilt(p, t, query, excess_split(p, t, query));
+    let (lambda, pred_ec) = match split {
+        // The excess's own saddle; undoing the tilt must stay finite.
+        Some(_) => (lstar.min(1000.0), f64::NAN),
+        None => pick_tilt(p, t, budget, query, calib, lstar, eps_ref),
+    };
     let (xu, cu) = tilt(&p.up, p.o, p.j0, p.h, lambda);
     let (xl, cl) = tilt(&p.lo, p.o, p.j0, p.h, lambda);
     let bu = budget * (lambda * 0.9 * eps_ref - tf * cu).exp();
@@ -864,13 +944,21 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
     };
     // The tilted mass outside (or wrapped into) the window: window() bounded it by b per pair.
     let (ou, ol) = if wrapped { (bu, bl) } else { (0.0, 0.0) };
+    // Both pairs packed as upper + i·lower; with a split, the knots above s apart.
     let mut z = vec![Complex64::new(0.0, 0.0); nf];
+    let mut za = vec![Complex64::new(0.0, 0.0); if split.is_some() { nf } else { 0 }];
     for k in 0..=n {
-        let c = &mut z[k % nf];
+        let c = match split {
+            Some(s) if k > s => &mut za[k % nf],
+            _ => &mut z[k % nf],
+        };
         c.re += xu[k];
         c.im += xl[k];
     }
-    let (y, fft_err) = power_spectrum(z, t);
+    let (y, fft_err) = match split {
+        Some(_) => excess_spectrum(z, za, t),
+        None => power_spectrum(z, t),
+    };
     let scale = 1.0 / nf as f64;
     let off = (t0 - ja).rem_euclid(nf as i64) as usize;
     let mut mu = vec![0.0; nf];
@@ -892,12 +980,20 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         lambda,
         fft_err,
         shift: tf * tau(p),
+        floor: match query {
+            Query::Delta(e, _) => (e - 0.5).max(-1.0),
+            Query::Eps(..) => -1.0,
+        },
     };
     Ok(Both {
         up: Composite::new(&mu, f, tf * cu, ou, inf)?,
         lo: Composite::new(&ml, f, tf * cl, ol, 0.0)?,
         n_fft: nf,
-        calib: (fft_err.each / pred_ec).max(1.0),
+        calib: if split.is_some() {
+            calib
+        } else {
+            (fft_err.each / pred_ec).max(1.0)
+        },
     })
 }
 
@@ -952,6 +1048,104 @@ fn power_spectrum(mut z: Vec<Complex64>, t: u64) -> (Vec<Complex64>, FftErr) {
     let yn = y.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt() / nf as f64;
     let l2 = 1.1 * (tf * gamma * z2 + (gamma + pw) * yn * 2.0);
     (y, FftErr { each: fft_err, l2 })
+}
+
+/// Σ_{j<t} m^j·b^{t−1−j} by binary powering of (mⁿ, bⁿ, Sₙ): S₂ₙ = Sₙ(mⁿ + bⁿ),
+/// Sₙ₊₁ = mⁿ + Sₙ·b. At most four operations per bit of t, each within √5·u of its exact
+/// result relative to the same expression in |m| and |b|.
+fn geo_pair(m: Complex64, b: Complex64, t: u64) -> Complex64 {
+    let one = Complex64::new(1.0, 0.0);
+    let (mut pm, mut pb, mut s) = (one, one, Complex64::new(0.0, 0.0));
+    for bit in (0..64 - t.leading_zeros()).rev() {
+        s *= pm + pb;
+        pm *= pm;
+        pb *= pb;
+        if (t >> bit) & 1 == 1 {
+            s = pm + s * b;
+            pm *= m;
+            pb *= b;
+        }
+    }
+    s
+}
+
+/// The excess of both packed pairs' T-fold compositions over their all-bulk parts,
+/// D = (a + b)^{*T} − b^{*T} (`zb`: the knots up to the split, `za`: those above, each packed
+/// upper + i·lower), as D̂ = Â·Σ_{j<T} M̂^j·B̂^{T−1−j} with M̂ = Â + B̂: every term carries Â, so
+/// there is no cancellation and the rounding is relative to the excess, not to the whole sum.
+/// Returns the masses (unscaled by 1/N) and the bound on each scaled mass's error.
+///
+/// Bounds, as for [`power_spectrum`]: the forward outputs are within d_a = (γ + 4u)‖z_a‖₁ and
+/// d_b of the exact ones (unpacking included); with ρ ≥ |M̂_k|, |B̂_k| on their error discs,
+/// |∂D̂/∂Â| ≤ Tρ^{T−1} and |∂D̂/∂B̂| = T|Â·Σ_{j<T−1} M̂^j B̂^{T−2−j}| ≤ T(T−1)|Â|ρ^{T−2}; the
+/// product's own rounding is at most 12(log₂T + 1)·u·|Â|·Tρ^{T−1} ([`geo_pair`]'s ≤ 4√5·u per
+/// bit, and the final product); the inverse transform adds γ·mean|Ĉ_k|. The ℓ2 form uses
+/// ‖ΔÂ‖₂ ≤ (γ + 4u)√N‖z_a‖₂ (Higham, Thm 24.2) and the same derivatives.
+fn excess_spectrum(
+    mut zb: Vec<Complex64>,
+    mut za: Vec<Complex64>,
+    t: u64,
+) -> (Vec<Complex64>, FftErr) {
+    let nf = zb.len();
+    let tf = t as f64;
+    let gamma = 8.0 * (nf as f64).log2() * U;
+    let g = 1.01 * gamma + 4.0 * U;
+    let norm1 = |z: &[Complex64]| z.iter().map(|c| c.re.abs() + c.im.abs()).sum::<f64>();
+    let norm2 = |z: &[Complex64]| z.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt();
+    let (a1, b1, a2, b2) = (norm1(&za), norm1(&zb), norm2(&za), norm2(&zb));
+    let (fwd, inv) = PLANNER.with(|p| {
+        let mut p = p.borrow_mut();
+        (p.plan_fft_forward(nf), p.plan_fft_inverse(nf))
+    });
+    fwd.process(&mut za);
+    fwd.process(&mut zb);
+    let (da, db) = (g * a1, g * b1);
+    let dm = da + db + 2.0 * U * (a1 + b1);
+    let rs = 12.0 * (tf.log2() + 1.0) * U;
+    let t2 = t.saturating_sub(2);
+    let half = Complex64::new(0.5, 0.0);
+    let mi = Complex64::new(0.0, -0.5);
+    let i1 = Complex64::new(0.0, 1.0);
+    let (mut prop, mut c1, mut r2, mut amax, mut rho_max) =
+        (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut y: Vec<Complex64> = (0..nf)
+        .map(|k| {
+            let unpack = |z: &[Complex64]| {
+                let (zk, zc) = (z[k], z[(nf - k) % nf].conj());
+                ((zk + zc) * half, (zk - zc) * mi)
+            };
+            let ((au, al), (bu, bl)) = (unpack(&za), unpack(&zb));
+            let mut out = [Complex64::new(0.0, 0.0); 2];
+            let mut round = 0.0;
+            for (o, (a, b)) in out.iter_mut().zip([(au, bu), (al, bl)]) {
+                let m = a + b;
+                *o = a * geo_pair(m, b, t);
+                let rho = (m.norm() + dm).max(b.norm() + db);
+                let na = a.norm() + da;
+                let sb = tf * pow_bound(rho, t - 1);
+                let r = na * rs * sb;
+                prop += sb * da + tf * (tf - 1.0) * na * pow_bound(rho, t2) * db + r;
+                round += r;
+                amax = amax.max(na);
+                rho_max = rho_max.max(rho);
+            }
+            r2 += round * round;
+            let c = out[0] + i1 * out[1];
+            c1 += c.norm();
+            c
+        })
+        .collect();
+    drop(za);
+    drop(zb);
+    inv.process(&mut y);
+    let each = 1.01 * (prop + gamma * c1) / nf as f64;
+    let yn = y.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt() / nf as f64;
+    let l2 = 1.1
+        * (2.0 * tf * pow_bound(rho_max, t - 1) * g * a2
+            + 2.0 * tf * (tf - 1.0) * amax * pow_bound(rho_max, t2) * g * b2
+            + (r2 / nf as f64).sqrt()
+            + 2.0 * gamma * yn);
+    (y, FftErr { each, l2 })
 }
 
 /// The FFT's rounding bounds on the composed (tilted) masses: on each, and on their ℓ2 norm.
@@ -1059,6 +1253,20 @@ fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> R
     // direction (an error far below it cannot change whether the bracket settles).
     let mut budget = settle.map_or(1e-15, |x| (x * 10f64.powi(-(digits as i32) - 3)).max(1e-15));
     let mut h = initial_h(law, budget / t as f64);
+    // Far in the tail, the Chernoff bound at ε on a first grid gives δ's scale before any pass:
+    // the budget starts there (passes at a budget far above δ only find that scale).
+    if settle.is_none() {
+        let p = discretise(law, h, budget / t as f64)?;
+        let query = Query::Delta(eps, None);
+        let scale = choose_tilt(&p, t, query, excess_split(&p, t, query)).ln_bound;
+        let start = (scale - f64::from(digits + 3) * 10f64.ln())
+            .exp()
+            .max(1e-300);
+        if start < budget {
+            budget = start;
+            h = initial_h(law, budget / t as f64);
+        }
+    }
     let mut calib = 1.0;
     let mut tol = None;
     for _ in 0..PASSES {
@@ -1398,6 +1606,40 @@ mod tests {
     /// T-fold brackets against the inversion (an independent route: Laplace inversion of the
     /// moment generating function, forced, at 7 digits) where it is fast: the discretised
     /// bracket must contain the inversion's, at the 6 digits it certifies.
+    /// Far in the tail at tiny q, where one step's tail decides δ (the excess over the all-bulk
+    /// part is composed): at T = 3 the small-T nested integration is an independent reference.
+    /// Without the split the route cannot certify 6 digits here.
+    #[test]
+    fn tail_brackets_contain_the_nested_integration() {
+        let nested = ComposeOptions {
+            digits: 8,
+            force_inversion: false,
+        };
+        for (q, s, eps) in [
+            ("0.001", "1", "2"),
+            ("0.001", "1", "8"),
+            ("0.001", "0.6", "0.5"),
+            ("0.01", "1", "4"),
+        ] {
+            let sched = schedule(q, s, 3);
+            let m = match sched.parts() {
+                [(super::super::Release::Subsampled(m), _)] => m.clone(),
+                _ => unreachable!(),
+            };
+            let x: Scalar = eps.parse().unwrap();
+            let ours = super::delta_for_eps(&sched, &m, 3, &x, 6).unwrap();
+            let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
+            assert!(theirs.route.contains("nested"), "{}", theirs.route);
+            assert!(ours.value.digits() >= 6, "{q} {s} {eps}: {:?}", ours.value);
+            assert!(
+                ours.value.lo <= theirs.value.lo && theirs.value.hi <= ours.value.hi,
+                "{q} {s} {eps}: ours {:?} does not contain the nested route's {:?}",
+                ours.value,
+                theirs.value
+            );
+        }
+    }
+
     #[test]
     fn brackets_contain_the_inversion() {
         let inv = ComposeOptions {
