@@ -665,6 +665,8 @@ struct Both {
     n_fft: usize,
     /// The FFT error bound over its prediction, for the next pass's choice of tilt.
     calib: f64,
+    /// The tilt was the strongest the pass could take (λ*, or the last before the cap).
+    tilt_maxed: bool,
 }
 
 /// An upper bound on r^m for r ≥ 0: exact (powf, rounded up) when r ≥ 1/2, else r⁴·2^{−(m−4)}
@@ -824,7 +826,8 @@ fn tilt(m: &[f64], o: f64, j0: i64, h: f64, lambda: f64) -> (Vec<f64>, f64) {
 
 /// The weakest tilt among fractions of λ* whose predicted FFT error at ε_ref is within what
 /// the query allows (a tilt amplifies the mass wrapped around the window by e^{λNh}, so the
-/// window grows with λ), and its predicted componentwise error before calibration.
+/// window grows with λ), its predicted componentwise error before calibration, and whether it
+/// is the strongest the pass may take (λ*, or none was predicted to suffice).
 fn pick_tilt(
     p: &Pairs,
     t: u64,
@@ -833,7 +836,7 @@ fn pick_tilt(
     calib: f64,
     lstar: f64,
     eps_ref: f64,
-) -> (f64, f64) {
+) -> (f64, f64, bool) {
     let n = p.up.len() - 1;
     let tf = t as f64;
     let gamma = 8.0 * f64::from(MAX_LOG2) * U;
@@ -862,7 +865,7 @@ fn pick_tilt(
         ((v0 / w0) - (m0 / w0).powi(2)).max(0.0).sqrt().max(p.h),
     );
     let bulk = |l: f64| (l - m0).abs() <= 20.0 * s0;
-    let mut pick = (0.0, f64::NAN);
+    let mut pick = (0.0, f64::NAN, false);
     for f in [0.0, 1.0 / 16.0, 1.0 / 8.0, 0.25, 0.375, 0.5, 0.75, 1.0] {
         let lambda = lstar * f;
         let ex: Vec<f64> = blocks.iter().map(|&(m, l)| m.ln() + lambda * l).collect();
@@ -893,12 +896,13 @@ fn pick_tilt(
         let e_c = 4.0 * tf * gamma * (p.h / (2.5 * sd) + 1.0 / (tf * n as f64 + 1.0));
         let scale = ln_scale.exp();
         let predicted = calib * e_c * geo(lambda, p.h, tf * n as f64 + 1.0) * scale;
-        pick = (lambda, e_c);
+        pick = (lambda, e_c, f == 1.0);
         if predicted <= allowed {
-            break;
+            return pick;
         }
     }
-    pick
+    // No fraction was predicted to suffice: the last one tried is the strongest allowed.
+    (pick.0, pick.1, true)
 }
 
 /// The T-fold composition of both pairs by one complex FFT (upper + i·lower), tilted by λ, on
@@ -916,9 +920,9 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         split,
         ..
     } = choose_tilt(p, t, query, excess_split(p, t, query));
-    let (lambda, pred_ec) = match split {
+    let (lambda, pred_ec, maxed) = match split {
         // The excess's own saddle; undoing the tilt must stay finite.
-        Some(_) => (lstar.min(1000.0), f64::NAN),
+        Some(_) => (lstar.min(1000.0), f64::NAN, true),
         None => pick_tilt(p, t, budget, query, calib, lstar, eps_ref),
     };
     let (xu, cu) = tilt(&p.up, p.o, p.j0, p.h, lambda);
@@ -994,6 +998,7 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         } else {
             (fft_err.each / pred_ec).max(1.0)
         },
+        tilt_maxed: maxed,
     })
 }
 
@@ -1296,10 +1301,22 @@ fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> R
         budget = next;
         // As for ε(δ): an eighth of the width d digits allow on the FFT's rounding at each end,
         // h shrunk by the discretisation's share.
+        let tilted_for_it = tol.is_some();
         tol = Some(0.125 * target);
         if !shrunk {
             let disc = c.up.approx(eps) - c.lo.approx(eps);
-            h = refine(h, disc, 0.5 * target, c.n_fft)?;
+            let next_h = refine(h, disc, 0.5 * target, c.n_fft)?;
+            // The part of the width that is not the discretisation's is the FFT's rounding (the
+            // truncations are far below it at δ's scale), which does not shrink with h: at the
+            // strongest tilt, beyond the digits asked, no pass can succeed. Nor can one that
+            // repeats this pass's step at the same budget's scale and tilt. The route stops, and
+            // the inversion answers.
+            if (c.tilt_maxed && width - disc > target) || (next_h == h && tilted_for_it) {
+                return Err(budget_error(
+                    "the FFT's rounding, not the grid, bounds the bracket",
+                ));
+            }
+            h = next_h;
         }
     }
     Err(budget_error(
