@@ -1434,7 +1434,7 @@ fn both(
 #[cfg(test)]
 mod tests {
     use super::{compose, discretise, initial_h, power_spectrum, window, Dir, Law, Query, U};
-    use crate::accounting::compose::{ComposeOptions, Schedule};
+    use crate::accounting::compose::{ComposeOptions, Composed, Schedule};
     use crate::accounting::SubsampledGaussian;
     use crate::scalar::Scalar;
     use rustfft::num_complex::Complex64;
@@ -1593,11 +1593,7 @@ mod tests {
     fn add_settle_is_sound() {
         for (q, s, t, eps) in [("0.01", "1", 100u64, 0.15), ("0.001", "1", 10_000, 0.45)] {
             let sched = schedule(q, s, t);
-            let m = match sched.parts() {
-                [(super::super::Release::Subsampled(m), _)] => m.clone(),
-                _ => unreachable!(),
-            };
-            let (_, al) = super::laws(&m);
+            let (_, al) = super::laws(&release(&sched));
             let (lo, hi) = super::delta_one(&al, t, eps, 3, None).unwrap();
             assert!(lo > 0.0 && hi < 1.5 * lo, "{q} {t}: [{lo:e}, {hi:e}]");
             let e = rug::Float::with_val(128, eps);
@@ -1620,9 +1616,25 @@ mod tests {
         Schedule::homogeneous(&m, t).unwrap()
     }
 
-    /// T-fold brackets against the inversion (an independent route: Laplace inversion of the
-    /// moment generating function, forced, at 7 digits) where it is fast: the discretised
-    /// bracket must contain the inversion's, at the 6 digits it certifies.
+    /// The schedule's one release.
+    fn release(sched: &Schedule) -> SubsampledGaussian {
+        match sched.parts() {
+            [(super::super::Release::Subsampled(m), _)] => m.clone(),
+            _ => unreachable!(),
+        }
+    }
+
+    /// Our 6-digit bracket certifies its digits and contains the reference's.
+    fn assert_contains(ours: &Composed, theirs: &Composed, case: &str, reference: &str) {
+        assert!(ours.value.digits() >= 6, "{case}: {:?}", ours.value);
+        assert!(
+            ours.value.lo <= theirs.value.lo && theirs.value.hi <= ours.value.hi,
+            "{case}: ours {:?} does not contain the {reference}'s {:?}",
+            ours.value,
+            theirs.value
+        );
+    }
+
     /// Far in the tail at tiny q, where one step's tail decides δ (the excess over the all-bulk
     /// part is composed): at T = 3 the small-T nested integration is an independent reference.
     /// Without the split the route cannot certify 6 digits here.
@@ -1639,24 +1651,17 @@ mod tests {
             ("0.01", "1", "4"),
         ] {
             let sched = schedule(q, s, 3);
-            let m = match sched.parts() {
-                [(super::super::Release::Subsampled(m), _)] => m.clone(),
-                _ => unreachable!(),
-            };
             let x: Scalar = eps.parse().unwrap();
-            let ours = super::delta_for_eps(&sched, &m, 3, &x, 6).unwrap();
+            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 6).unwrap();
             let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
             assert!(theirs.route.contains("nested"), "{}", theirs.route);
-            assert!(ours.value.digits() >= 6, "{q} {s} {eps}: {:?}", ours.value);
-            assert!(
-                ours.value.lo <= theirs.value.lo && theirs.value.hi <= ours.value.hi,
-                "{q} {s} {eps}: ours {:?} does not contain the nested route's {:?}",
-                ours.value,
-                theirs.value
-            );
+            assert_contains(&ours, &theirs, &format!("{q} {s} {eps}"), "nested route");
         }
     }
 
+    /// T-fold brackets against the inversion (an independent route: Laplace inversion of the
+    /// moment generating function, forced, at 7 digits) where it is fast: the discretised
+    /// bracket must contain the inversion's, at the 6 digits it certifies.
     #[test]
     fn brackets_contain_the_inversion() {
         let inv = ComposeOptions {
@@ -1675,10 +1680,7 @@ mod tests {
         ];
         for (q, s, t, is_delta, x) in cases {
             let sched = schedule(q, s, t);
-            let m = match sched.parts() {
-                [(super::super::Release::Subsampled(m), _)] => m.clone(),
-                _ => unreachable!(),
-            };
+            let m = release(&sched);
             let x: Scalar = x.parse().unwrap();
             let (ours, theirs) = if is_delta {
                 (
@@ -1691,13 +1693,7 @@ mod tests {
                     super::super::eps_for_delta(&sched, &x, &inv).unwrap(),
                 )
             };
-            assert!(ours.value.digits() >= 6, "{q} {s} {t}: {:?}", ours.value);
-            assert!(
-                ours.value.lo <= theirs.value.lo && theirs.value.hi <= ours.value.hi,
-                "{q} {s} {t} {x}: ours {:?} does not contain the inversion's {:?}",
-                ours.value,
-                theirs.value
-            );
+            assert_contains(&ours, &theirs, &format!("{q} {s} {t} {x}"), "inversion");
         }
     }
 }
