@@ -4,7 +4,8 @@
 benches/tail_survey.csv (one row per query: the bracket or the refusal, the route, wall seconds)
 and prints a Markdown table (per q, σ, T: each ε's δ midpoint and seconds, or "refused").
 
-Run: python3 benches/tail_survey.py [--out CSV] > table.md   (about 10 minutes on 2 cores)
+Run: python3 benches/tail_survey.py [--out CSV] [--bin PATH] > table.md   (about 10 minutes on 2
+cores; --bin surveys another build, e.g. an older commit's, for a before/after)
 """
 import csv
 import os
@@ -37,9 +38,12 @@ def run(q, s, t, e):
 
 
 def main():
+    global BIN
     out = "benches/tail_survey.csv"
     if "--out" in sys.argv:
         out = sys.argv[sys.argv.index("--out") + 1]
+    if "--bin" in sys.argv:
+        BIN = sys.argv[sys.argv.index("--bin") + 1]
     rows = []
     for q in QS:
         for s in SIGMAS:
