@@ -574,7 +574,16 @@ fn enough_digits(c: Composed, digits: u32, what: &str) -> Result<Composed> {
     Err(Error::Precision {
         requested: digits,
         certified: got,
-        what: format!("the composition's {what} bracket ({})", c.route),
+        what: format!(
+            "the composition's {what} bracket [{}, {}] ({})",
+            c.value
+                .lo
+                .to_string_radix_round(10, Some(9), rug::float::Round::Down),
+            c.value
+                .hi
+                .to_string_radix_round(10, Some(9), rug::float::Round::Up),
+            c.route
+        ),
     })
 }
 
@@ -601,13 +610,16 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
         }
         return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
     }
+    let mut fallback = None;
     if let (false, Some((m, t))) = (opts.force_inversion, pld::applies(sched, opts.digits)) {
-        if let Ok(c) = pld::delta_for_eps(sched, &m, t, eps, opts.digits.clamp(1, 60)) {
-            return Ok(c);
+        match pld::delta_for_eps(sched, &m, t, eps, opts.digits.clamp(1, 60)) {
+            Ok(c) if c.value.digits() >= opts.digits.min(60) => return Ok(c),
+            Ok(c) => fallback = Some(c),
+            Err(_) => {}
         }
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, log_dp_delta_mp(mu, &eps.mp(p)).exp()));
-    compose_both(
+    let inverted = compose_both(
         sched,
         eps,
         opts,
@@ -615,7 +627,28 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
         closed,
         delta_dir,
         true,
-    )
+    );
+    better_of(inverted, fallback)
+}
+
+/// The inversion's answer, or the discretised route's narrower bracket that fell short of the
+/// digits (then [`enough_digits`] reports it, with its digits, rather than the inversion's
+/// failure: `account --q 0.001 --sigma 5 --steps 1000 --eps 0.1` said "only 0 certified" where
+/// the discretised route had certified 2).
+fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<Composed> {
+    let Some(f) = fallback else {
+        return inverted;
+    };
+    let got = match &inverted {
+        Ok(c) => c.value.digits(),
+        Err(Error::Precision { certified, .. }) => *certified,
+        Err(_) => 0,
+    };
+    if f.value.digits() > got {
+        Ok(f)
+    } else {
+        inverted
+    }
 }
 
 /// One direction's bracket, with the moment evaluations it took and the saddle point.
@@ -954,13 +987,16 @@ fn eps_for_delta_inner(
         }
         return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
     }
+    let mut fallback = None;
     if let (false, Some((m, t))) = (opts.force_inversion, pld::applies(sched, opts.digits)) {
-        if let Ok(c) = pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60)) {
-            return Ok(c);
+        match pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60)) {
+            Ok(c) if c.value.digits() >= opts.digits.min(60) => return Ok(c),
+            Ok(c) => fallback = Some(c),
+            Err(_) => {}
         }
     }
     let closed = |mu: &Float, p: u32| Ok(Float::with_val(p, dp_eps_mp(mu, &delta.mp(p))?));
-    compose_both(
+    let inverted = compose_both(
         sched,
         delta,
         opts,
@@ -968,5 +1004,6 @@ fn eps_for_delta_inner(
         closed,
         eps_dir,
         false,
-    )
+    );
+    better_of(inverted, fallback)
 }

@@ -178,6 +178,8 @@ struct Pairs {
     up: Vec<f64>,
     lo: Vec<f64>,
     up_inf: f64,
+    /// The labels' allowance per step ([`tau`]).
+    tau: f64,
 }
 
 /// 5-point Lobatto nodes (interior, on [−1, 1]) and weights.
@@ -315,14 +317,17 @@ fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
     for x in &mut lo {
         *x = (*x * (1.0 - 8.0 * U)).max(0.0);
     }
-    Ok(Pairs {
+    let mut p = Pairs {
         h,
         o,
         j0: j_lo,
         up,
         lo,
         up_inf,
-    })
+        tau: 0.0,
+    };
+    p.tau = tau(law, &p);
+    Ok(p)
 }
 
 /// The lower pair's finite masses on the knots 0 ..= n from the cells (module docs).
@@ -506,12 +511,13 @@ impl Composite {
         // δ = Σ_{i≥k} m_i (1 − e^{e − (ja+i)h}) = g1 − e^{e − ja·h}·g2.
         let v = g1 - f * g2;
         let round = 256.0 * U * (g1.abs() + (f * g2).abs()) + 1e-300;
-        // A tilted error of at most fft_err per knot weighs e^{Tc − λS} once undone; over the
-        // knots beyond e that is at most e^{Tc − λe}·Σ_j e^{−λjh}.
-        // (Or, by Cauchy–Schwarz with the ℓ2 bound, at most e^{Tc − λe}·‖Δ‖₂·(Σ_j e^{−2λjh})^½.)
+        // A tilted error of at most fft_err on the j-th knot beyond e (loss S ∈ (e + jh,
+        // e + (j+1)h]) weighs e^{Tc − λS}·(1 − e^{e − S}) in δ once undone, at most
+        // e^{Tc − λe}·w_j with w_j = e^{−λjh}·min(1, (j+1)h): over the knots, e^{Tc − λe}·Σ_j w_j
+        // (or, by Cauchy–Schwarz with the ℓ2 bound, e^{Tc − λe}·‖Δ‖₂·(Σ_j w_j²)^½).
         let count = (self.n() - k) as f64;
-        let fft = (self.f.fft_err.each * geo(self.f.lambda, self.f.h, count))
-            .min(self.f.fft_err.l2 * geo(2.0 * self.f.lambda, self.f.h, count).sqrt());
+        let (w1, w2) = knot_weights(self.f.lambda, self.f.h, count);
+        let fft = (self.f.fft_err.each * w1).min(self.f.fft_err.l2 * w2);
         let scale = (self.tc - self.f.lambda * e).exp();
         let err = scale * (fft + self.outside) * (1.0 + 1e-12);
         if upper {
@@ -699,21 +705,46 @@ fn cpow(z: Complex64, mut t: u64) -> Complex64 {
     r
 }
 
-/// Σ_{j≥0} e^{−λjh}, at most `count` terms: the weight of a uniform error per knot beyond ε
-/// once the tilt is undone.
-fn geo(lambda: f64, h: f64, count: f64) -> f64 {
-    if lambda > 0.0 {
-        count.min(1.0 / -(-lambda * h).exp_m1())
-    } else {
-        count
-    }
+/// Σ_j w_j and (Σ_j w_j²)^½ over at most `count` knots beyond ε, w_j = r^j·min(1, (j+1)h),
+/// r = e^{−λh}: the weight of a uniform error per knot beyond ε once the tilt is undone and the
+/// knot's factor 1 − e^{ε − S} ≤ min(1, (j+1)h) is applied ([`Composite::delta`]). Each is the
+/// least of three bounds: min ≤ 1 (Σr^j = 1/(1 − r), Σr^{2j} = 1/(1 − r²)), min ≤ (j+1)h
+/// (Σ(j+1)r^j = 1/(1 − r)², Σ(j+1)²r^{2j} = (1 + r²)/(1 − r²)³, and over n knots at r ≤ 1,
+/// hn(n+1)/2 and h(n(n+1)(2n+1)/6)^½), and the count.
+fn knot_weights(lambda: f64, h: f64, count: f64) -> (f64, f64) {
+    // 1 − r and 1 − r², without cancellation (0 at λ = 0: those bounds are then infinite).
+    let (a, b) = (-(-lambda * h).exp_m1(), -(-2.0 * lambda * h).exp_m1());
+    let r2 = (-2.0 * lambda * h).exp();
+    let n = count;
+    let w1 = n.min(h * n * (n + 1.0) / 2.0).min(1.0 / a).min(h / (a * a));
+    let w2 = n
+        .sqrt()
+        .min(h * (n * (n + 1.0) * (2.0 * n + 1.0) / 6.0).sqrt())
+        .min((1.0 / b).sqrt())
+        .min(h * ((1.0 + r2) / (b * b * b)).sqrt());
+    (w1 * (1.0 + 8.0 * U), w2 * (1.0 + 8.0 * U))
 }
 
-/// Labels' allowance per step for the rounding of the cell edges (module docs).
-fn tau(p: &Pairs) -> f64 {
+/// Labels' allowance per step for the rounding of the cell edges (module docs), from the
+/// step's law. A cell edge is computed as z = s(σ²·ln1p(e) + ½), e = expm1(s·l)/q, and the cell
+/// integrand's d = ℓ(z) − l is measured from it, so a point at the computed edge is labelled at
+/// l while its loss is ℓ(z) (y = (2sz − 1)/(2σ²), dℓ/dy = qe^y/(1 − q + qe^y) ∈ [0, 1]); to first
+/// order, |ℓ(z) − l| ≤ dℓ/dy·δy with
+/// - e's relative error 2u: δy = 2u|e|/(1 + e), and dℓ/dy·δy = 2u|1 − e^{−sl}| ≤ 2u(1 + q/(1−q));
+/// - ln1p's, σ²'s and the product's roundings: 3u|y|; adding ½ and z − z_e in d: 2u|z|/σ²;
+///   with |z| ≤ Z_CUT·σ + 1 and |y| ≤ (|z| + 1)/σ², together at most 5u(Z_CUT·σ + 2)/σ²;
+/// - the knot l = o + jh itself, rounded: u(1 + max|ℓ|).
+///
+/// τ takes each term with a factor of at least 16 (second-order terms, libm's last ulp), plus
+/// 10⁻⁹h for the rounding of d within a cell (relative, d ≤ h). Until stop 36 τ was
+/// 10⁻¹²(1 + max|ℓ|) + 10⁻⁹h, a margin without a derivation, 30–100× this one; at λ·T·τ it
+/// alone kept q = 0.001, σ = 5, T = 1000 from 6 digits (λ ≈ 2000).
+fn tau(law: &Law, p: &Pairs) -> f64 {
     let top = p.o + (p.j0 + p.up.len() as i64) as f64 * p.h;
     let bottom = p.o + p.j0 as f64 * p.h;
-    1e-12 * (1.0 + top.abs().max(bottom.abs())) + 1e-9 * p.h
+    let z = Z_CUT * law.sigma + 2.0;
+    let terms = 1.0 + law.q / (1.0 - law.q) + z / law.s2 + top.abs().max(bottom.abs());
+    128.0 * U * terms + 1e-9 * p.h
 }
 
 /// What the pass is for: the tilt is chosen at the query's point.
@@ -725,6 +756,19 @@ enum Query {
     /// there.
     Eps(f64, Option<(f64, f64)>),
 }
+
+/// How far below its ε a δ(ε) pass keeps the composed losses: ½, or less under a strong tilt,
+/// so that undoing it there costs at most e^{FLOOR_REACH} over the Chernoff factor at ε.
+fn floor_margin(lambda: f64) -> f64 {
+    if lambda > 0.0 {
+        (FLOOR_REACH / lambda).min(0.5)
+    } else {
+        0.5
+    }
+}
+
+/// See [`floor_margin`].
+const FLOOR_REACH: f64 = 64.0;
 
 /// The tilt λ ≥ 0 at which the Chernoff bound of the upper pair's T-fold sum is smallest at the
 /// query (δ(ε): min T·L(λ) − λε; ε(δ): min (T·L(λ) − ln δ)/λ, L the log-MGF of one step), and
@@ -799,7 +843,7 @@ fn excess_split(p: &Pairs, t: u64, query: Query) -> Option<usize> {
         return None;
     };
     let tf = t as f64;
-    let x = ((e - tf * tau(p)) / tf - p.o) / p.h - p.j0 as f64;
+    let x = ((e - tf * p.tau) / tf - p.o) / p.h - p.j0 as f64;
     if !x.is_finite() || x < 1.0 {
         return None;
     }
@@ -873,7 +917,7 @@ fn pick_tilt(
         let ln_scale = tf * (c + lambda * base) - lambda * eps_ref;
         // Undoing the tilt multiplies by e^{Tc − λS} for S above the floor: keep it finite.
         let reach = match query {
-            Query::Delta(..) => ln_scale + 0.5 * lambda,
+            Query::Delta(..) => ln_scale + lambda * floor_margin(lambda),
             Query::Eps(..) => lambda * (eps_ref + 1.0),
         };
         if reach > 600.0 {
@@ -895,7 +939,7 @@ fn pick_tilt(
         let sd = (tf * (m2 - m1 * m1).max(0.0)).sqrt().max(p.h);
         let e_c = 4.0 * tf * gamma * (p.h / (2.5 * sd) + 1.0 / (tf * n as f64 + 1.0));
         let scale = ln_scale.exp();
-        let predicted = calib * e_c * geo(lambda, p.h, tf * n as f64 + 1.0) * scale;
+        let predicted = calib * e_c * knot_weights(lambda, p.h, tf * n as f64 + 1.0).0 * scale;
         pick = (lambda, e_c, f == 1.0);
         if predicted <= allowed {
             return pick;
@@ -983,9 +1027,9 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         ja,
         lambda,
         fft_err,
-        shift: tf * tau(p),
+        shift: tf * p.tau,
         floor: match query {
-            Query::Delta(e, _) => (e - 0.5).max(-1.0),
+            Query::Delta(e, _) => (e - floor_margin(lambda)).max(-1.0),
             Query::Eps(..) => -1.0,
         },
     };
@@ -1201,10 +1245,49 @@ fn expired() -> Result<()> {
     }
 }
 
-/// ε(δ) of one direction to `digits` digits.
+/// The narrowest (relative width) of the valid brackets the passes found.
+fn keep_best(best: &mut Option<(f64, f64)>, lo: f64, hi: f64) {
+    let rel = |(l, h): (f64, f64)| (h - l) / (h + l).max(f64::MIN_POSITIVE);
+    if best.is_none_or(|b| rel((lo, hi)) < rel(b)) {
+        *best = Some((lo, hi));
+    }
+}
+
+/// A direction's answer: the bracket with the digits asked, or, when the passes ran out (the FFT
+/// cap, the time limit, the refinements, the FFT's rounding) after at least one bracket, the
+/// narrowest bracket found (valid, with fewer digits: the dispatcher tries the inversion, and
+/// reports this one if that does no better). An error only when no pass completed.
+fn best_or(r: Result<(f64, f64)>, best: Option<(f64, f64)>) -> Result<(f64, f64)> {
+    match (r, best) {
+        (Ok(b), _) => Ok(b),
+        (Err(_), Some(b)) => Ok(b),
+        (Err(e), None) => Err(e),
+    }
+}
+
+/// Whether a bracket has `digits` digits (the routes' stopping test).
+fn has_digits(lo: f64, hi: f64, digits: u32) -> bool {
+    hi - lo <= 10f64.powi(-(digits as i32)) * (hi + lo)
+}
+
+/// ε(δ) of one direction to `digits` digits, or the narrowest bracket found ([`best_or`]).
 /// `settle`: the other direction's lower end; a bracket whose upper end is at most it settles
 /// this direction's part in the mechanism's value (the max of the two), whatever its digits.
 fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
+    let mut best = None;
+    let r = eps_passes(law, t, delta, digits, settle, &mut best);
+    best_or(r, best)
+}
+
+/// The passes of [`eps_one`], each valid bracket kept in `best`.
+fn eps_passes(
+    law: &Law,
+    t: u64,
+    delta: f64,
+    digits: u32,
+    settle: Option<f64>,
+    best: &mut Option<(f64, f64)>,
+) -> Result<(f64, f64)> {
     let budget = delta * 10f64.powi(-(digits as i32) - 3);
     let mut h = initial_h(law, budget / t as f64);
     let mut guess = None;
@@ -1220,6 +1303,7 @@ fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> R
         if !hi.is_finite() {
             return Err(budget_error("the upper pair's eps is beyond the grid"));
         }
+        keep_best(best, lo, hi);
         if settle.is_some_and(|x| hi <= x) {
             return Ok((lo, hi));
         }
@@ -1252,8 +1336,22 @@ const MIN_DELTA: f64 = 1e-9;
 /// inversion's answer is immediate).
 const MAX_DELTA: f64 = 0.1;
 
-/// δ(ε) of one direction to `digits` digits.
+/// δ(ε) of one direction to `digits` digits, or the narrowest bracket found ([`best_or`]).
 fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
+    let mut best = None;
+    let r = delta_passes(law, t, eps, digits, settle, &mut best);
+    best_or(r, best)
+}
+
+/// The passes of [`delta_one`], each valid bracket kept in `best`.
+fn delta_passes(
+    law: &Law,
+    t: u64,
+    eps: f64,
+    digits: u32,
+    settle: Option<f64>,
+    best: &mut Option<(f64, f64)>,
+) -> Result<(f64, f64)> {
     // The truncations' budget: 10⁻¹⁵ absolute, or a share of the δ that would settle this
     // direction (an error far below it cannot change whether the bracket settles).
     let mut budget = settle.map_or(1e-15, |x| (x * 10f64.powi(-(digits as i32) - 3)).max(1e-15));
@@ -1280,6 +1378,7 @@ fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> R
         calib = c.calib;
         let hi = c.up.delta(eps, true);
         let lo = c.lo.delta(eps, false);
+        keep_best(best, lo, hi);
         if settle.is_some_and(|x| hi <= x) {
             return Ok((lo, hi));
         }
@@ -1421,10 +1520,17 @@ fn both(
     let (rl, al) = laws(m);
     let (lo, hi) = one(&rl, t, xf, digits, None)?;
     let rm = bracket(lo, hi);
+    // A remove bracket short of the digits makes the answer a fallback (the dispatcher tries the
+    // inversion first): the add direction then needs to be valid, not precise.
+    let add_digits = if has_digits(lo, hi, digits) {
+        digits
+    } else {
+        1
+    };
     let ad = match super::add_direction_by_its_range(sched, &xm, &rm, x_is_eps, PREC) {
         Some(b) => b,
         None => {
-            let (lo, hi) = one(&al, t, xf, digits, Some(lo))?;
+            let (lo, hi) = one(&al, t, xf, add_digits, Some(lo))?;
             bracket(lo, hi)
         }
     };
@@ -1433,7 +1539,9 @@ fn both(
 
 #[cfg(test)]
 mod tests {
-    use super::{compose, discretise, initial_h, power_spectrum, window, Dir, Law, Query, U};
+    use super::{
+        compose, discretise, initial_h, knot_weights, power_spectrum, window, Dir, Law, Query, U,
+    };
     use crate::accounting::compose::{ComposeOptions, Composed, Schedule};
     use crate::accounting::SubsampledGaussian;
     use crate::scalar::Scalar;
@@ -1695,5 +1803,160 @@ mod tests {
             };
             assert_contains(&ours, &theirs, &format!("{q} {s} {t} {x}"), "inversion");
         }
+    }
+
+    /// The labels' allowance τ bounds, with its factor 16 to spare, the loss error of every
+    /// computed cell edge: ℓ(z_e) at 256 bits (z_e and the law's q and σ as the doubles the
+    /// route uses) against the exact knot o + jh, over every knot of the step, both directions.
+    #[test]
+    fn tau_bounds_the_edge_rounding() {
+        use rug::ops::Pow;
+        use rug::Float;
+        let mut worst = 0.0f64;
+        for &(q, s) in &[
+            (0.001, 0.6),
+            (0.001, 5.0),
+            (0.01, 1.0),
+            (0.5, 2.0),
+            (0.2, 0.3),
+        ] {
+            for dir in [Dir::Remove, Dir::Add] {
+                let law = Law::new(q, s, dir);
+                let h = initial_h(&law, 1e-30);
+                let p = discretise(&law, h, 1e-30).unwrap();
+                let f = |x: f64| Float::with_val(256, x);
+                let (qm, s2) = (f(q), f(s).pow(2u32));
+                let sgn = law.s;
+                for j in p.j0..p.j0 + p.up.len() as i64 {
+                    let l = p.o + j as f64 * p.h;
+                    let Some(e) = law.edge(l) else { continue };
+                    // ℓ(z) = s·ln(1 − q + q·e^{(2sz − 1)/(2σ²)}), exactly in z.
+                    let y = (f(2.0 * sgn) * f(e.z) - 1u32) / (f(2.0) * &s2);
+                    let inner = f(1.0) - &qm + &qm * y.exp();
+                    let loss = f(sgn) * inner.ln();
+                    let knot = f(p.o) + f(j as f64) * f(p.h);
+                    let err = Float::with_val(256, &loss - &knot).abs().to_f64();
+                    let ratio = err / (p.tau / 16.0);
+                    assert!(
+                        ratio <= 1.0,
+                        "q={q} s={s} {dir:?} knot {j}: edge loss off by {err:e}, τ = {:e}",
+                        p.tau
+                    );
+                    worst = worst.max(ratio);
+                }
+            }
+        }
+        // Not vacuous: the worst edge uses a visible share of τ/16.
+        assert!(worst > 1e-3, "worst share of tau/16: {worst:e}");
+    }
+
+    /// The closed forms of [`knot_weights`] bound the sums they replace (Σ_j w_j and
+    /// (Σ_j w_j²)^½, w_j = e^{−λjh}·min(1, (j+1)h), summed directly) and are within a factor 4 of
+    /// them.
+    #[test]
+    fn knot_weights_bound_the_sums() {
+        for &(lambda, h) in &[
+            (0.0, 1e-3),
+            (0.5, 1e-2),
+            (20.0, 1e-4),
+            (2000.0, 3e-6),
+            (300.0, 0.5),
+        ] {
+            for &count in &[1.0, 10.0, 1e3, 1e6] {
+                let (w1, w2) = knot_weights(lambda, h, count);
+                let (mut s1, mut s2) = (0.0f64, 0.0f64);
+                for j in 0..count as usize {
+                    let w = (-lambda * h * j as f64).exp() * (h * (j + 1) as f64).min(1.0);
+                    s1 += w;
+                    s2 += w * w;
+                }
+                let s2 = s2.sqrt();
+                let case = format!("lambda={lambda} h={h} count={count}");
+                assert!(
+                    w1 >= s1 && w1 <= 4.0 * s1.max(1e-300),
+                    "{case}: {w1:e} vs {s1:e}"
+                );
+                assert!(
+                    w2 >= s2 && w2 <= 4.0 * s2.max(1e-300),
+                    "{case}: {w2:e} vs {s2:e}"
+                );
+            }
+        }
+    }
+
+    /// A query the discretised route cannot finish at the digits asked is refused with its
+    /// narrowest bracket and that bracket's digits (not the inversion's "0 certified"):
+    /// q = 0.001, σ = 1, T = 100, ε = 0.5 at 6 digits (the inversion certifies none there).
+    #[test]
+    fn a_refusal_reports_the_narrowest_bracket() {
+        let sched = schedule("0.001", "1", 100);
+        let x: Scalar = "0.5".parse().unwrap();
+        let six = ComposeOptions {
+            digits: 6,
+            force_inversion: false,
+        };
+        let err = super::super::delta_for_eps(&sched, &x, &six).unwrap_err();
+        let crate::error::Error::Precision {
+            requested,
+            certified,
+            what,
+        } = err
+        else {
+            panic!("not a precision error: {err}")
+        };
+        assert_eq!(requested, 6);
+        assert!((2..6).contains(&certified), "{certified} certified: {what}");
+        assert!(what.contains("discretised"), "{what}");
+        let inner = &what[what.find('[').unwrap() + 1..what.find(']').unwrap()];
+        let (lo, hi) = inner.split_once(", ").unwrap();
+        let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+        // The digits named are the printed bracket's (printed outward to 9 digits).
+        let digits = (-((hi - lo) / (hi + lo)).log10()).floor();
+        assert!(
+            lo < hi && digits == f64::from(certified),
+            "[{lo:e}, {hi:e}]: {certified}"
+        );
+    }
+
+    /// The narrowest bracket a δ(ε) query returns when the passes run out is valid: asked for
+    /// 8 digits (the route's most) far in the tail at T = 3, every bracket the route returns
+    /// meets the nested integration's (an independent route, 8 digits), one short of the digits
+    /// contains it, and at least one falls short, so the fallback is what is checked.
+    #[test]
+    fn a_short_bracket_still_contains_the_nested_integration() {
+        let nested = ComposeOptions {
+            digits: 8,
+            force_inversion: false,
+        };
+        let mut short = 0;
+        for (q, s, eps) in [
+            ("0.001", "1", "2"),
+            ("0.001", "1", "8"),
+            ("0.001", "0.6", "0.5"),
+            ("0.01", "1", "4"),
+        ] {
+            let sched = schedule(q, s, 3);
+            let x: Scalar = eps.parse().unwrap();
+            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 8).unwrap();
+            let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
+            assert!(theirs.route.contains("nested"), "{}", theirs.route);
+            // Both contain δ: they meet; a short bracket (far wider) contains the reference.
+            let (o, r) = (&ours.value, &theirs.value);
+            assert!(
+                o.lo <= r.hi && r.lo <= o.hi,
+                "{q} {s} {eps}: {o:?} misses {r:?}"
+            );
+            if o.digits() < 8 {
+                assert!(
+                    o.lo <= r.lo && r.hi <= o.hi,
+                    "{q} {s} {eps}: {o:?} vs {r:?}"
+                );
+                short += 1;
+            }
+        }
+        assert!(
+            short >= 1,
+            "every case certified 8 digits: the fallback is not exercised"
+        );
     }
 }
