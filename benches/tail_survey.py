@@ -73,12 +73,16 @@ def main():
                         tag = "" if r["route"].startswith("discretised") else "ᵢ"
                         cells.append(f"{r['mid']} ({r['seconds']} s){tag}")
                     else:
-                        cells.append(f"refused ({r['seconds']} s)")
+                        # A refusal names the digits it could certify (the narrowest bracket's).
+                        m = re.search(r"only (\d+) certified", r["error"])
+                        got = f", {m.group(1)} d" if m else ""
+                        cells.append(f"refused ({r['seconds']} s{got})")
                 print(f"| {q}, {s}, {t} | " + " | ".join(cells) + " |")
     ok = sum(1 for r in rows if r["mid"])
     over = sum(1 for r in rows if r["mid"] and float(r["seconds"]) > 1.0)
     print(f"\nanswered: {ok} of {len(rows)}; answered in over 1 s: {over}; "
-          "ᵢ: the inversion answered (else the discretised route)")
+          "ᵢ: the inversion answered (else the discretised route); "
+          "\"N d\": the digits a refusal certified (its narrowest bracket's)")
 
 
 if __name__ == "__main__":
