@@ -135,6 +135,41 @@ fn fail_as(json: bool, command: &str, msg: impl std::fmt::Display) -> ExitCode {
     }
 }
 
+/// [`fail_as`] for a library error: a refusal that carries a bracket ([`Error::Short`]) adds it
+/// to the JSON error document as `refused` (docs/json.md), so scripts need not parse the message.
+fn fail_error(json: bool, command: &str, e: &crate::error::Error) -> ExitCode {
+    use report::json::Json;
+    match e {
+        crate::error::Error::Short {
+            requested,
+            certified,
+            lo,
+            hi,
+            route,
+            ..
+        } if json => {
+            let mut doc = Json::error(command, &e.to_string());
+            if let Json::Obj(v) = &mut doc {
+                v.push((
+                    "refused".to_string(),
+                    Json::obj(vec![
+                        ("requested_digits", Json::Int(u64::from(*requested))),
+                        ("certified_digits", Json::Int(u64::from(*certified))),
+                        (
+                            "bracket",
+                            Json::obj(vec![("lo", Json::str(lo)), ("hi", Json::str(hi))]),
+                        ),
+                        ("route", Json::str(route)),
+                    ]),
+                ));
+            }
+            println!("{doc}");
+            ExitCode::from(2)
+        }
+        _ => fail_as(json, command, e),
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate rows `id,quantity,family,params` of a CSV file (or `-` for stdin) to certified digits.
@@ -1276,7 +1311,7 @@ impl AccountArgs {
                 print!("{}", render_account(&spec, &a));
                 ExitCode::SUCCESS
             }
-            Err(e) => fail_as(json, "account", e),
+            Err(e) => fail_error(json, "account", &e),
         }
     }
 }

@@ -64,6 +64,25 @@ pub enum Error {
         /// What was computed.
         what: String,
     },
+    /// The requested number of digits could not be certified, but a valid bracket with fewer
+    /// was found: the refusal carries it, its ends rounded outward to 9 significant digits.
+    #[error(
+        "cannot certify {requested} digits for {what} [{lo}, {hi}] ({route}): only {certified} certified"
+    )]
+    Short {
+        /// Digits requested.
+        requested: u32,
+        /// Digits the bracket certifies.
+        certified: u32,
+        /// What was computed.
+        what: String,
+        /// The bracket's lower end (rounded down).
+        lo: String,
+        /// The bracket's upper end (rounded up).
+        hi: String,
+        /// The route that computed it.
+        route: String,
+    },
     /// The requested method does not exist for this quantity (e.g. no closed form).
     #[error("{0}")]
     Unsupported(String),

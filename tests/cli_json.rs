@@ -579,3 +579,29 @@ fn report_json_lists_every_spec_the_golden_and_the_controls() {
     assert!(out.join("summary.md").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A refused `account` query carries its narrowest certified bracket as `refused` (docs/json.md):
+/// q = 0.001, σ = 1, T = 100, δ(0.5) at 6 digits, where neither route certifies 6 (the
+/// discretised one reaches 3). The digits named are the bracket's own, its ends are the ones the
+/// message prints, and exit status is 2.
+#[test]
+fn account_json_refusal_carries_the_narrowest_bracket() {
+    let o = run(bin().args([
+        "account", "--q", "0.001", "--sigma", "1", "--steps", "100", "--eps", "0.5", "--digits",
+        "6", "--format", "json",
+    ]));
+    error_doc(&o, "account", "cannot certify 6 digits");
+    let v = doc(&o, "account");
+    let r = &v["refused"];
+    assert_eq!(r["requested_digits"], 6, "{v}");
+    let got = r["certified_digits"].as_u64().expect("certified_digits");
+    assert!((1..6).contains(&got), "{v}");
+    let (lo_s, hi_s) = (&r["bracket"]["lo"], &r["bracket"]["hi"]);
+    let (lo, hi) = (dec(lo_s), dec(hi_s));
+    let digits = (-((hi - lo) / (hi + lo)).log10()).floor();
+    assert!(lo < hi && digits == got as f64, "{v}");
+    let msg = v["error"].as_str().unwrap();
+    let ends = format!("[{}, {}]", lo_s.as_str().unwrap(), hi_s.as_str().unwrap());
+    assert!(msg.contains(&ends), "{msg}");
+    assert!(r["route"].as_str().unwrap().contains("discretised"), "{v}");
+}

@@ -571,19 +571,19 @@ fn enough_digits(c: Composed, digits: u32, what: &str) -> Result<Composed> {
     if got >= digits.min(60) {
         return Ok(c);
     }
-    Err(Error::Precision {
+    Err(Error::Short {
         requested: digits,
         certified: got,
-        what: format!(
-            "the composition's {what} bracket [{}, {}] ({})",
-            c.value
-                .lo
-                .to_string_radix_round(10, Some(9), rug::float::Round::Down),
-            c.value
-                .hi
-                .to_string_radix_round(10, Some(9), rug::float::Round::Up),
-            c.route
-        ),
+        what: format!("the composition's {what} bracket"),
+        lo: c
+            .value
+            .lo
+            .to_string_radix_round(10, Some(9), rug::float::Round::Down),
+        hi: c
+            .value
+            .hi
+            .to_string_radix_round(10, Some(9), rug::float::Round::Up),
+        route: c.route.to_string(),
     })
 }
 
@@ -597,6 +597,21 @@ fn user_digits(e: Error, digits: u32) -> Error {
             requested: digits,
             certified: certified.min(digits.saturating_sub(1)),
             what,
+        },
+        Error::Short {
+            certified,
+            what,
+            lo,
+            hi,
+            route,
+            ..
+        } => Error::Short {
+            requested: digits,
+            certified: certified.min(digits.saturating_sub(1)),
+            what,
+            lo,
+            hi,
+            route,
         },
         other => other,
     }
@@ -641,7 +656,7 @@ fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<C
     };
     let got = match &inverted {
         Ok(c) => c.value.digits(),
-        Err(Error::Precision { certified, .. }) => *certified,
+        Err(Error::Precision { certified, .. } | Error::Short { certified, .. }) => *certified,
         Err(_) => 0,
     };
     if f.value.digits() > got {

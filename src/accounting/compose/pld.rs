@@ -1896,19 +1896,22 @@ mod tests {
             force_inversion: false,
         };
         let err = super::super::delta_for_eps(&sched, &x, &six).unwrap_err();
-        let crate::error::Error::Precision {
+        let crate::error::Error::Short {
             requested,
             certified,
-            what,
-        } = err
+            lo,
+            hi,
+            route,
+            ..
+        } = &err
         else {
-            panic!("not a precision error: {err}")
+            panic!("not a refusal with a bracket: {err}")
         };
-        assert_eq!(requested, 6);
-        assert!((2..6).contains(&certified), "{certified} certified: {what}");
-        assert!(what.contains("discretised"), "{what}");
-        let inner = &what[what.find('[').unwrap() + 1..what.find(']').unwrap()];
-        let (lo, hi) = inner.split_once(", ").unwrap();
+        assert_eq!(*requested, 6);
+        let certified = *certified;
+        assert!((2..6).contains(&certified), "{err}");
+        assert!(route.contains("discretised"), "{err}");
+        assert!(err.to_string().contains(&format!("[{lo}, {hi}]")), "{err}");
         let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
         // The digits named are the printed bracket's (printed outward to 9 digits).
         let digits = (-((hi - lo) / (hi + lo)).log10()).floor();
