@@ -135,17 +135,16 @@ fn fail_as(json: bool, command: &str, msg: impl std::fmt::Display) -> ExitCode {
     }
 }
 
-/// [`fail_as`] for a library error: a refusal that carries a bracket ([`Error::Short`]) adds it
-/// to the JSON error document as `refused` (docs/json.md), so scripts need not parse the message.
+/// [`fail_as`] for a library error: a refusal that carries its narrowest bracket (a precision
+/// error with [`crate::error::Narrowest`]) adds it to the JSON error document as `refused`
+/// (docs/json.md), so scripts need not parse the message.
 fn fail_error(json: bool, command: &str, e: &crate::error::Error) -> ExitCode {
     use report::json::Json;
     match e {
-        crate::error::Error::Short {
+        crate::error::Error::Precision {
             requested,
             certified,
-            lo,
-            hi,
-            route,
+            narrowest: Some(n),
             ..
         } if json => {
             let mut doc = Json::error(command, &e.to_string());
@@ -157,9 +156,9 @@ fn fail_error(json: bool, command: &str, e: &crate::error::Error) -> ExitCode {
                         ("certified_digits", Json::Int(u64::from(*certified))),
                         (
                             "bracket",
-                            Json::obj(vec![("lo", Json::str(lo)), ("hi", Json::str(hi))]),
+                            Json::obj(vec![("lo", Json::str(&n.lo)), ("hi", Json::str(&n.hi))]),
                         ),
-                        ("route", Json::str(route)),
+                        ("route", Json::str(&n.route)),
                     ]),
                 ));
             }

@@ -54,8 +54,12 @@ pub enum Error {
         /// Why it failed.
         reason: String,
     },
-    /// The requested number of digits could not be certified.
-    #[error("cannot certify {requested} digits for {what}: only {certified} certified")]
+    /// The requested number of digits could not be certified (with the narrowest valid bracket
+    /// found, when a route found one).
+    #[error(
+        "cannot certify {requested} digits for {what}{}: only {certified} certified",
+        narrowest_text(.narrowest)
+    )]
     Precision {
         /// Digits requested.
         requested: u32,
@@ -63,25 +67,8 @@ pub enum Error {
         certified: u32,
         /// What was computed.
         what: String,
-    },
-    /// The requested number of digits could not be certified, but a valid bracket with fewer
-    /// was found: the refusal carries it, its ends rounded outward to 9 significant digits.
-    #[error(
-        "cannot certify {requested} digits for {what} [{lo}, {hi}] ({route}): only {certified} certified"
-    )]
-    Short {
-        /// Digits requested.
-        requested: u32,
-        /// Digits the bracket certifies.
-        certified: u32,
-        /// What was computed.
-        what: String,
-        /// The bracket's lower end (rounded down).
-        lo: String,
-        /// The bracket's upper end (rounded up).
-        hi: String,
-        /// The route that computed it.
-        route: String,
+        /// The narrowest valid bracket found, if any (its digits are `certified`).
+        narrowest: Option<Box<Narrowest>>,
     },
     /// The requested method does not exist for this quantity (e.g. no closed form).
     #[error("{0}")]
@@ -268,3 +255,22 @@ macro_rules! named_enum {
     };
 }
 pub(crate) use named_enum;
+
+/// A refusal's narrowest bracket: valid, with fewer digits than asked; its ends rounded outward
+/// to 9 significant digits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Narrowest {
+    /// The lower end (rounded down).
+    pub lo: String,
+    /// The upper end (rounded up).
+    pub hi: String,
+    /// The route that computed it.
+    pub route: String,
+}
+
+/// The message's part for a refusal's bracket: " [lo, hi] (route)", or nothing.
+fn narrowest_text(n: &Option<Box<Narrowest>>) -> String {
+    n.as_ref().map_or(String::new(), |n| {
+        format!(" [{}, {}] ({})", n.lo, n.hi, n.route)
+    })
+}

@@ -443,6 +443,7 @@ fn bracket_value(b: &crate::accounting::Bracket, digits: u32) -> Result<Certifie
     let got = b.digits().min(digits);
     if got == 0 {
         return Err(Error::Precision {
+            narrowest: None,
             requested: digits,
             certified: 0,
             what: "composition bracket".into(),

@@ -110,6 +110,7 @@ fn meets_target(b: &Bracket, t: &rug::Float, at: impl FnOnce() -> String) -> Res
         Ok(false)
     } else {
         Err(Error::Precision {
+            narrowest: None,
             requested: DIGITS,
             certified: b.digits(),
             what: format!("calibration: eps bracket at {} contains the target", at()),

@@ -502,6 +502,7 @@ fn with_guard(
 
 fn precision_error(digits: u32, got: u32, what: &str) -> Error {
     Error::Precision {
+        narrowest: None,
         requested: digits,
         certified: got,
         what: what.to_string(),
@@ -571,50 +572,37 @@ fn enough_digits(c: Composed, digits: u32, what: &str) -> Result<Composed> {
     if got >= digits.min(60) {
         return Ok(c);
     }
-    Err(Error::Short {
+    Err(Error::Precision {
         requested: digits,
         certified: got,
         what: format!("the composition's {what} bracket"),
-        lo: c
-            .value
-            .lo
-            .to_string_radix_round(10, Some(9), rug::float::Round::Down),
-        hi: c
-            .value
-            .hi
-            .to_string_radix_round(10, Some(9), rug::float::Round::Up),
-        route: c.route.to_string(),
+        narrowest: Some(Box::new(crate::error::Narrowest {
+            lo: c
+                .value
+                .lo
+                .to_string_radix_round(10, Some(9), rug::float::Round::Down),
+            hi: c
+                .value
+                .hi
+                .to_string_radix_round(10, Some(9), rug::float::Round::Up),
+            route: c.route.to_string(),
+        })),
     })
 }
 
 /// A precision error in the user's terms: the digits they asked for, not an internal target
 /// (guard digits, a search at fewer digits, or 0 from a step that has no digit count).
-fn user_digits(e: Error, digits: u32) -> Error {
-    match e {
-        Error::Precision {
-            certified, what, ..
-        } => Error::Precision {
-            requested: digits,
-            certified: certified.min(digits.saturating_sub(1)),
-            what,
-        },
-        Error::Short {
-            certified,
-            what,
-            lo,
-            hi,
-            route,
-            ..
-        } => Error::Short {
-            requested: digits,
-            certified: certified.min(digits.saturating_sub(1)),
-            what,
-            lo,
-            hi,
-            route,
-        },
-        other => other,
+fn user_digits(mut e: Error, digits: u32) -> Error {
+    if let Error::Precision {
+        requested,
+        certified,
+        ..
+    } = &mut e
+    {
+        *requested = digits;
+        *certified = (*certified).min(digits.saturating_sub(1));
     }
+    e
 }
 
 fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
@@ -656,7 +644,7 @@ fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<C
     };
     let got = match &inverted {
         Ok(c) => c.value.digits(),
-        Err(Error::Precision { certified, .. } | Error::Short { certified, .. }) => *certified,
+        Err(Error::Precision { certified, .. }) => *certified,
         Err(_) => 0,
     };
     if f.value.digits() > got {

@@ -246,6 +246,7 @@ pub(crate) fn excess_moment_quad(
         width *= 1.5;
     }
     Err(Error::Precision {
+        narrowest: None,
         requested: digits,
         certified: 0,
         what: "subsampled Gaussian moment: tail bound not small enough".into(),
@@ -299,6 +300,7 @@ pub fn renyi_quad(
         let budget = ln_ex - f64::from(digits) * std::f64::consts::LN_10;
         if ln_err.is_nan() || ln_err > budget {
             return Err(Error::Precision {
+                narrowest: None,
                 requested: digits,
                 certified: ((ln_ex - ln_err) / std::f64::consts::LN_10).max(0.0) as u32,
                 what: "subsampled Gaussian RDP (quadrature error bound)".into(),

@@ -123,6 +123,7 @@ fn panels(rad: &Radial, extra: u32, xs: &[Float], wp: u32) -> Result<Float> {
     )?;
     if res.log10_rel_err() > -digits {
         return Err(Error::Precision {
+            narrowest: None,
             requested: digits as u32,
             certified: (-res.log10_rel_err()).max(0.0) as u32,
             what: "rho_bar radial quadrature".into(),

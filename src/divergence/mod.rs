@@ -157,6 +157,7 @@ fn eps_for_delta_quadrature(pair: &Pair, delta: &Scalar, digits: u32) -> Result<
     };
     let rel = Float::with_val(p, Float::i_exp(1, 0)) / Float::with_val(p, 10u32).pow(inner);
     let fail = |why: &str| Error::Precision {
+        narrowest: None,
         requested: digits,
         certified: 0,
         what: format!("eps_for_delta (quadrature): {why}"),

@@ -762,6 +762,7 @@ fn checked_value(
     };
     if !val_ln.is_finite() {
         return Err(Error::Precision {
+            narrowest: None,
             requested: digits,
             certified: 0,
             what: "profile_dd: the quadrature of δ(ε) returned 0 on a nonempty region".into(),
@@ -770,6 +771,7 @@ fn checked_value(
     let rel_log10 = (err_ln - val_ln) / LN_10;
     if rel_log10 > -f64::from(digits + 1) {
         return Err(Error::Precision {
+            narrowest: None,
             requested: digits,
             certified: (-rel_log10).max(0.0).floor() as u32,
             what: format!(

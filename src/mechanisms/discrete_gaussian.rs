@@ -314,6 +314,7 @@ impl Envelope {
 
 fn tail_error() -> Error {
     Error::Precision {
+        narrowest: None,
         requested: 1,
         certified: 0,
         what: "a discrete Gaussian sum (window too narrow for its tail bound)".into(),
@@ -599,6 +600,7 @@ fn theta_ratio_m1(y: &Float, sigma: &Scalar, p: u32) -> Result<Float> {
             }
         }
         return Err(Error::Precision {
+            narrowest: None,
             requested: 1,
             certified: 0,
             what: "the theta series of the discrete Gaussian".into(),
@@ -899,6 +901,7 @@ impl LocationModel for DiscreteGaussianLocation {
             }
         }
         Err(Error::Precision {
+            narrowest: None,
             requested: 1,
             certified: 0,
             what: "the theta series of the discrete Gaussian".into(),

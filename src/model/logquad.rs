@@ -83,6 +83,7 @@ pub(crate) fn log_of(q: &QuadResult) -> Result<Val> {
     let rel = err_exp(q.log_abs_err - q.log_abs.to_f64());
     if rel >= 0.5 || q.log_abs.is_infinite() {
         return Err(Error::Precision {
+            narrowest: None,
             requested: 1,
             certified: 0,
             what: "an integral (relative error ≥ 1/2)".into(),
@@ -127,6 +128,7 @@ where
             Err(Error::Precision { .. }) => {
                 if let Some(limit) = crate::numeric::deadline::expired() {
                     return Err(Error::Precision {
+                        narrowest: None,
                         requested: digits,
                         certified: best.max(0.0).floor() as u32,
                         what: format!("{what} (time limit of {limit} s reached)"),
@@ -189,6 +191,7 @@ where
         }
     }
     Err(Error::Precision {
+        narrowest: None,
         requested: digits,
         certified: best.max(0.0).floor() as u32,
         what: what.to_string(),

@@ -93,6 +93,7 @@ fn gamma_q_capped(s: &Float, x: &Float, cap: u32) -> Result<Float> {
         }
     }
     Err(Error::Precision {
+        narrowest: None,
         requested: (f64::from(prec) * std::f64::consts::LOG10_2) as u32,
         certified: 0,
         what: format!(

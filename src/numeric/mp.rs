@@ -164,6 +164,7 @@ where
         let next_prec = 2 * prec + 32;
         if let Some(limit) = super::deadline::expired() {
             return Err(Error::Precision {
+                narrowest: None,
                 requested: digits,
                 certified: best.floor() as u32,
                 what: format!("{what} (time limit of {limit} s reached)"),
@@ -190,6 +191,7 @@ where
         prec = next_prec;
     }
     Err(Error::Precision {
+        narrowest: None,
         requested: digits,
         certified: best.floor() as u32,
         what: what.to_string(),

@@ -395,6 +395,7 @@ impl<'o> Quad<'o> {
             0
         };
         Error::Precision {
+            narrowest: None,
             requested: self.opts.digits.ceil() as u32,
             certified: reached,
             what: format!("quadrature (time limit of {limit} s reached)"),
@@ -607,6 +608,7 @@ impl<'o> Quad<'o> {
             0.0
         };
         Error::Precision {
+            narrowest: None,
             requested: self.opts.digits.ceil() as u32,
             certified: achieved.floor() as u32,
             what: format!(

@@ -342,6 +342,7 @@ pub(crate) fn sum_certified(terms: Vec<Certified>, digits: u32) -> Result<Certif
     let min_digits = terms.iter().map(|t| t.digits).min().unwrap_or(digits + 1);
     if min_digits < digits + 1 {
         return Err(Error::Precision {
+            narrowest: None,
             requested: digits,
             certified: min_digits.saturating_sub(1),
             what: "HG Prop. 5.1 per-coordinate Renyi sum".into(),

@@ -596,6 +596,7 @@ pub(super) fn tail_bound(
     for _ in 0..MAX_PROBES {
         if let Some(limit) = crate::numeric::deadline::expired() {
             return Err(Error::Precision {
+                narrowest: None,
                 requested: 0,
                 certified: 0,
                 what: format!("composition tail bound (time limit of {limit} s reached)"),
@@ -652,6 +653,7 @@ pub(super) fn tail_bound(
         u += step;
     }
     Err(Error::Precision {
+        narrowest: None,
         requested: 0,
         certified: 0,
         what: format!(

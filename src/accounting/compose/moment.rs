@@ -156,6 +156,7 @@ impl Grid {
             if (j - n_lo) % 4096 == 4095 {
                 if let Some(limit) = crate::numeric::deadline::expired() {
                     return Err(Error::Precision {
+                        narrowest: None,
                         requested: 0,
                         certified: 0,
                         what: format!(
@@ -336,6 +337,7 @@ impl MixEval {
         // refused too.
         if !span.is_finite() || !(0.0..=MAX_GRID).contains(&span) || !exact(xl) || !exact(xr) {
             return Err(Error::Precision {
+                narrowest: None,
                 requested: 0,
                 certified: 0,
                 what: if span < 0.0 {

@@ -276,6 +276,7 @@ fn ln_delta_at(
         }
         if ln_tail - lt <= -(digits + 1.0) * LN_10 {
             return Err(Error::Precision {
+                narrowest: None,
                 requested: digits as u32,
                 certified: ((lt - ln_err) / LN_10).max(0.0) as u32,
                 what: "two-step delta (nested quadrature)".into(),
@@ -284,6 +285,7 @@ fn ln_delta_at(
         k *= 1.5;
     }
     Err(Error::Precision {
+        narrowest: None,
         requested: digits as u32,
         certified: 0,
         what: "two-step delta (nested quadrature, left tail)".into(),

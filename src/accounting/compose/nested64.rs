@@ -400,6 +400,7 @@ impl Integral<'_> {
     fn piece(&self, a: f64, b: f64) -> Result<Piece> {
         if crate::numeric::deadline::expired().is_some() {
             return Err(Error::Precision {
+                narrowest: None,
                 requested: 0,
                 certified: 0,
                 what: "three-step delta (time limit reached)".into(),

@@ -1253,16 +1253,16 @@ fn keep_best(best: &mut Option<(f64, f64)>, lo: f64, hi: f64) {
     }
 }
 
-/// A direction's answer: the bracket with the digits asked, or, when the passes ran out (the FFT
-/// cap, the time limit, the refinements, the FFT's rounding) after at least one bracket, the
-/// narrowest bracket found (valid, with fewer digits: the dispatcher tries the inversion, and
-/// reports this one if that does no better). An error only when no pass completed.
-fn best_or(r: Result<(f64, f64)>, best: Option<(f64, f64)>) -> Result<(f64, f64)> {
-    match (r, best) {
-        (Ok(b), _) => Ok(b),
-        (Err(_), Some(b)) => Ok(b),
-        (Err(e), None) => Err(e),
-    }
+/// A direction's answer from its `passes` (which keep each valid bracket with [`keep_best`]):
+/// the bracket with the digits asked, or, when the passes ran out (the FFT cap, the time limit,
+/// the refinements, the FFT's rounding) after at least one bracket, the narrowest found (valid,
+/// with fewer digits: the dispatcher tries the inversion, and reports this one if that does no
+/// better). An error only when no pass completed.
+fn narrowest(
+    passes: impl FnOnce(&mut Option<(f64, f64)>) -> Result<(f64, f64)>,
+) -> Result<(f64, f64)> {
+    let mut best = None;
+    passes(&mut best).or_else(|e| best.ok_or(e))
 }
 
 /// Whether a bracket has `digits` digits (the routes' stopping test).
@@ -1270,13 +1270,11 @@ fn has_digits(lo: f64, hi: f64, digits: u32) -> bool {
     hi - lo <= 10f64.powi(-(digits as i32)) * (hi + lo)
 }
 
-/// ε(δ) of one direction to `digits` digits, or the narrowest bracket found ([`best_or`]).
+/// ε(δ) of one direction to `digits` digits, or the narrowest bracket found ([`narrowest`]).
 /// `settle`: the other direction's lower end; a bracket whose upper end is at most it settles
 /// this direction's part in the mechanism's value (the max of the two), whatever its digits.
 fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
-    let mut best = None;
-    let r = eps_passes(law, t, delta, digits, settle, &mut best);
-    best_or(r, best)
+    narrowest(|best| eps_passes(law, t, delta, digits, settle, best))
 }
 
 /// The passes of [`eps_one`], each valid bracket kept in `best`.
@@ -1307,7 +1305,6 @@ fn eps_passes(
         if settle.is_some_and(|x| hi <= x) {
             return Ok((lo, hi));
         }
-        let target = 10f64.powi(-(digits as i32)) * (hi + lo);
         let width = hi - lo;
         // The next pass tilts at this estimate, a little below it, and may spend an eighth of
         // the δ-width that d digits of ε allow there (2|dδ/dε|·ε·10^−d) on the FFT's rounding at
@@ -1318,7 +1315,7 @@ fn eps_passes(
         guess = Some((e, 0.125 * allowed));
         let em = 0.5 * (lo + hi);
         let disc = c.up.approx(em) - c.lo.approx(em);
-        if width <= target {
+        if has_digits(lo, hi, digits) {
             return Ok((lo, hi));
         }
         h = refine(h, disc, 0.5 * allowed, c.n_fft)?;
@@ -1336,11 +1333,9 @@ const MIN_DELTA: f64 = 1e-9;
 /// inversion's answer is immediate).
 const MAX_DELTA: f64 = 0.1;
 
-/// δ(ε) of one direction to `digits` digits, or the narrowest bracket found ([`best_or`]).
+/// δ(ε) of one direction to `digits` digits, or the narrowest bracket found ([`narrowest`]).
 fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
-    let mut best = None;
-    let r = delta_passes(law, t, eps, digits, settle, &mut best);
-    best_or(r, best)
+    narrowest(|best| delta_passes(law, t, eps, digits, settle, best))
 }
 
 /// The passes of [`delta_one`], each valid bracket kept in `best`.
@@ -1382,11 +1377,11 @@ fn delta_passes(
         if settle.is_some_and(|x| hi <= x) {
             return Ok((lo, hi));
         }
-        let target = 10f64.powi(-(digits as i32)) * (hi + lo);
-        let width = hi - lo;
-        if width <= target {
+        if has_digits(lo, hi, digits) {
             return Ok((lo, hi));
         }
+        let target = 10f64.powi(-(digits as i32)) * (hi + lo);
+        let width = hi - lo;
         // The truncations' budget follows δ's scale (the lower end, else the pair's estimate):
         // far in the tail, where the first pass's 10⁻¹⁵ is all of the bracket, it shrinks, and
         // that pass keeps its step; the tilt makes the FFT's rounding relative to δ there.
@@ -1896,12 +1891,10 @@ mod tests {
             force_inversion: false,
         };
         let err = super::super::delta_for_eps(&sched, &x, &six).unwrap_err();
-        let crate::error::Error::Short {
+        let crate::error::Error::Precision {
             requested,
             certified,
-            lo,
-            hi,
-            route,
+            narrowest: Some(n),
             ..
         } = &err
         else {
@@ -1910,9 +1903,12 @@ mod tests {
         assert_eq!(*requested, 6);
         let certified = *certified;
         assert!((2..6).contains(&certified), "{err}");
-        assert!(route.contains("discretised"), "{err}");
-        assert!(err.to_string().contains(&format!("[{lo}, {hi}]")), "{err}");
-        let (lo, hi): (f64, f64) = (lo.parse().unwrap(), hi.parse().unwrap());
+        assert!(n.route.contains("discretised"), "{err}");
+        assert!(
+            err.to_string().contains(&format!("[{}, {}]", n.lo, n.hi)),
+            "{err}"
+        );
+        let (lo, hi): (f64, f64) = (n.lo.parse().unwrap(), n.hi.parse().unwrap());
         // The digits named are the printed bracket's (printed outward to 9 digits).
         let digits = (-((hi - lo) / (hi + lo)).log10()).floor();
         assert!(

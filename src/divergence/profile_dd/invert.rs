@@ -104,6 +104,7 @@ impl Solver<'_> {
 
     fn fail(&self, delta: &Scalar, why: &str) -> Error {
         Error::Precision {
+            narrowest: None,
             requested: self.digits,
             certified: 0,
             what: format!(

@@ -177,6 +177,7 @@ pub(super) fn w_outer_at(v: &Variances, eps: &Float, digits: u32, qp: u32) -> Re
     }
     let Some((ld, rho_log10, lsum)) = coarse else {
         return Err(Error::Precision {
+            narrowest: None,
             requested: digits,
             certified: 0,
             what: "profile_dd (χ²-outer route): δ is not resolved from the difference \
@@ -210,6 +211,7 @@ pub(super) fn w_outer_at(v: &Variances, eps: &Float, digits: u32, qp: u32) -> Re
     let rel_log10 = (err_ln - val_ln) / LN_10;
     if val <= 0 || rel_log10 > -f64::from(digits + 1) {
         return Err(Error::Precision {
+            narrowest: None,
             requested: digits,
             certified: (-rel_log10).max(0.0).floor() as u32,
             what: format!(
