@@ -581,14 +581,14 @@ fn report_json_lists_every_spec_the_golden_and_the_controls() {
 }
 
 /// A refused `account` query carries its narrowest certified bracket as `refused` (docs/json.md):
-/// q = 0.001, σ = 1, T = 100, δ(0.5) at 6 digits, where neither route certifies 6 (the
-/// discretised one reaches 3). The digits named are the bracket's own, its ends are the ones the
-/// message prints, and exit status is 2.
+/// q = 0.01, σ = 1, T = 100, δ(8) at 6 digits, where neither route certifies 6 (the discretised
+/// one reaches 5). The digits named are the bracket's own, its ends are the ones the message
+/// prints, and exit status is 2.
 #[test]
 fn account_json_refusal_carries_the_narrowest_bracket() {
     let o = run(bin().args([
-        "account", "--q", "0.001", "--sigma", "1", "--steps", "100", "--eps", "0.5", "--digits",
-        "6", "--format", "json",
+        "account", "--q", "0.01", "--sigma", "1", "--steps", "100", "--eps", "8", "--digits", "6",
+        "--format", "json",
     ]));
     error_doc(&o, "account", "cannot certify 6 digits");
     let v = doc(&o, "account");

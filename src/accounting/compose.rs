@@ -614,9 +614,14 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
         return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
     }
     let mut fallback = None;
-    if let (false, Some((m, t))) = (opts.force_inversion, pld::applies(sched, opts.digits)) {
-        match pld::delta_for_eps(sched, &m, t, eps, opts.digits.clamp(1, 60)) {
-            Ok(c) if c.value.digits() >= opts.digits.min(60) => return Ok(c),
+    let first = pld::applies(sched, opts.digits);
+    let need = opts.digits.min(60);
+    let discretised = |m: &SubsampledGaussian, t: u64, blocks: bool| {
+        pld::delta_for_eps(sched, m, t, eps, opts.digits.clamp(1, 60), blocks)
+    };
+    if let (false, Some((m, t))) = (opts.force_inversion, &first) {
+        match discretised(m, *t, false) {
+            Ok(c) if c.value.digits() >= need => return Ok(c),
             Ok(c) => fallback = Some(c),
             Err(_) => {}
         }
@@ -631,6 +636,22 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
         delta_dir,
         true,
     );
+    // When the inversion falls short too (far tails at tiny q, where its integrand decays
+    // slowly), the discretised route tries again composing by blocks of the largest step from
+    // its first pass (docs/accounting.md#blocks), for any T ≥ 4 subsampled release: slower than
+    // one tilt where one suffices, which is why it is not the first try.
+    let short = !matches!(&inverted, Ok(c) if c.value.digits() >= need);
+    if let (false, true, Some((m, t))) = (
+        opts.force_inversion,
+        short,
+        pld::accepts(sched, opts.digits),
+    ) {
+        let got = fallback.as_ref().map_or(0, |c: &Composed| c.value.digits());
+        match discretised(&m, t, true) {
+            Ok(c) if c.value.digits() > got => fallback = Some(c),
+            _ => {}
+        }
+    }
     better_of(inverted, fallback)
 }
 

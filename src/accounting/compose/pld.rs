@@ -398,6 +398,9 @@ struct Frame {
     fft_err: FftErr,
     /// The label allowance T·τ.
     shift: f64,
+    /// Relative error of each composed mass from the tilt's and the untilt's exponentials
+    /// (their arguments' rounding; [`compose_part`]).
+    tilt_rel: f64,
     /// Losses below this carry no weight: −1 for ε(δ) passes (ε ≥ 0, and the shift is far below
     /// 1); for a δ(ε) pass, ½ below its ε, so that a tilt past 600/(ε + 1) can be undone
     /// where it is read ([`Composite::delta`] gives the trivial bounds below it).
@@ -510,21 +513,45 @@ impl Composite {
         let (g1, g2) = (self.g1[k], self.g2[k]);
         // δ = Σ_{i≥k} m_i (1 − e^{e − (ja+i)h}) = g1 − e^{e − ja·h}·g2.
         let v = g1 - f * g2;
-        let round = 256.0 * U * (g1.abs() + (f * g2).abs()) + 1e-300;
+        let round = (256.0 * U + self.f.tilt_rel) * (g1.abs() + (f * g2).abs()) + 1e-300;
         // A tilted error of at most fft_err on the j-th knot beyond e (loss S ∈ (e + jh,
         // e + (j+1)h]) weighs e^{Tc − λS}·(1 − e^{e − S}) in δ once undone, at most
         // e^{Tc − λe}·w_j with w_j = e^{−λjh}·min(1, (j+1)h): over the knots, e^{Tc − λe}·Σ_j w_j
         // (or, by Cauchy–Schwarz with the ℓ2 bound, e^{Tc − λe}·‖Δ‖₂·(Σ_j w_j²)^½).
-        let count = (self.n() - k) as f64;
-        let (w1, w2) = knot_weights(self.f.lambda, self.f.h, count);
-        let fft = (self.f.fft_err.each * w1).min(self.f.fft_err.l2 * w2);
-        let scale = (self.tc - self.f.lambda * e).exp();
-        let err = scale * (fft + self.outside) * (1.0 + 1e-12);
+        let err = self.error(e, k);
         if upper {
             (v + round + err + self.inf).min(1.0)
         } else {
             (v - round - err).max(0.0)
         }
+    }
+
+    /// The FFT's and the window's error in δ at e (knot k the first beyond it), untilted.
+    fn error(&self, e: f64, k: usize) -> f64 {
+        let count = (self.n() - k) as f64;
+        let (w1, w2) = knot_weights(self.f.lambda, self.f.h, count);
+        let fft = (self.f.fft_err.each * w1).min(self.f.fft_err.l2 * w2);
+        let scale = (self.tc - self.f.lambda * e).exp();
+        scale * (fft + self.outside) * (1.0 + 1e-12)
+    }
+
+    /// The error term of the upper end of δ at ε ([`Composite::delta`]), for choosing blocks.
+    fn error_at(&self, eps: f64) -> f64 {
+        let e = eps - self.f.shift;
+        if e < self.f.floor {
+            return f64::INFINITY;
+        }
+        let (k, _) = self.at(e);
+        self.error(e, k)
+    }
+
+    /// Makes this composite exactly zero (no mass, no error).
+    fn zero(&mut self) {
+        self.g1.iter_mut().for_each(|x| *x = 0.0);
+        self.g2.iter_mut().for_each(|x| *x = 0.0);
+        self.outside = 0.0;
+        self.inf = 0.0;
+        self.f.fft_err = FftErr { each: 0.0, l2: 0.0 };
     }
 
     /// An end of the ε(δ) bracket from this pair: the upper pair's ε with δ_hi(ε) ≤ δ (the
@@ -664,15 +691,49 @@ fn window(m: &[f64], h: f64, t: u64, budget: f64) -> (f64, f64) {
     ((tn - below).max(0.0).floor(), hi.max(0.0))
 }
 
-/// Both pairs composed T times, on a common window of N knots.
+/// Both pairs composed T times: one composition (`up`, `lo`), or, for a δ(ε) pass split by
+/// the largest step's block ([`compose_blocks`]), the first block's with the others in `more`
+/// and the bounded blocks' Chernoff bounds (and the upper pair's mass at +∞) in `extra`.
 struct Both {
     up: Composite,
     lo: Composite,
+    more: Vec<(Composite, Composite)>,
+    /// Added to the upper end of δ(ε) only.
+    extra: f64,
+    /// The longest FFT used.
     n_fft: usize,
     /// The FFT error bound over its prediction, for the next pass's choice of tilt.
     calib: f64,
     /// The tilt was the strongest the pass could take (λ*, or the last before the cap).
     tilt_maxed: bool,
+}
+
+impl Both {
+    /// δ at ε, the upper or lower end: the sum over the parts, with `extra` on the upper end.
+    fn delta(&self, eps: f64, upper: bool) -> f64 {
+        let pick = |(u, l): (&Composite, &Composite)| {
+            if upper {
+                u.delta(eps, true)
+            } else {
+                l.delta(eps, false)
+            }
+        };
+        let mut v = pick((&self.up, &self.lo));
+        for (u, l) in &self.more {
+            v += pick((u, l));
+        }
+        if upper {
+            ((v + self.extra) * (1.0 + 4.0 * U)).min(1.0)
+        } else {
+            v * (1.0 - 4.0 * U)
+        }
+    }
+
+    /// The approximate δ at ε of the upper or lower pair (no error terms).
+    fn approx(&self, eps: f64, upper: bool) -> f64 {
+        let pick = |u: &Composite, l: &Composite| if upper { u.approx(eps) } else { l.approx(eps) };
+        pick(&self.up, &self.lo) + self.more.iter().map(|(u, l)| pick(u, l)).sum::<f64>()
+    }
 }
 
 /// An upper bound on r^m for r ≥ 0: exact (powf, rounded up) when r ≥ 1/2, else r⁴·2^{−(m−4)}
@@ -777,8 +838,9 @@ const FLOOR_REACH: f64 = 64.0;
 /// With a `split` s (δ(ε) only, see [`excess_split`]), the excess over the all-bulk part is
 /// scored too, by its bound ln T + L_a(λ) + (T − 1)·L(λ) − λε (L_a the log-MGF of the knots
 /// above s; (a + b)^T − b^T ≤ T·a·(a + b)^{T−1}); when its best is below the whole sum's by more
-/// than a factor 10, the split is kept and λ is its minimiser, else it is dropped.
-fn choose_tilt(p: &Pairs, t: u64, query: Query, split: Option<usize>) -> Tilt {
+/// than a factor 10 (or `force_split`: an earlier pass found one tilt short), the split is kept
+/// and λ is its minimiser, else it is dropped.
+fn choose_tilt(p: &Pairs, t: u64, query: Query, split: Option<usize>, force_split: bool) -> Tilt {
     let base = p.o + p.j0 as f64 * p.h;
     let tf = t as f64;
     let mut best = (0.0, f64::INFINITY, 0.0);
@@ -808,7 +870,7 @@ fn choose_tilt(p: &Pairs, t: u64, query: Query, split: Option<usize>) -> Tilt {
         lambda *= 1.2;
     }
     let eps = best.2.max(0.0);
-    if split.is_some() && best_x.1 < best.1 - 10f64.ln() {
+    if split.is_some() && (force_split || best_x.1 < best.1 - 10f64.ln()) {
         return Tilt {
             lambda: best_x.0,
             eps,
@@ -954,8 +1016,18 @@ fn pick_tilt(
 /// scaled back at ε_ref, is at most `budget`. A δ(ε) pass whose all-bulk part is what makes the
 /// whole sum's Chernoff bound loose (tiny q: one step's far tail decides δ, and e^{−λε}·b(λ)^T
 /// forces the tilt past the tail's saddle) composes the excess over that part instead
-/// ([`excess_split`], [`excess_spectrum`]); b^{*T} has no mass beyond ε, so δ is unchanged.
-fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<Both> {
+/// ([`excess_split`], [`compose_blocks`]); b^{*T} has no mass beyond ε, so δ is unchanged.
+/// `force_split`: compose by blocks whenever the knots split (an earlier pass found one tilt
+/// short); `rel`: the blocks' error goal relative to their lower end.
+fn compose(
+    p: &Pairs,
+    t: u64,
+    budget: f64,
+    query: Query,
+    calib: f64,
+    force_split: bool,
+    rel: f64,
+) -> Result<Both> {
     let n = p.up.len() - 1;
     let tf = t as f64;
     let Tilt {
@@ -963,14 +1035,56 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         eps: eps_ref,
         split,
         ..
-    } = choose_tilt(p, t, query, excess_split(p, t, query));
-    let (lambda, pred_ec, maxed) = match split {
-        // The excess's own saddle; undoing the tilt must stay finite.
-        Some(_) => (lstar.min(1000.0), f64::NAN, true),
-        None => pick_tilt(p, t, budget, query, calib, lstar, eps_ref),
+    } = choose_tilt(p, t, query, excess_split(p, t, query), force_split);
+    let inf = if p.up_inf > 0.0 {
+        -(tf * (-p.up_inf).ln_1p()).exp_m1() * (1.0 + 1e-12)
+    } else {
+        0.0
     };
-    let (xu, cu) = tilt(&p.up, p.o, p.j0, p.h, lambda);
-    let (xl, cl) = tilt(&p.lo, p.o, p.j0, p.h, lambda);
+    if let (Some(s), Query::Delta(eps, tol)) = (split, query) {
+        return compose_blocks(p, t, budget, eps, tol, s, inf, calib, rel);
+    }
+    let (lambda, pred_ec, maxed) = pick_tilt(p, t, budget, query, calib, lstar, eps_ref);
+    let part = compose_part(p, t, budget, query, lambda, eps_ref, n, None, inf)?;
+    Ok(Both {
+        n_fft: part.n_fft,
+        calib: (part.fft_err.each / pred_ec).max(1.0),
+        up: part.up,
+        lo: part.lo,
+        more: Vec::new(),
+        extra: 0.0,
+        tilt_maxed: maxed,
+    })
+}
+
+/// One composition of both pairs (the knots up to `top`; with a split s, the excess over the
+/// knots up to s), tilted by λ, on its window: see [`compose`].
+struct Part {
+    up: Composite,
+    lo: Composite,
+    n_fft: usize,
+    fft_err: FftErr,
+}
+
+/// [`compose`]'s FFT at a given tilt, on the knots up to `top`: with `split` s, the excess
+/// (a + b)^{*T} − b^{*T} of the knots in (s, top] over those up to s ([`excess_spectrum`]),
+/// else the T-fold power. `inf` is the upper pair's mass at +∞ to carry.
+#[allow(clippy::too_many_arguments)]
+fn compose_part(
+    p: &Pairs,
+    t: u64,
+    budget: f64,
+    query: Query,
+    lambda: f64,
+    eps_ref: f64,
+    top: usize,
+    split: Option<usize>,
+    inf: f64,
+) -> Result<Part> {
+    let n = top;
+    let tf = t as f64;
+    let (xu, cu) = tilt(&p.up[..=n], p.o, p.j0, p.h, lambda);
+    let (xl, cl) = tilt(&p.lo[..=n], p.o, p.j0, p.h, lambda);
     let bu = budget * (lambda * 0.9 * eps_ref - tf * cu).exp();
     let bl = budget * (lambda * 0.9 * eps_ref - tf * cl).exp();
     let (wu, wl) = (window(&xu, p.h, t, bu), window(&xl, p.h, t, bl));
@@ -983,6 +1097,7 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         ));
     }
     let nf = (need as u64).next_power_of_two().max(1 << MIN_LOG2) as usize;
+    expired()?;
     let t0 = t as i64 * p.j0;
     // The window starts at knot T·j0 + w_lo, and the mass outside it wraps into it.
     let (ja, wrapped) = if nf as f64 >= full {
@@ -990,7 +1105,8 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
     } else {
         (t0 + w_lo as i64, true)
     };
-    // The tilted mass outside (or wrapped into) the window: window() bounded it by b per pair.
+    // The tilted mass outside (or wrapped into) the window: window() bounded it by b per pair
+    // (an excess is coefficientwise below the whole composition, so the bound holds for it).
     let (ou, ol) = if wrapped { (bu, bl) } else { (0.0, 0.0) };
     // Both pairs packed as upper + i·lower; with a split, the knots above s apart.
     let mut z = vec![Complex64::new(0.0, 0.0); nf];
@@ -1007,6 +1123,7 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         Some(_) => excess_spectrum(z, za, t),
         None => power_spectrum(z, t),
     };
+    expired()?;
     let scale = 1.0 / nf as f64;
     let off = (t0 - ja).rem_euclid(nf as i64) as usize;
     let mut mu = vec![0.0; nf];
@@ -1016,33 +1133,221 @@ fn compose(p: &Pairs, t: u64, budget: f64, query: Query, calib: f64) -> Result<B
         mu[i] = v.re * scale;
         ml[i] = v.im * scale;
     }
-    let inf = if p.up_inf > 0.0 {
-        -(tf * (-p.up_inf).ln_1p()).exp_m1() * (1.0 + 1e-12)
-    } else {
-        0.0
-    };
+    // A tilted input e^{ln x + λℓ − c} is within u(2 + |λℓ − c|) of exact, relatively, so a
+    // composed mass (a product of T inputs) within T times that; undoing the tilt,
+    // e^{Tc − λS}, adds u(|Tc| + |λS| + 130) (the recurrence of [`Composite::new`]); doubled.
+    let lmax = (p.o + p.j0 as f64 * p.h)
+        .abs()
+        .max((p.o + (p.j0 + n as i64) as f64 * p.h).abs());
+    let c_max = cu.abs().max(cl.abs());
+    let tilt_rel =
+        2.0 * U * (tf * (2.0 + lambda * lmax + c_max) + tf * c_max + lambda * tf * lmax + 130.0);
     let f = Frame {
         h: p.h,
         base: tf * p.o,
         ja,
         lambda,
         fft_err,
+        tilt_rel,
         shift: tf * p.tau,
         floor: match query {
             Query::Delta(e, _) => (e - floor_margin(lambda)).max(-1.0),
             Query::Eps(..) => -1.0,
         },
     };
-    Ok(Both {
+    Ok(Part {
         up: Composite::new(&mu, f, tf * cu, ou, inf)?,
         lo: Composite::new(&ml, f, tf * cl, ol, 0.0)?,
         n_fft: nf,
-        calib: if split.is_some() {
-            calib
+        fft_err,
+    })
+}
+
+/// Knots per block of [`compose_blocks`] (and of its Chernoff bounds' chunks).
+const BLOCK: usize = 64;
+/// Most FFTs one δ(ε) pass spends on blocks.
+const MAX_BLOCKS: usize = 48;
+/// Strongest tilt a block takes (its Chernoff bound keeps undoing it finite where δ is read:
+/// e^{Tc − λS} ≤ e^{ln B + FLOOR_REACH} above the floor, B the block's bound).
+const MAX_BLOCK_TILT: f64 = 1e6;
+
+/// The excess over the all-bulk part (knots up to the split s), composed block by block in the
+/// loss of the composition's largest step (docs/accounting.md, "Blocks of the largest step").
+///
+/// With b_j the knots up to s_j and a_j those in (s_j, s_{j+1}] (s = s_0 < … < s_J = n),
+/// (a + b)^{*T} − b^{*T} = Σ_j [(a_j + b_j)^{*T} − b_j^{*T}]: the j-th term is the part of the
+/// composition whose largest step lies in block j. Each term is composed at its own tilt (the
+/// minimiser of its Chernoff bound at ε), so the FFT's rounding is measured against that part,
+/// not against the tilted mass of steps far from the one that decides δ: a single tilt cannot
+/// concentrate a step whose loss has a log-density convex between the bulk and ε (tiny q, large
+/// σ: a log-normal body), which is what held those queries to a few digits or none.
+///
+/// Blocks start as the whole excess; a block whose Chernoff bound at ε is within its share of
+/// the budget is bounded, not composed (the bound joins the upper end only); a composed block
+/// whose FFT error at ε exceeds its share of the allowed error is halved, down to [`BLOCK`]
+/// knots, within [`MAX_BLOCKS`] FFTs. The shares are proportional to the blocks' widths, so the
+/// bounded blocks together add at most `budget`.
+#[allow(clippy::too_many_arguments)]
+fn compose_blocks(
+    p: &Pairs,
+    t: u64,
+    budget: f64,
+    eps: f64,
+    tol: Option<f64>,
+    s: usize,
+    inf: f64,
+    calib: f64,
+    rel: f64,
+) -> Result<Both> {
+    let n = p.up.len() - 1;
+    let tf = t as f64;
+    let query = Query::Delta(eps, tol);
+    // Chunk boundaries: s + 1, then multiples of BLOCK, then n + 1.
+    let mut cuts = vec![s + 1];
+    let mut k = (s + 1).div_ceil(BLOCK) * BLOCK;
+    while k <= n {
+        if k > s + 1 {
+            cuts.push(k);
+        }
+        k += BLOCK;
+    }
+    cuts.push(n + 1);
+    let chunks = cuts.len() - 1;
+    // Per tilt: the upper pair's log-MGF of the bulk and of each chunk (rounded up).
+    let base = p.o + p.j0 as f64 * p.h;
+    let loss = |k: usize| base + k as f64 * p.h;
+    let mut lambdas = Vec::new();
+    let mut lam = 0.05f64;
+    while lam < MAX_BLOCK_TILT {
+        lambdas.push(lam);
+        lam *= 1.2;
+    }
+    let bulk: Vec<f64> = lambdas
+        .iter()
+        .map(|&l| ln_mgf_blocks(&p.up[..=s], l * p.h, true) + l * base)
+        .collect();
+    let chunk_ln: Vec<Vec<f64>> = lambdas
+        .iter()
+        .map(|&l| {
+            (0..chunks)
+                .map(|c| {
+                    let m = &p.up[cuts[c]..cuts[c + 1]];
+                    if m.iter().all(|&x| x <= 0.0) {
+                        f64::NEG_INFINITY
+                    } else {
+                        ln_mgf_blocks(m, l * p.h, true) + l * loss(cuts[c])
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let lse = crate::numeric::f64s::log_sum_exp;
+    // The least Chernoff bound (log) at ε − Tτ of block [c0, c1) (chunks), and its tilt:
+    // (a + b)^{*T} − b^{*T} ≤ T·a·(a + b)^{*(T−1)} coefficientwise, so the part beyond e is at
+    // most T·M_a(λ)·M_{a+b}(λ)^{T−1}·e^{−λe}.
+    let e_read = eps - tf * p.tau;
+    let bound = |c0: usize, c1: usize| -> (f64, f64) {
+        let mut best = (f64::INFINITY, 0.0);
+        for (i, &l) in lambdas.iter().enumerate() {
+            let la = lse(&chunk_ln[i][c0..c1]);
+            let mut all = chunk_ln[i][..c1].to_vec();
+            all.push(bulk[i]);
+            let lab = lse(&all);
+            let x = tf.ln() + la + (tf - 1.0) * lab - l * e_read;
+            if x < best.0 {
+                best = (x, l);
+            }
+        }
+        best
+    };
+    let width = |c0: usize, c1: usize| (cuts[c1] - cuts[c0]) as f64 / (n - s) as f64;
+    // A block, bounded (its Chernoff bound joins `extra`) or composed.
+    let mut extra = inf;
+    let (ffts, n_fft) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    let block = |c0: usize, c1: usize, extra: &mut f64| -> Result<Option<(Part, f64)>> {
+        let share = width(c0, c1);
+        let (ln_b, lambda) = bound(c0, c1);
+        if ln_b <= (budget * share).ln() {
+            *extra += ln_b.exp() * (1.0 + 1e-12);
+            return Ok(None);
+        }
+        expired()?;
+        let (top, split) = (cuts[c1] - 1, cuts[c0] - 1);
+        let lambda = lambda.min(MAX_BLOCK_TILT);
+        let part = compose_part(
+            p,
+            t,
+            budget * share,
+            query,
+            lambda,
+            eps,
+            top,
+            Some(split),
+            0.0,
+        )?;
+        ffts.set(ffts.get() + 1);
+        n_fft.set(n_fft.get().max(part.n_fft));
+        let err = part.up.error_at(eps);
+        Ok(Some((part, err)))
+    };
+    // Composed blocks (c0, c1, part, error at ε, whether halving it may still help); the one
+    // with the largest error is halved until the errors are within the goal, 1/8·10^{−d} of the
+    // blocks' lower end (before there is one, the pass's tolerance). Halving that does not at
+    // least halve a block's error is not repeated on its halves.
+    let mut done: Vec<(usize, usize, Part, f64, bool)> = Vec::new();
+    if let Some((part, err)) = block(0, chunks, &mut extra)? {
+        done.push((0, chunks, part, err, true));
+    }
+    loop {
+        let lower: f64 = done.iter().map(|d| d.2.lo.delta(eps, false)).sum();
+        let goal = if lower > 0.0 {
+            rel * lower
         } else {
-            (fft_err.each / pred_ec).max(1.0)
-        },
-        tilt_maxed: maxed,
+            tol.unwrap_or(100.0 * budget)
+        };
+        let total: f64 = done.iter().map(|d| d.3).sum();
+        let worst = (0..done.len())
+            .filter(|&i| done[i].4 && done[i].1 - done[i].0 >= 2)
+            .max_by(|&i, &j| done[i].3.total_cmp(&done[j].3));
+        let Some(w) = worst else { break };
+        if total <= goal || ffts.get() + 2 > MAX_BLOCKS {
+            break;
+        }
+        let (c0, c1, _, parent, _) = done.swap_remove(w);
+        let mid = c0 + (c1 - c0) / 2;
+        let mut halves = Vec::new();
+        for (a, b) in [(c0, mid), (mid, c1)] {
+            if let Some((part, err)) = block(a, b, &mut extra)? {
+                halves.push((a, b, part, err, true));
+            }
+        }
+        let helped = halves.iter().map(|d| d.3).sum::<f64>() < 0.5 * parent;
+        done.extend(halves.into_iter().map(|mut d| {
+            d.4 = helped;
+            d
+        }));
+    }
+    let parts: Vec<Part> = done.into_iter().map(|d| d.2).collect();
+    let mut parts = parts.into_iter();
+    let first = match parts.next() {
+        Some(f) => f,
+        // Every block bounded: an empty composition carries the bounds.
+        None => compose_part(p, t, budget, query, 0.0, eps, s, None, 0.0).map(|mut f| {
+            // The all-bulk part has no mass beyond ε (the split's choice): it stands in as an
+            // exact zero, its lower end.
+            f.up.zero();
+            f.lo.zero();
+            f
+        })?,
+    };
+    Ok(Both {
+        up: first.up,
+        lo: first.lo,
+        more: parts.map(|x| (x.up, x.lo)).collect(),
+        extra,
+        n_fft: n_fft.get(),
+        calib,
+        tilt_maxed: true,
     })
 }
 
@@ -1217,10 +1522,21 @@ fn initial_h(law: &Law, m_cut: f64) -> f64 {
 /// Passes of grid refinement before the route gives up.
 const PASSES: usize = 5;
 
-/// One pass at step h: discretise (single-step tails ≤ budget/T) and compose.
-fn pass(law: &Law, t: u64, h: f64, budget: f64, query: Query, calib: f64) -> Result<Both> {
+/// One pass at step h: discretise (single-step tails ≤ budget/T) and compose (`blocks`,
+/// `rel`: see [`compose`]).
+#[allow(clippy::too_many_arguments)]
+fn pass(
+    law: &Law,
+    t: u64,
+    h: f64,
+    budget: f64,
+    query: Query,
+    calib: f64,
+    blocks: bool,
+    rel: f64,
+) -> Result<Both> {
     let p = discretise(law, h, budget / t as f64)?;
-    compose(&p, t, budget, query, calib)
+    compose(&p, t, budget, query, calib, blocks, rel)
 }
 
 /// The next step from a bracket `width` wide against `target` (the error is second order in h).
@@ -1230,12 +1546,15 @@ fn refine(h: f64, width: f64, target: f64, n_fft: usize) -> Result<f64> {
     } else {
         ((width / target).sqrt() * 1.25).clamp(1.5, 32.0)
     };
-    if n_fft as f64 * f > (1u64 << MAX_LOG2) as f64 * 1.01 {
+    // Short of the cap, the finest step it allows: one more pass may still narrow the bracket
+    // to the digits (the refinement's factor has a margin).
+    let room = (1u64 << MAX_LOG2) as f64 * 1.01 / n_fft as f64;
+    if f > 1.0 && room < 1.5 {
         return Err(budget_error(
             "the grid needed for the digits asked exceeds the FFT cap",
         ));
     }
-    Ok(h / f)
+    Ok(h / f.min(room))
 }
 
 fn expired() -> Result<()> {
@@ -1292,7 +1611,16 @@ fn eps_passes(
     let mut calib = 1.0;
     for _ in 0..PASSES {
         expired()?;
-        let c = pass(law, t, h, budget, Query::Eps(delta, guess), calib)?;
+        let c = pass(
+            law,
+            t,
+            h,
+            budget,
+            Query::Eps(delta, guess),
+            calib,
+            false,
+            1.0,
+        )?;
         calib = c.calib;
         // δ as a double is within one rounding of the exact decimal: each end uses the side of
         // it that keeps the bracket valid.
@@ -1334,8 +1662,17 @@ const MIN_DELTA: f64 = 1e-9;
 const MAX_DELTA: f64 = 0.1;
 
 /// δ(ε) of one direction to `digits` digits, or the narrowest bracket found ([`narrowest`]).
-fn delta_one(law: &Law, t: u64, eps: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
-    narrowest(|best| delta_passes(law, t, eps, digits, settle, best))
+/// `blocks`: compose by blocks of the largest step from the first pass where the knots split
+/// (the dispatcher's second try, after the inversion), else only where the split's bound wins.
+fn delta_one(
+    law: &Law,
+    t: u64,
+    eps: f64,
+    digits: u32,
+    settle: Option<f64>,
+    blocks: bool,
+) -> Result<(f64, f64)> {
+    narrowest(|best| delta_passes(law, t, eps, digits, settle, best, blocks))
 }
 
 /// The passes of [`delta_one`], each valid bracket kept in `best`.
@@ -1346,6 +1683,7 @@ fn delta_passes(
     digits: u32,
     settle: Option<f64>,
     best: &mut Option<(f64, f64)>,
+    blocks: bool,
 ) -> Result<(f64, f64)> {
     // The truncations' budget: 10⁻¹⁵ absolute, or a share of the δ that would settle this
     // direction (an error far below it cannot change whether the bracket settles).
@@ -1356,7 +1694,7 @@ fn delta_passes(
     if settle.is_none() {
         let p = discretise(law, h, budget / t as f64)?;
         let query = Query::Delta(eps, None);
-        let scale = choose_tilt(&p, t, query, excess_split(&p, t, query)).ln_bound;
+        let scale = choose_tilt(&p, t, query, excess_split(&p, t, query), false).ln_bound;
         let start = (scale - f64::from(digits + 3) * 10f64.ln())
             .exp()
             .max(1e-300);
@@ -1369,10 +1707,20 @@ fn delta_passes(
     let mut tol = None;
     for _ in 0..PASSES {
         expired()?;
-        let c = pass(law, t, h, budget, Query::Delta(eps, tol), calib)?;
+        let rel = 0.125 * 10f64.powi(-(digits as i32));
+        let c = pass(
+            law,
+            t,
+            h,
+            budget,
+            Query::Delta(eps, tol),
+            calib,
+            blocks,
+            rel,
+        )?;
         calib = c.calib;
-        let hi = c.up.delta(eps, true);
-        let lo = c.lo.delta(eps, false);
+        let hi = c.delta(eps, true);
+        let lo = c.delta(eps, false);
         keep_best(best, lo, hi);
         if settle.is_some_and(|x| hi <= x) {
             return Ok((lo, hi));
@@ -1388,7 +1736,7 @@ fn delta_passes(
         let scale = if lo > 0.0 {
             lo
         } else {
-            c.up.approx(eps).clamp(hi * 1e-30, hi)
+            c.approx(eps, true).clamp(hi * 1e-30, hi)
         };
         let next = (scale * 10f64.powi(-(digits as i32) - 3)).max(1e-300);
         let shrunk = next < 0.01 * budget;
@@ -1398,7 +1746,7 @@ fn delta_passes(
         let tilted_for_it = tol.is_some();
         tol = Some(0.125 * target);
         if !shrunk {
-            let disc = c.up.approx(eps) - c.lo.approx(eps);
+            let disc = c.approx(eps, true) - c.approx(eps, false);
             let next_h = refine(h, disc, 0.5 * target, c.n_fft)?;
             // The part of the width that is not the discretisation's is the FFT's rounding (the
             // truncations are far below it at δ's scale), which does not shrink with h: at the
@@ -1416,6 +1764,18 @@ fn delta_passes(
     Err(budget_error(
         "no bracket with the digits asked after the refinements",
     ))
+}
+
+/// The schedules this route can answer at all: T ≥ 4 identical subsampled releases (add/remove)
+/// at most [`MAX_DIGITS`] digits. The dispatcher tries it after the inversion where
+/// [`applies`] does not put it first.
+pub(super) fn accepts(sched: &super::Schedule, digits: u32) -> Option<(SubsampledGaussian, u64)> {
+    match sched.parts() {
+        [(super::Release::Subsampled(m), n)] if digits <= MAX_DIGITS && *n >= 4 => {
+            Some((m.clone(), *n))
+        }
+        _ => None,
+    }
 }
 
 /// The schedules this route takes first (docs/accounting.md#discretised-dispatch): T identical
@@ -1454,7 +1814,7 @@ pub(super) fn add_settles(sched: &super::Schedule, eps: &Float, delta: &Float) -
         return false;
     }
     let (_, al) = laws(m);
-    matches!(delta_one(&al, t, e, 1, Some(d)), Ok((_, hi)) if hi <= d)
+    matches!(delta_one(&al, t, e, 1, Some(d), false), Ok((_, hi)) if hi <= d)
 }
 
 fn bracket(lo: f64, hi: f64) -> Bracket {
@@ -1472,14 +1832,16 @@ fn laws(m: &SubsampledGaussian) -> (Law, Law) {
 }
 
 /// δ(ε) of both directions.
+/// `blocks`: see [`delta_one`].
 pub(super) fn delta_for_eps(
     sched: &super::Schedule,
     m: &SubsampledGaussian,
     t: u64,
     eps: &Scalar,
     digits: u32,
+    blocks: bool,
 ) -> Result<Composed> {
-    both(sched, m, t, eps, digits, true)
+    both(sched, m, t, eps, digits, Some(blocks))
 }
 
 /// ε(δ) of both directions.
@@ -1490,20 +1852,21 @@ pub(super) fn eps_for_delta(
     delta: &Scalar,
     digits: u32,
 ) -> Result<Composed> {
-    both(sched, m, t, delta, digits, false)
+    both(sched, m, t, delta, digits, None)
 }
 
-/// Both directions at `x` (ε when `x_is_eps`, else δ): the remove direction to the digits asked,
-/// then the add direction by its range, or computed only until it is below the remove
-/// direction's lower end.
+/// Both directions at `x` (ε when `blocks` is Some, with its flag for [`delta_one`]; else δ):
+/// the remove direction to the digits asked, then the add direction by its range, or computed
+/// only until it is below the remove direction's lower end.
 fn both(
     sched: &super::Schedule,
     m: &SubsampledGaussian,
     t: u64,
     x: &Scalar,
     digits: u32,
-    x_is_eps: bool,
+    blocks: Option<bool>,
 ) -> Result<Composed> {
+    let x_is_eps = blocks.is_some();
     let xm = x.mp(PREC);
     let xf = xm.to_f64();
     if !x_is_eps && !(MIN_DELTA..=MAX_DELTA).contains(&xf) {
@@ -1511,9 +1874,12 @@ fn both(
             "delta = {xf:e} is outside the route's range [{MIN_DELTA:e}, {MAX_DELTA}]"
         )));
     }
-    let one = if x_is_eps { delta_one } else { eps_one };
+    let one = |law: &Law, x: f64, d: u32, settle: Option<f64>| match blocks {
+        Some(b) => delta_one(law, t, x, d, settle, b),
+        None => eps_one(law, t, x, d, settle),
+    };
     let (rl, al) = laws(m);
-    let (lo, hi) = one(&rl, t, xf, digits, None)?;
+    let (lo, hi) = one(&rl, xf, digits, None)?;
     let rm = bracket(lo, hi);
     // A remove bracket short of the digits makes the answer a fallback (the dispatcher tries the
     // inversion first): the add direction then needs to be valid, not precise.
@@ -1525,7 +1891,7 @@ fn both(
     let ad = match super::add_direction_by_its_range(sched, &xm, &rm, x_is_eps, PREC) {
         Some(b) => b,
         None => {
-            let (lo, hi) = one(&al, t, xf, add_digits, Some(lo))?;
+            let (lo, hi) = one(&al, xf, add_digits, Some(lo))?;
             bracket(lo, hi)
         }
     };
@@ -1535,7 +1901,8 @@ fn both(
 #[cfg(test)]
 mod tests {
     use super::{
-        compose, discretise, initial_h, knot_weights, power_spectrum, window, Dir, Law, Query, U,
+        choose_tilt, compose, compose_part, discretise, initial_h, knot_weights, pick_tilt,
+        power_spectrum, window, Dir, Law, Query, U,
     };
     use crate::accounting::compose::{ComposeOptions, Composed, Schedule};
     use crate::accounting::SubsampledGaussian;
@@ -1559,8 +1926,8 @@ mod tests {
                         continue;
                     }
                     let query = Query::Delta(e, Some(1e-6 * exact));
-                    let c = compose(&p, 1, 1e-17, query, 1.0).unwrap();
-                    let (lo, hi) = (c.lo.delta(e, false), c.up.delta(e, true));
+                    let c = compose(&p, 1, 1e-17, query, 1.0, false, 1e-7).unwrap();
+                    let (lo, hi) = (c.delta(e, false), c.delta(e, true));
                     assert!(
                         lo <= exact && exact <= hi,
                         "q={q} s={s} {dir:?} eps={e}: [{lo:e}, {hi:e}] misses {exact:e}"
@@ -1697,7 +2064,7 @@ mod tests {
         for (q, s, t, eps) in [("0.01", "1", 100u64, 0.15), ("0.001", "1", 10_000, 0.45)] {
             let sched = schedule(q, s, t);
             let (_, al) = super::laws(&release(&sched));
-            let (lo, hi) = super::delta_one(&al, t, eps, 3, None).unwrap();
+            let (lo, hi) = super::delta_one(&al, t, eps, 3, None, false).unwrap();
             assert!(lo > 0.0 && hi < 1.5 * lo, "{q} {t}: [{lo:e}, {hi:e}]");
             let e = rug::Float::with_val(128, eps);
             let below = rug::Float::with_val(128, 0.999 * lo);
@@ -1755,7 +2122,7 @@ mod tests {
         ] {
             let sched = schedule(q, s, 3);
             let x: Scalar = eps.parse().unwrap();
-            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 6).unwrap();
+            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 6, false).unwrap();
             let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
             assert!(theirs.route.contains("nested"), "{}", theirs.route);
             assert_contains(&ours, &theirs, &format!("{q} {s} {eps}"), "nested route");
@@ -1787,7 +2154,7 @@ mod tests {
             let x: Scalar = x.parse().unwrap();
             let (ours, theirs) = if is_delta {
                 (
-                    super::delta_for_eps(&sched, &m, t, &x, 6).unwrap(),
+                    super::delta_for_eps(&sched, &m, t, &x, 6, false).unwrap(),
                     super::super::delta_for_eps(&sched, &x, &inv).unwrap(),
                 )
             } else {
@@ -1881,11 +2248,13 @@ mod tests {
 
     /// A query the discretised route cannot finish at the digits asked is refused with its
     /// narrowest bracket and that bracket's digits (not the inversion's "0 certified"):
-    /// q = 0.001, σ = 1, T = 100, ε = 0.5 at 6 digits (the inversion certifies none there).
+    /// q = 0.01, σ = 1, T = 100, ε = 8 at 6 digits (the discretised route reaches 5, also by
+    /// blocks; the inversion none). Until the blocks, the case was q = 0.001, σ = 1, T = 100,
+    /// ε = 0.5, which they answer.
     #[test]
     fn a_refusal_reports_the_narrowest_bracket() {
-        let sched = schedule("0.001", "1", 100);
-        let x: Scalar = "0.5".parse().unwrap();
+        let sched = schedule("0.01", "1", 100);
+        let x: Scalar = "8".parse().unwrap();
         let six = ComposeOptions {
             digits: 6,
             force_inversion: false,
@@ -1920,7 +2289,9 @@ mod tests {
     /// The narrowest bracket a δ(ε) query returns when the passes run out is valid: asked for
     /// 8 digits (the route's most) far in the tail at T = 3, every bracket the route returns
     /// meets the nested integration's (an independent route, 8 digits), one short of the digits
-    /// contains it, and at least one falls short, so the fallback is what is checked.
+    /// contains it, and at least one falls short, so the fallback is what is checked. (The
+    /// blocks made the first four certify 8 digits; the last three, σ = 1 at ε = 30 and σ = 5,
+    /// fall short at 7 and 2 digits on the route's first try.)
     #[test]
     fn a_short_bracket_still_contains_the_nested_integration() {
         let nested = ComposeOptions {
@@ -1933,10 +2304,13 @@ mod tests {
             ("0.001", "1", "8"),
             ("0.001", "0.6", "0.5"),
             ("0.01", "1", "4"),
+            ("0.001", "1", "30"),
+            ("0.01", "5", "2"),
+            ("0.05", "5", "2"),
         ] {
             let sched = schedule(q, s, 3);
             let x: Scalar = eps.parse().unwrap();
-            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 8).unwrap();
+            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 8, false).unwrap();
             let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
             assert!(theirs.route.contains("nested"), "{}", theirs.route);
             // Both contain δ: they meet; a short bracket (far wider) contains the reference.
@@ -1957,5 +2331,94 @@ mod tests {
             short >= 1,
             "every case certified 8 digits: the fallback is not exercised"
         );
+    }
+
+    /// σ = 5: the step's loss has a log-normal body, one tilt cannot serve the composition, and
+    /// the route answers only block by block (the largest step's loss, each block at its own
+    /// tilt). At T = 3 the nested integration is an independent reference (10 digits): the
+    /// 6-digit brackets (δ from 10⁻⁹⁹ to 10⁻²³³) certify their digits and contain it. The
+    /// T = 4 analogues were refused ("only 0 certified") before the blocks.
+    #[test]
+    fn blocks_bracket_the_nested_integration_at_sigma_5() {
+        let nested = ComposeOptions {
+            digits: 8,
+            force_inversion: false,
+        };
+        for (q, s, eps) in [
+            ("0.01", "5", "0.5"),
+            ("0.001", "5", "0.1"),
+            ("0.01", "5", "2"),
+        ] {
+            let sched = schedule(q, s, 3);
+            let x: Scalar = eps.parse().unwrap();
+            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 6, true).unwrap();
+            let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
+            assert!(theirs.route.contains("nested"), "{}", theirs.route);
+            assert_contains(&ours, &theirs, &format!("{q} {s} {eps}"), "nested route");
+        }
+    }
+
+    /// The blocks are an exact decomposition of the excess ((a + b)^{*T} − b^{*T} = Σ_j
+    /// [(a_j + b_j)^{*T} − b_j^{*T}]): on the same pairs, the upper pair's δ from the blocks
+    /// (their sum, with the bounded blocks' Chernoff bounds on its upper end) and from one
+    /// composition of the whole pair at its own tilt must meet. Where one tilt suffices
+    /// (q = 0.01, σ = 1, T = 10, ε = 2) both are narrow and agree to 10⁻⁶; where it does not
+    /// (q = 0.001, σ = 5, T = 4, ε = 0.1) the single composition's interval is wide and must
+    /// contain the blocks', which is narrow.
+    #[test]
+    fn blocks_agree_with_the_single_composition() {
+        for (q, sigma, t, eps, one_tilt_suffices) in
+            [(0.01, 1.0, 10u64, 2.0, true), (0.001, 5.0, 4, 0.1, false)]
+        {
+            let law = Law::new(q, sigma, Dir::Remove);
+            let budget = if one_tilt_suffices { 1e-20 } else { 1e-135 };
+            let h = initial_h(&law, budget / t as f64) / 4.0;
+            let p = discretise(&law, h, budget / t as f64).unwrap();
+            let query = Query::Delta(eps, None);
+            let blocks = compose(&p, t, budget, query, 1.0, true, 1e-8).unwrap();
+            assert!(
+                super::excess_split(&p, t, query).is_some(),
+                "{q} {sigma}: the knots do not split"
+            );
+            if !one_tilt_suffices {
+                assert!(!blocks.more.is_empty(), "{q} {sigma}: one block");
+            }
+            let (b_lo, b_hi) = (
+                blocks.up.delta(eps, false)
+                    + blocks
+                        .more
+                        .iter()
+                        .map(|(u, _)| u.delta(eps, false))
+                        .sum::<f64>(),
+                blocks.up.delta(eps, true)
+                    + blocks
+                        .more
+                        .iter()
+                        .map(|(u, _)| u.delta(eps, true))
+                        .sum::<f64>()
+                    + blocks.extra,
+            );
+            let tilt = choose_tilt(&p, t, query, None, false);
+            let (lambda, _, _) = pick_tilt(&p, t, budget, query, 1.0, tilt.lambda, tilt.eps);
+            let n = p.up.len() - 1;
+            let single = compose_part(&p, t, budget, query, lambda, eps, n, None, 0.0).unwrap();
+            let (s_lo, s_hi) = (single.up.delta(eps, false), single.up.delta(eps, true));
+            let case = format!(
+                "{q} {sigma} {t} {eps}: blocks [{b_lo:e}, {b_hi:e}], single [{s_lo:e}, {s_hi:e}]"
+            );
+            assert!(b_lo > 0.0 && b_lo <= s_hi && s_lo <= b_hi, "{case}");
+            assert!(
+                b_hi - b_lo <= 1e-6 * b_hi,
+                "{case}: the blocks' interval is wide"
+            );
+            if one_tilt_suffices {
+                assert!(s_hi - s_lo <= 1e-6 * s_hi, "{case}");
+            } else {
+                assert!(
+                    s_hi - s_lo > 1e3 * (b_hi - b_lo),
+                    "{case}: one tilt sufficed"
+                );
+            }
+        }
     }
 }
