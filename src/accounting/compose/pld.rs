@@ -545,15 +545,6 @@ impl Composite {
         self.error(e, k)
     }
 
-    /// Makes this composite exactly zero (no mass, no error).
-    fn zero(&mut self) {
-        self.g1.iter_mut().for_each(|x| *x = 0.0);
-        self.g2.iter_mut().for_each(|x| *x = 0.0);
-        self.outside = 0.0;
-        self.inf = 0.0;
-        self.f.fft_err = FftErr { each: 0.0, l2: 0.0 };
-    }
-
     /// An end of the ε(δ) bracket from this pair: the upper pair's ε with δ_hi(ε) ≤ δ (the
     /// smallest found), the lower pair's ε with δ_lo(ε) ≥ δ (the largest found; 0 when none).
     /// The search starts at the root of the approximate δ and steps outward, so the answer's
@@ -691,13 +682,11 @@ fn window(m: &[f64], h: f64, t: u64, budget: f64) -> (f64, f64) {
     ((tn - below).max(0.0).floor(), hi.max(0.0))
 }
 
-/// Both pairs composed T times: one composition (`up`, `lo`), or, for a δ(ε) pass split by
-/// the largest step's block ([`compose_blocks`]), the first block's with the others in `more`
-/// and the bounded blocks' Chernoff bounds (and the upper pair's mass at +∞) in `extra`.
+/// Both pairs composed T times: one composition (upper, lower), or, for a δ(ε) pass split by
+/// the largest step's block ([`compose_blocks`]), one per composed block, with the bounded
+/// blocks' Chernoff bounds (and the upper pair's mass at +∞) in `extra`.
 struct Both {
-    up: Composite,
-    lo: Composite,
-    more: Vec<(Composite, Composite)>,
+    parts: Vec<(Composite, Composite)>,
     /// Added to the upper end of δ(ε) only.
     extra: f64,
     /// The longest FFT used.
@@ -718,10 +707,7 @@ impl Both {
                 l.delta(eps, false)
             }
         };
-        let mut v = pick((&self.up, &self.lo));
-        for (u, l) in &self.more {
-            v += pick((u, l));
-        }
+        let v: f64 = self.parts.iter().map(|(u, l)| pick((u, l))).sum();
         if upper {
             ((v + self.extra) * (1.0 + 4.0 * U)).min(1.0)
         } else {
@@ -732,7 +718,13 @@ impl Both {
     /// The approximate δ at ε of the upper or lower pair (no error terms).
     fn approx(&self, eps: f64, upper: bool) -> f64 {
         let pick = |u: &Composite, l: &Composite| if upper { u.approx(eps) } else { l.approx(eps) };
-        pick(&self.up, &self.lo) + self.more.iter().map(|(u, l)| pick(u, l)).sum::<f64>()
+        self.parts.iter().map(|(u, l)| pick(u, l)).sum()
+    }
+
+    /// The one composition of a pass that is not split (ε(δ) passes never are).
+    fn single(&self) -> (&Composite, &Composite) {
+        let (u, l) = &self.parts[0];
+        (u, l)
     }
 }
 
@@ -1049,9 +1041,7 @@ fn compose(
     Ok(Both {
         n_fft: part.n_fft,
         calib: (part.fft_err.each / pred_ec).max(1.0),
-        up: part.up,
-        lo: part.lo,
-        more: Vec::new(),
+        parts: vec![(part.up, part.lo)],
         extra: 0.0,
         tilt_maxed: maxed,
     })
@@ -1167,8 +1157,9 @@ fn compose_part(
 const BLOCK: usize = 64;
 /// Most FFTs one δ(ε) pass spends on blocks.
 const MAX_BLOCKS: usize = 48;
-/// Strongest tilt a block takes (its Chernoff bound keeps undoing it finite where δ is read:
-/// e^{Tc − λS} ≤ e^{ln B + FLOOR_REACH} above the floor, B the block's bound).
+/// Strongest tilt a block takes, the end of its tilts' grid (its Chernoff bound keeps undoing it
+/// finite where δ is read: e^{Tc − λS} ≤ e^{ln B + FLOOR_REACH} above the floor, B the block's
+/// bound).
 const MAX_BLOCK_TILT: f64 = 1e6;
 
 /// The excess over the all-bulk part (knots up to the split s), composed block by block in the
@@ -1183,10 +1174,10 @@ const MAX_BLOCK_TILT: f64 = 1e6;
 /// σ: a log-normal body), which is what held those queries to a few digits or none.
 ///
 /// Blocks start as the whole excess; a block whose Chernoff bound at ε is within its share of
-/// the budget is bounded, not composed (the bound joins the upper end only); a composed block
-/// whose FFT error at ε exceeds its share of the allowed error is halved, down to [`BLOCK`]
-/// knots, within [`MAX_BLOCKS`] FFTs. The shares are proportional to the blocks' widths, so the
-/// bounded blocks together add at most `budget`.
+/// the budget (proportional to its width, so the bounded blocks together add at most `budget`)
+/// is bounded, not composed (the bound joins the upper end only); while the composed blocks'
+/// FFT errors at ε add up to more than `rel` of their lower end, the block with the largest is
+/// halved, down to [`BLOCK`] knots, within [`MAX_BLOCKS`] FFTs.
 #[allow(clippy::too_many_arguments)]
 fn compose_blocks(
     p: &Pairs,
@@ -1242,6 +1233,16 @@ fn compose_blocks(
         })
         .collect();
     let lse = crate::numeric::f64s::log_sum_exp;
+    // Per tilt, ln M of the bulk and the first c chunks (c = 0..=chunks): a block's a + b.
+    let prefix: Vec<Vec<f64>> = (0..lambdas.len())
+        .map(|i| {
+            let mut acc = vec![bulk[i]];
+            for &x in &chunk_ln[i] {
+                acc.push(log_add_exp(*acc.last().unwrap_or(&bulk[i]), x));
+            }
+            acc
+        })
+        .collect();
     // The least Chernoff bound (log) at ε − Tτ of block [c0, c1) (chunks), and its tilt:
     // (a + b)^{*T} − b^{*T} ≤ T·a·(a + b)^{*(T−1)} coefficientwise, so the part beyond e is at
     // most T·M_a(λ)·M_{a+b}(λ)^{T−1}·e^{−λe}.
@@ -1250,9 +1251,7 @@ fn compose_blocks(
         let mut best = (f64::INFINITY, 0.0);
         for (i, &l) in lambdas.iter().enumerate() {
             let la = lse(&chunk_ln[i][c0..c1]);
-            let mut all = chunk_ln[i][..c1].to_vec();
-            all.push(bulk[i]);
-            let lab = lse(&all);
+            let lab = prefix[i][c1];
             let x = tf.ln() + la + (tf - 1.0) * lab - l * e_read;
             if x < best.0 {
                 best = (x, l);
@@ -1268,12 +1267,12 @@ fn compose_blocks(
         let share = width(c0, c1);
         let (ln_b, lambda) = bound(c0, c1);
         if ln_b <= (budget * share).ln() {
-            *extra += ln_b.exp() * (1.0 + 1e-12);
+            // The margin covers the logs' rounding, amplified by T − 1 (≤ 10⁴·64u·|ln M|).
+            *extra += ln_b.exp() * (1.0 + 1e-9);
             return Ok(None);
         }
         expired()?;
         let (top, split) = (cuts[c1] - 1, cuts[c0] - 1);
-        let lambda = lambda.min(MAX_BLOCK_TILT);
         let part = compose_part(
             p,
             t,
@@ -1327,23 +1326,9 @@ fn compose_blocks(
             d
         }));
     }
-    let parts: Vec<Part> = done.into_iter().map(|d| d.2).collect();
-    let mut parts = parts.into_iter();
-    let first = match parts.next() {
-        Some(f) => f,
-        // Every block bounded: an empty composition carries the bounds.
-        None => compose_part(p, t, budget, query, 0.0, eps, s, None, 0.0).map(|mut f| {
-            // The all-bulk part has no mass beyond ε (the split's choice): it stands in as an
-            // exact zero, its lower end.
-            f.up.zero();
-            f.lo.zero();
-            f
-        })?,
-    };
     Ok(Both {
-        up: first.up,
-        lo: first.lo,
-        more: parts.map(|x| (x.up, x.lo)).collect(),
+        // Every block bounded: no composition, the bounds alone (the lower end is 0).
+        parts: done.into_iter().map(|d| (d.2.up, d.2.lo)).collect(),
         extra,
         n_fft: n_fft.get(),
         calib,
@@ -1624,8 +1609,9 @@ fn eps_passes(
         calib = c.calib;
         // δ as a double is within one rounding of the exact decimal: each end uses the side of
         // it that keeps the bracket valid.
-        let hi = c.up.eps(delta * (1.0 - 2.0 * U), true);
-        let lo = c.lo.eps(delta * (1.0 + 2.0 * U), false);
+        let (up, low) = c.single();
+        let hi = up.eps(delta * (1.0 - 2.0 * U), true);
+        let lo = low.eps(delta * (1.0 + 2.0 * U), false);
         if !hi.is_finite() {
             return Err(budget_error("the upper pair's eps is beyond the grid"));
         }
@@ -1638,11 +1624,11 @@ fn eps_passes(
         // the δ-width that d digits of ε allow there (2|dδ/dε|·ε·10^−d) on the FFT's rounding at
         // each end; h shrinks by the discretisation's share of the width (second order in h).
         let e = lo - 0.1 * width;
-        let slope = c.up.slope(e);
+        let slope = up.slope(e);
         let allowed = 2.0 * slope * e.max(0.0) * 10f64.powi(-(digits as i32));
         guess = Some((e, 0.125 * allowed));
         let em = 0.5 * (lo + hi);
-        let disc = c.up.approx(em) - c.lo.approx(em);
+        let disc = up.approx(em) - low.approx(em);
         if has_digits(lo, hi, digits) {
             return Ok((lo, hi));
         }
@@ -1705,9 +1691,10 @@ fn delta_passes(
     }
     let mut calib = 1.0;
     let mut tol = None;
+    // The blocks' FFT errors may take an eighth of the width d digits allow.
+    let rel = 0.125 * 10f64.powi(-(digits as i32));
     for _ in 0..PASSES {
         expired()?;
-        let rel = 0.125 * 10f64.powi(-(digits as i32));
         let c = pass(
             law,
             t,
@@ -1786,16 +1773,13 @@ pub(super) fn accepts(sched: &super::Schedule, digits: u32) -> Option<(Subsample
 /// Elsewhere, and whenever this route cannot certify the digits within its FFT cap, the
 /// inversion answers.
 pub(super) fn applies(sched: &super::Schedule, digits: u32) -> Option<(SubsampledGaussian, u64)> {
-    match sched.parts() {
-        [(super::Release::Subsampled(m), n)] if digits <= MAX_DIGITS => {
-            let (q, s, n) = (m.q().f64(), m.sigma().f64(), *n);
-            let small = (4..=100).contains(&n) && q <= 0.05;
-            let longer = (101..=3000).contains(&n) && q <= 0.002 && !(1.0..2.0).contains(&s);
-            let middle = (101..=1000).contains(&n) && q <= 0.01 && s < 1.0;
-            (small || longer || middle).then(|| (m.clone(), n))
-        }
-        _ => None,
-    }
+    accepts(sched, digits).filter(|(m, n)| {
+        let (q, s, n) = (m.q().f64(), m.sigma().f64(), *n);
+        let small = (4..=100).contains(&n) && q <= 0.05;
+        let longer = (101..=3000).contains(&n) && q <= 0.002 && !(1.0..2.0).contains(&s);
+        let middle = (101..=1000).contains(&n) && q <= 0.01 && s < 1.0;
+        small || longer || middle
+    })
 }
 
 /// Whether the add direction's δ at `eps` is certified at most `delta`, for T identical
@@ -2110,19 +2094,28 @@ mod tests {
     /// Without the split the route cannot certify 6 digits here.
     #[test]
     fn tail_brackets_contain_the_nested_integration() {
+        contain_the_nested_integration(
+            &[
+                ("0.001", "1", "2"),
+                ("0.001", "1", "8"),
+                ("0.001", "0.6", "0.5"),
+                ("0.01", "1", "4"),
+            ],
+            false,
+        );
+    }
+
+    /// At T = 3, each case's 6-digit δ(ε) from this route (`blocks`: by blocks from the first
+    /// pass) certifies its digits and contains the nested integration's 8-digit bracket.
+    fn contain_the_nested_integration(cases: &[(&str, &str, &str)], blocks: bool) {
         let nested = ComposeOptions {
             digits: 8,
             force_inversion: false,
         };
-        for (q, s, eps) in [
-            ("0.001", "1", "2"),
-            ("0.001", "1", "8"),
-            ("0.001", "0.6", "0.5"),
-            ("0.01", "1", "4"),
-        ] {
+        for &(q, s, eps) in cases {
             let sched = schedule(q, s, 3);
             let x: Scalar = eps.parse().unwrap();
-            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 6, false).unwrap();
+            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 6, blocks).unwrap();
             let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
             assert!(theirs.route.contains("nested"), "{}", theirs.route);
             assert_contains(&ours, &theirs, &format!("{q} {s} {eps}"), "nested route");
@@ -2340,22 +2333,14 @@ mod tests {
     /// T = 4 analogues were refused ("only 0 certified") before the blocks.
     #[test]
     fn blocks_bracket_the_nested_integration_at_sigma_5() {
-        let nested = ComposeOptions {
-            digits: 8,
-            force_inversion: false,
-        };
-        for (q, s, eps) in [
-            ("0.01", "5", "0.5"),
-            ("0.001", "5", "0.1"),
-            ("0.01", "5", "2"),
-        ] {
-            let sched = schedule(q, s, 3);
-            let x: Scalar = eps.parse().unwrap();
-            let ours = super::delta_for_eps(&sched, &release(&sched), 3, &x, 6, true).unwrap();
-            let theirs = super::super::delta_for_eps(&sched, &x, &nested).unwrap();
-            assert!(theirs.route.contains("nested"), "{}", theirs.route);
-            assert_contains(&ours, &theirs, &format!("{q} {s} {eps}"), "nested route");
-        }
+        contain_the_nested_integration(
+            &[
+                ("0.01", "5", "0.5"),
+                ("0.001", "5", "0.1"),
+                ("0.01", "5", "2"),
+            ],
+            true,
+        );
     }
 
     /// The blocks are an exact decomposition of the excess ((a + b)^{*T} − b^{*T} = Σ_j
@@ -2381,23 +2366,13 @@ mod tests {
                 "{q} {sigma}: the knots do not split"
             );
             if !one_tilt_suffices {
-                assert!(!blocks.more.is_empty(), "{q} {sigma}: one block");
+                assert!(blocks.parts.len() > 1, "{q} {sigma}: one block");
             }
-            let (b_lo, b_hi) = (
-                blocks.up.delta(eps, false)
-                    + blocks
-                        .more
-                        .iter()
-                        .map(|(u, _)| u.delta(eps, false))
-                        .sum::<f64>(),
-                blocks.up.delta(eps, true)
-                    + blocks
-                        .more
-                        .iter()
-                        .map(|(u, _)| u.delta(eps, true))
-                        .sum::<f64>()
-                    + blocks.extra,
-            );
+            // The upper pair's δ from the blocks: both ends of each block's, summed.
+            let ends = |upper: bool| -> f64 {
+                blocks.parts.iter().map(|(u, _)| u.delta(eps, upper)).sum()
+            };
+            let (b_lo, b_hi) = (ends(false), ends(true) + blocks.extra);
             let tilt = choose_tilt(&p, t, query, None, false);
             let (lambda, _, _) = pick_tilt(&p, t, budget, query, 1.0, tilt.lambda, tilt.eps);
             let n = p.up.len() - 1;
