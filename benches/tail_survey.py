@@ -1,11 +1,12 @@
 """The δ(ε) tail survey at small q (issue 24, item 2): δ(ε) at 6 digits for q ∈ {0.001, 0.01},
 σ ∈ {0.6, 1, 5}, T ∈ {4, 10, 30, 100, 300, 1000}, ε ∈ {0.1, 0.5, 2, 8, 30}, each with
-`--max-seconds 10`, by the release binary (build it first: `cargo build --release`). Writes
+`--max-seconds 60` (change with --max-seconds N), by the release binary (build it first:
+`cargo build --release`). Writes
 benches/tail_survey.csv (one row per query: the bracket or the refusal, the route, wall seconds)
 and prints a Markdown table (per q, σ, T: each ε's δ midpoint and seconds, or "refused").
 
-Run: python3 benches/tail_survey.py [--out CSV] [--bin PATH] > table.md   (about 10 minutes on 2
-cores; --bin surveys another build, e.g. an older commit's, for a before/after)
+Run: python3 benches/tail_survey.py [--out CSV] [--bin PATH] [--max-seconds N] > table.md   (about
+30 minutes on 2 cores at 60 s; --bin surveys another build, e.g. an older commit's, for a before/after)
 """
 import csv
 import os
@@ -19,11 +20,12 @@ SIGMAS = ["0.6", "1", "5"]
 TS = [4, 10, 30, 100, 300, 1000]
 EPSS = ["0.1", "0.5", "2", "8", "30"]
 BIN = os.path.join("target", "release", "dpaudit")
+MAX_SECONDS = "60"
 
 
 def run(q, s, t, e):
     cmd = [BIN, "account", "--q", q, "--sigma", s, "--steps", str(t), "--eps", e,
-           "--digits", "6", "--max-seconds", "10"]
+           "--digits", "6", "--max-seconds", MAX_SECONDS]
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     dt = time.perf_counter() - t0
@@ -38,12 +40,14 @@ def run(q, s, t, e):
 
 
 def main():
-    global BIN
+    global BIN, MAX_SECONDS
     out = "benches/tail_survey.csv"
     if "--out" in sys.argv:
         out = sys.argv[sys.argv.index("--out") + 1]
     if "--bin" in sys.argv:
         BIN = sys.argv[sys.argv.index("--bin") + 1]
+    if "--max-seconds" in sys.argv:
+        MAX_SECONDS = sys.argv[sys.argv.index("--max-seconds") + 1]
     rows = []
     for q in QS:
         for s in SIGMAS:
@@ -81,6 +85,7 @@ def main():
     ok = sum(1 for r in rows if r["mid"])
     over = sum(1 for r in rows if r["mid"] and float(r["seconds"]) > 1.0)
     print(f"\nanswered: {ok} of {len(rows)}; answered in over 1 s: {over}; "
+          f"each query with --max-seconds {MAX_SECONDS}; "
           "ᵢ: the inversion answered (else the discretised route); "
           "\"N d\": the digits a refusal certified (its narrowest bracket's)")
 

@@ -581,21 +581,36 @@ fn report_json_lists_every_spec_the_golden_and_the_controls() {
 }
 
 /// A refused `account` query carries its narrowest certified bracket as `refused` (docs/json.md):
-/// q = 0.01, σ = 1, T = 100, δ(8) at 6 digits, where neither route certifies 6 (the discretised
-/// one reaches 5). The digits named are the bracket's own, its ends are the ones the message
+/// q = 0.01, σ = 5, T = 10, δ(0.5) at 8 digits within 2 s, where neither route certifies 8 in
+/// that time (the discretised one reaches 7 at the FFT cap in about 45 s). The digits named are the bracket's own, its ends are the ones the message
 /// prints, and exit status is 2.
 #[test]
 fn account_json_refusal_carries_the_narrowest_bracket() {
+    // Within 2 s the discretised route does not start the passes that would outlast the limit
+    // (its third is an FFT of 2^24, 13 s), and the refusal carries its narrowest bracket.
     let o = run(bin().args([
-        "account", "--q", "0.01", "--sigma", "1", "--steps", "100", "--eps", "8", "--digits", "6",
-        "--format", "json",
+        "account",
+        "--q",
+        "0.01",
+        "--sigma",
+        "5",
+        "--steps",
+        "10",
+        "--eps",
+        "0.5",
+        "--digits",
+        "8",
+        "--max-seconds",
+        "2",
+        "--format",
+        "json",
     ]));
-    error_doc(&o, "account", "cannot certify 6 digits");
+    error_doc(&o, "account", "cannot certify 8 digits");
     let v = doc(&o, "account");
     let r = &v["refused"];
-    assert_eq!(r["requested_digits"], 6, "{v}");
+    assert_eq!(r["requested_digits"], 8, "{v}");
     let got = r["certified_digits"].as_u64().expect("certified_digits");
-    assert!((1..6).contains(&got), "{v}");
+    assert!((1..8).contains(&got), "{v}");
     let (lo_s, hi_s) = (&r["bracket"]["lo"], &r["bracket"]["hi"]);
     let (lo, hi) = (dec(lo_s), dec(hi_s));
     let digits = (-((hi - lo) / (hi + lo)).log10()).floor();

@@ -43,6 +43,16 @@ pub(crate) fn within<T>(limit: Option<(Instant, f64)>, f: impl FnOnce() -> T) ->
     out
 }
 
+/// `Some(limit in seconds)` when this thread's time limit passes within `after` from now: a
+/// step that expects to take `after` asks before it starts (the discretised composition's
+/// passes, whose FFTs cannot stop midway).
+pub(crate) fn expires_within(after: Duration) -> Option<f64> {
+    DEADLINE.with(|d| {
+        d.get()
+            .and_then(|(t, s)| (Instant::now() + after >= t).then_some(s))
+    })
+}
+
 /// `Some(limit in seconds)` once this thread's time limit has passed.
 pub(crate) fn expired() -> Option<f64> {
     DEADLINE.with(|d| {
@@ -53,7 +63,7 @@ pub(crate) fn expired() -> Option<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{expired, with_limit, Duration};
+    use super::{expired, expires_within, with_limit, Duration};
 
     #[test]
     fn limit_is_scoped_and_restored() {
@@ -65,5 +75,15 @@ mod tests {
             assert!(expired().is_some());
         });
         assert!(expired().is_none());
+    }
+
+    #[test]
+    fn a_step_longer_than_the_time_left_is_refused_before_it_starts() {
+        assert!(expires_within(Duration::from_secs(1000)).is_none());
+        with_limit(Some(100.0), || {
+            assert!(expired().is_none());
+            assert!(expires_within(Duration::from_secs(1)).is_none());
+            assert_eq!(expires_within(Duration::from_secs(101)), Some(100.0));
+        });
     }
 }
