@@ -1194,7 +1194,7 @@ const MAX_BLOCK_TILT: f64 = 1e6;
 /// the budget (proportional to its width, so the bounded blocks together add at most `budget`)
 /// is bounded, not composed (the bound joins the upper end only); while the composed blocks'
 /// FFT errors at ε add up to more than `rel` of their lower end, the block with the largest is
-/// halved, down to [`BLOCK`] knots, within [`MAX_BLOCKS`] FFTs.
+/// halved, down to [`BLOCK`] knots, within [`MAX_BLOCKS`] FFTs and the time limit.
 #[allow(clippy::too_many_arguments)]
 fn compose_blocks(
     p: &Pairs,
@@ -1280,6 +1280,9 @@ fn compose_blocks(
     // A block, bounded (its Chernoff bound joins `extra`) or composed.
     let mut extra = inf;
     let (ffts, n_fft) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    // The longest block's time so far: a halving (two blocks) that would outlast the time limit
+    // is not started, and the pass returns the blocks it has (a valid, wider bracket).
+    let slowest = std::cell::Cell::new(std::time::Duration::ZERO);
     let block = |c0: usize, c1: usize, extra: &mut f64| -> Result<Option<(Part, f64)>> {
         let share = width(c0, c1);
         let (ln_b, lambda) = bound(c0, c1);
@@ -1289,6 +1292,7 @@ fn compose_blocks(
             return Ok(None);
         }
         expired()?;
+        let started = std::time::Instant::now();
         let (top, split) = (cuts[c1] - 1, cuts[c0] - 1);
         let part = compose_part(
             p,
@@ -1302,6 +1306,7 @@ fn compose_blocks(
             0.0,
         )?;
         ffts.set(ffts.get() + 1);
+        slowest.set(slowest.get().max(started.elapsed()));
         n_fft.set(n_fft.get().max(part.n_fft));
         let err = part.up.error_at(eps);
         Ok(Some((part, err)))
@@ -1327,6 +1332,9 @@ fn compose_blocks(
             .max_by(|&i, &j| done[i].3.total_cmp(&done[j].3));
         let Some(w) = worst else { break };
         if total <= goal || ffts.get() + 2 > MAX_BLOCKS {
+            break;
+        }
+        if crate::numeric::deadline::expires_within(slowest.get() * 2).is_some() {
             break;
         }
         let (c0, c1, _, parent, _) = done.swap_remove(w);
