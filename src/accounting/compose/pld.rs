@@ -330,8 +330,9 @@ fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
     Ok(p)
 }
 
-/// Cells in a row that [`lower_pair`] labels alone at their lower knot before it ends with one
-/// bin (each costs a scan of the cells above).
+/// Cells that [`lower_pair`] labels alone at their lower knot before it ends with one bin: each
+/// costs a scan of the cells above, so the count is a total, not a run (the bins' work stays
+/// within this many scans of the step).
 const UNBALANCED: usize = 64;
 
 /// The lower pair's finite masses on the knots 0 ..= n from the cells (module docs).
@@ -369,7 +370,6 @@ fn lower_pair(cells: &[Cell], h: f64) -> Vec<f64> {
         }
         match next {
             Some((c2, rest)) => {
-                unbalanced = 0;
                 lo[k] += out;
                 if rest > 0.0 {
                     (c, r) = (c2, rest);
@@ -381,7 +381,7 @@ fn lower_pair(cells: &[Cell], h: f64) -> Vec<f64> {
             // last cells; or a pile of mass at knot c, as at ℓ_min for tiny q on a coarse step,
             // where the bin would otherwise swallow the whole step). Cell c's part alone is
             // labelled at its lower knot (its log-ratio is at least ℓ_c) and the bins go on from
-            // c + 1; after UNBALANCED such cells in a row, the rest is one bin at knot c.
+            // c + 1; after UNBALANCED such cells, the rest is one bin at knot c.
             None if unbalanced < UNBALANCED => {
                 lo[c] += r * pl[c];
                 (c, r) = (c + 1, 1.0);
