@@ -2317,8 +2317,9 @@ mod tests {
     /// narrowest bracket and that bracket's digits (not the inversion's "0 certified"):
     /// q = 0.01, σ = 5, T = 10, ε = 0.5 at 8 digits within 2 s. The route does not start a pass
     /// that would outlast the limit (its third is an FFT of 2^24, 13 s here), so the limit is
-    /// kept (the time check covers [`super::pace`]). The earlier cases (q = 0.01, σ = 1, T = 100, ε = 8 at 6 digits, and
-    /// before it q = 0.001, σ = 1, T = 100, ε = 0.5) are answered since the cap is 2^24.
+    /// kept (the time check covers [`super::pace`]). The earlier cases (q = 0.01, σ = 1,
+    /// T = 100, ε = 8 at 6 digits, and before it q = 0.001, σ = 1, T = 100, ε = 0.5) are
+    /// answered since the cap is 2^24.
     #[test]
     fn a_refusal_reports_the_narrowest_bracket() {
         let sched = schedule("0.01", "5", 10);
