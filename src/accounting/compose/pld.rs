@@ -1018,7 +1018,7 @@ fn choose_tilt(p: &Pairs, t: u64, query: Query, split: Option<usize>, force_spli
 struct Tilt {
     lambda: f64,
     /// The whole sum's best tilt on the grid, before [`refine_tilt`], and its bound's log (see
-    /// [`compose`]).
+    /// [`compose`]); with a split, the excess's refined ones (blocks choose their own tilts).
     grid_lambda: f64,
     grid_score: f64,
     eps: f64,
@@ -1183,17 +1183,25 @@ fn compose(
     // the FFT's rounding, relative to the bound, has that much room). Measured: the bounds
     // differ by e^4.0 at that query (the grid's tilt answers it), by e^8.9 at q = 0.001,
     // σ = 0.6, T = 300, ε = 30 and e^46 at σ = 1, T = 30, ε = 30 (where it lost the answers).
-    let pick = |l: f64| pick_tilt(p, t, budget, query, calib, l, eps_ref);
+    let pick = |l: f64| {
+        let (lambda, pred_ec, maxed) = pick_tilt(p, t, budget, query, calib, l, eps_ref);
+        (
+            lambda,
+            pred_ec,
+            maxed,
+            plan(p, t, budget, lambda, eps_ref, n),
+        )
+    };
+    let len = |w: &Result<Plan>| w.as_ref().map_or(usize::MAX, |w| w.nf);
     let mut chosen = pick(lstar);
     if grid_lambda != lstar && grid_score - ln_bound <= 3.0 * std::f64::consts::LN_10 {
         let other = pick(grid_lambda);
-        let len = |l: f64| plan(p, t, budget, l, eps_ref, n).map_or(usize::MAX, |w| w.nf);
-        if len(other.0) < len(chosen.0) {
+        if len(&other.3) < len(&chosen.3) {
             chosen = other;
         }
     }
-    let (lambda, pred_ec, maxed) = chosen;
-    let part = compose_part(p, t, budget, query, lambda, eps_ref, n, None, inf)?;
+    let (lambda, pred_ec, maxed, w) = chosen;
+    let part = compose_part(p, t, query, lambda, n, None, inf, w?)?;
     Ok(Both {
         n_fft: part.n_fft,
         calib: (part.fft_err.each / pred_ec).max(1.0),
@@ -1261,21 +1269,20 @@ struct Part {
 /// [`compose`]'s FFT at a given tilt, on the knots up to `top`: with `split` s, the excess
 /// (a + b)^{*T} − b^{*T} of the knots in (s, top] over those up to s ([`excess_spectrum`]),
 /// else the T-fold power. `inf` is the upper pair's mass at +∞ to carry.
+/// `w` is the [`plan`] at λ (callers compare tilts by their plans' windows first).
 #[allow(clippy::too_many_arguments)]
 fn compose_part(
     p: &Pairs,
     t: u64,
-    budget: f64,
     query: Query,
     lambda: f64,
-    eps_ref: f64,
     top: usize,
     split: Option<usize>,
     inf: f64,
+    w: Plan,
 ) -> Result<Part> {
     let n = top;
     let tf = t as f64;
-    let w = plan(p, t, budget, lambda, eps_ref, top)?;
     let (cu, cl, nf) = (w.cu, w.cl, w.nf);
     expired()?;
     let t0 = t as i64 * p.j0;
@@ -1437,8 +1444,9 @@ fn compose_blocks(
     // (a + b)^{*T} − b^{*T} ≤ T·a·(a + b)^{*(T−1)} coefficientwise, so the part beyond e is at
     // most T·M_a(λ)·M_{a+b}(λ)^{T−1}·e^{−λe}.
     let e_read = eps - tf * p.tau;
-    // With `refine`, the tilt refined between grid points (refine_tilt) and its bound.
-    let bound_at = |c0: usize, c1: usize, refine: bool| -> (f64, f64) {
+    // The grid's best (bound, tilt), and with `refine` the tilt refined between grid points
+    // (refine_tilt) and its bound (else the grid's again).
+    let bound_at = |c0: usize, c1: usize, refine: bool| -> ((f64, f64), (f64, f64)) {
         let mut best = (f64::INFINITY, 0.0);
         let mut at = None;
         let mut grid = Vec::with_capacity(lambdas.len());
@@ -1452,6 +1460,7 @@ fn compose_blocks(
                 at = Some(i);
             }
         }
+        let on_grid = best;
         if let Some(i) = at.filter(|_| refine && best.0.is_finite()) {
             // Between the grid's points (see refine_tilt): the same bound at any λ.
             let (a, top) = (&p.up[cuts[c0]..cuts[c1]], &p.up[..cuts[c1]]);
@@ -1463,9 +1472,9 @@ fn compose_blocks(
             let (l, v) = refine_tilt(x, &grid, i);
             best = (v, l);
         }
-        best
+        (on_grid, best)
     };
-    let bound = |c0: usize, c1: usize| bound_at(c0, c1, false);
+    let bound = |c0: usize, c1: usize| bound_at(c0, c1, false).0;
     let width = |c0: usize, c1: usize| (cuts[c1] - cuts[c0]) as f64 / (n - s) as f64;
     // A block, bounded (its Chernoff bound joins `extra`) or composed.
     let mut extra = inf;
@@ -1475,8 +1484,7 @@ fn compose_blocks(
     let slowest = std::cell::Cell::new(std::time::Duration::ZERO);
     let block = |c0: usize, c1: usize, extra: &mut f64| -> Result<Option<(Part, f64)>> {
         let share = width(c0, c1);
-        let (grid_b, grid_l) = bound(c0, c1);
-        let (ln_b, refined) = bound_at(c0, c1, true);
+        let ((_, grid_l), (ln_b, refined)) = bound_at(c0, c1, true);
         if ln_b <= (budget * share).ln() {
             // The margin covers the logs' rounding, amplified by T − 1 (≤ 10⁴·64u·|ln M|).
             *extra += ln_b.exp() * (1.0 + 1e-9);
@@ -1485,18 +1493,8 @@ fn compose_blocks(
         expired()?;
         let started = std::time::Instant::now();
         let (top, split) = (cuts[c1] - 1, cuts[c0] - 1);
-        let at = |lambda: f64| -> Result<(Part, f64)> {
-            let part = compose_part(
-                p,
-                t,
-                budget * share,
-                query,
-                lambda,
-                eps,
-                top,
-                Some(split),
-                0.0,
-            )?;
+        let at = |lambda: f64, w: Result<Plan>| -> Result<(Part, f64)> {
+            let part = compose_part(p, t, query, lambda, top, Some(split), 0.0, w?)?;
             ffts.set(ffts.get() + 1);
             n_fft.set(n_fft.get().max(part.n_fft));
             let err = part.up.error_at(eps);
@@ -1508,19 +1506,23 @@ fn compose_blocks(
         // block is composed at the tilt with the shorter FFT (the refined one when equal), and
         // again at the other if its error leaves it nothing (at least its own lower end), time
         // permitting; the better of the two is kept.
-        let len = |l: f64| plan(p, t, budget * share, l, eps, top).map_or(usize::MAX, |w| w.nf);
-        let (first, other) = if refined == grid_l || !grid_b.is_finite() {
-            (refined, None)
-        } else if len(refined) <= len(grid_l) {
-            (refined, Some(grid_l))
+        let planned = |l: f64| (l, plan(p, t, budget * share, l, eps, top));
+        let len = |w: &Result<Plan>| w.as_ref().map_or(usize::MAX, |w| w.nf);
+        let (first, other) = if refined == grid_l {
+            (planned(refined), None)
         } else {
-            (grid_l, Some(refined))
+            let (r, g) = (planned(refined), planned(grid_l));
+            if len(&r.1) <= len(&g.1) {
+                (r, Some(g))
+            } else {
+                (g, Some(r))
+            }
         };
-        let (mut part, mut err) = at(first)?;
+        let (mut part, mut err) = at(first.0, first.1)?;
         let useless = err >= part.lo.delta(eps, false);
-        if let (Some(l), true) = (other, useless) {
+        if let (Some((l, w)), true) = (other, useless) {
             if crate::numeric::deadline::expires_within(started.elapsed()).is_none() {
-                if let Ok((p2, e2)) = at(l) {
+                if let Ok((p2, e2)) = at(l, w) {
                     if e2 < err {
                         (part, err) = (p2, e2);
                     }
@@ -2768,7 +2770,8 @@ mod tests {
             let tilt = choose_tilt(&p, t, query, None, false);
             let (lambda, _, _) = pick_tilt(&p, t, budget, query, 1.0, tilt.lambda, tilt.eps);
             let n = p.up.len() - 1;
-            let single = compose_part(&p, t, budget, query, lambda, eps, n, None, 0.0).unwrap();
+            let w = super::plan(&p, t, budget, lambda, eps, n).unwrap();
+            let single = compose_part(&p, t, query, lambda, n, None, 0.0, w).unwrap();
             let (s_lo, s_hi) = (single.up.delta(eps, false), single.up.delta(eps, true));
             let case = format!(
                 "{q} {sigma} {t} {eps}: blocks [{b_lo:e}, {b_hi:e}], single [{s_lo:e}, {s_hi:e}]"
@@ -2799,6 +2802,8 @@ mod tests {
         let budget = 1e-20;
         let h = initial_h(&law, budget / t as f64);
         let p = discretise(&law, h, budget / t as f64).unwrap();
+        // The pass goes by blocks (the knots split), or the check says nothing about them.
+        assert!(super::excess_split(&p, t, Query::Delta(eps, None)).is_some());
         let first = compose(&p, t, budget, Query::Delta(eps, None), 1.0, true, 1e-8).unwrap();
         assert!(!first.tilt_maxed, "a first pass by blocks ended the route");
         let later = compose(
