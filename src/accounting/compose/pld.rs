@@ -792,7 +792,8 @@ struct Both {
     parts: Vec<(Composite, Composite)>,
     /// Added to the upper end of δ(ε) only.
     extra: f64,
-    /// The longest FFT used.
+    /// The longest FFT among the compositions the bracket rests on (a block composed and then
+    /// halved does not count: the next pass's step is limited by what the result needed).
     n_fft: usize,
     /// The FFT error bound over its prediction, for the next pass's choice of tilt.
     calib: f64,
@@ -1194,7 +1195,7 @@ fn compose(
     };
     let len = |w: &Result<Plan>| w.as_ref().map_or(usize::MAX, |w| w.nf);
     let mut chosen = pick(lstar);
-    if grid_lambda != lstar && grid_score - ln_bound <= 3.0 * std::f64::consts::LN_10 {
+    if grid_lambda != lstar && grid_score - ln_bound <= GRID_TILT_ROOM {
         let other = pick(grid_lambda);
         if len(&other.3) < len(&chosen.3) {
             chosen = other;
@@ -1210,6 +1211,10 @@ fn compose(
         tilt_maxed: maxed,
     })
 }
+
+/// How far (log) the grid's tilt's Chernoff bound may exceed the refined tilt's for the one-tilt
+/// route to try the grid's tilt (10³; see [`compose`]).
+const GRID_TILT_ROOM: f64 = 3.0 * std::f64::consts::LN_10;
 
 /// A composition's tilted pairs and window (see [`compose_part`]): the masses tilted by λ and
 /// their log-normalisers, the mass each may leave outside the window, the window's first knot
@@ -1350,6 +1355,14 @@ fn compose_part(
     })
 }
 
+/// One block of [`compose_blocks`]: bounded (its bound joined the upper end), composed (with
+/// its FFT error at ε), or too long for the cap as a whole (two chunks or more: it is halved).
+enum Block {
+    Bounded,
+    Composed(Box<Part>, f64),
+    TooLong,
+}
+
 /// Knots per block of [`compose_blocks`] (and of its Chernoff bounds' chunks).
 const BLOCK: usize = 64;
 /// Most FFTs one δ(ε) pass spends on blocks.
@@ -1444,9 +1457,9 @@ fn compose_blocks(
     // (a + b)^{*T} − b^{*T} ≤ T·a·(a + b)^{*(T−1)} coefficientwise, so the part beyond e is at
     // most T·M_a(λ)·M_{a+b}(λ)^{T−1}·e^{−λe}.
     let e_read = eps - tf * p.tau;
-    // The grid's best (bound, tilt), and with `refine` the tilt refined between grid points
-    // (refine_tilt) and its bound (else the grid's again).
-    let bound_at = |c0: usize, c1: usize, refine: bool| -> ((f64, f64), (f64, f64)) {
+    // The grid's best (bound, tilt), and the tilt refined between grid points (refine_tilt)
+    // with its bound.
+    let bound_at = |c0: usize, c1: usize| -> ((f64, f64), (f64, f64)) {
         let mut best = (f64::INFINITY, 0.0);
         let mut at = None;
         let mut grid = Vec::with_capacity(lambdas.len());
@@ -1461,7 +1474,7 @@ fn compose_blocks(
             }
         }
         let on_grid = best;
-        if let Some(i) = at.filter(|_| refine && best.0.is_finite()) {
+        if let Some(i) = at.filter(|_| best.0.is_finite()) {
             // Between the grid's points (see refine_tilt): the same bound at any λ.
             let (a, top) = (&p.up[cuts[c0]..cuts[c1]], &p.up[..cuts[c1]]);
             let x = |l: f64| {
@@ -1474,21 +1487,24 @@ fn compose_blocks(
         }
         (on_grid, best)
     };
-    let bound = |c0: usize, c1: usize| bound_at(c0, c1, false).0;
     let width = |c0: usize, c1: usize| (cuts[c1] - cuts[c0]) as f64 / (n - s) as f64;
     // A block, bounded (its Chernoff bound joins `extra`) or composed.
     let mut extra = inf;
-    let (ffts, n_fft) = (std::cell::Cell::new(0usize), std::cell::Cell::new(0usize));
+    let ffts = std::cell::Cell::new(0usize);
     // The longest block's time so far: a halving (two blocks) that would outlast the time limit
     // is not started, and the pass returns the blocks it has (a valid, wider bracket).
     let slowest = std::cell::Cell::new(std::time::Duration::ZERO);
-    let block = |c0: usize, c1: usize, extra: &mut f64| -> Result<Option<(Part, f64)>> {
+    // From the second pass the goal is known (the pass's tolerance): a block's FFT error at ε is
+    // at least about u·B/T (B its Chernoff bound at the tilt composed, the tilted total it is
+    // relative to), so beyond ln(goal·T/u) a block's composition cannot meet the goal.
+    let far = tol.filter(|&g| g > 0.0).map(|g| (g * tf / U).ln());
+    let block = |c0: usize, c1: usize, extra: &mut f64| -> Result<Block> {
         let share = width(c0, c1);
-        let ((_, grid_l), (ln_b, refined)) = bound_at(c0, c1, true);
+        let ((ln_g, grid_l), (ln_b, refined)) = bound_at(c0, c1);
         if ln_b <= (budget * share).ln() {
             // The margin covers the logs' rounding, amplified by T − 1 (≤ 10⁴·64u·|ln M|).
             *extra += ln_b.exp() * (1.0 + 1e-9);
-            return Ok(None);
+            return Ok(Block::Bounded);
         }
         expired()?;
         let started = std::time::Instant::now();
@@ -1496,7 +1512,6 @@ fn compose_blocks(
         let at = |lambda: f64, w: Result<Plan>| -> Result<(Part, f64)> {
             let part = compose_part(p, t, query, lambda, top, Some(split), 0.0, w?)?;
             ffts.set(ffts.get() + 1);
-            n_fft.set(n_fft.get().max(part.n_fft));
             let err = part.up.error_at(eps);
             Ok((part, err))
         };
@@ -1505,10 +1520,14 @@ fn compose_blocks(
         // FFT; refining every block lost 5 of the tail survey's answers at the FFT cap). The
         // block is composed at the tilt with the shorter FFT (the refined one when equal), and
         // again at the other if its error leaves it nothing (at least its own lower end), time
-        // permitting; the better of the two is kept.
+        // permitting; the better of the two is kept. Once the goal is known, the grid's tilt is
+        // not tried where its bound is beyond `far` (below): its error would exceed the goal
+        // (q = 0.001, σ = 1, T = 300, ε = 30: λ = 11.87 against the refined 13.7 left 8 blocks
+        // errors 10¹⁰ times their δ, each recomposed; at q = 0.001, σ = 5, T = 300, ε = 0.1 the
+        // grid's bound is 10⁵ times the refined one and its FFT 8 times shorter, and it answers).
         let planned = |l: f64| (l, plan(p, t, budget * share, l, eps, top));
         let len = |w: &Result<Plan>| w.as_ref().map_or(usize::MAX, |w| w.nf);
-        let (first, other) = if refined == grid_l {
+        let (first, other) = if refined == grid_l || far.is_some_and(|f| ln_g > f) {
             (planned(refined), None)
         } else {
             let (r, g) = (planned(refined), planned(grid_l));
@@ -1518,6 +1537,9 @@ fn compose_blocks(
                 (g, Some(r))
             }
         };
+        if first.1.is_err() && c1 - c0 >= 2 {
+            return Ok(Block::TooLong);
+        }
         let (mut part, mut err) = at(first.0, first.1)?;
         let useless = err >= part.lo.delta(eps, false);
         if let (Some((l, w)), true) = (other, useless) {
@@ -1530,26 +1552,44 @@ fn compose_blocks(
             }
         }
         slowest.set(slowest.get().max(started.elapsed()));
-        Ok(Some((part, err)))
+        Ok(Block::Composed(Box::new(part), err))
+    };
+    // Blocks composed (c0, c1, part, error at ε), bounded, or halved where the window of the
+    // whole block exceeds the cap (its halves' may not: the next pass's step follows the blocks
+    // kept, not their parents, see `n_fft` below).
+    let compose_all = |blocks: &[(usize, usize)], extra: &mut f64| {
+        let mut out = Vec::new();
+        let mut todo: Vec<(usize, usize)> = blocks.iter().rev().copied().collect();
+        while let Some((c0, c1)) = todo.pop() {
+            match block(c0, c1, extra)? {
+                Block::Bounded => {}
+                Block::Composed(part, err) => out.push((c0, c1, *part, err)),
+                Block::TooLong => {
+                    let mid = c0 + (c1 - c0) / 2;
+                    todo.push((mid, c1));
+                    todo.push((c0, mid));
+                }
+            }
+        }
+        Ok::<_, Error>(out)
     };
     // Composed blocks (c0, c1, part, error at ε, whether halving it may still help); the one
     // with the largest error is halved until the errors are within the goal, 1/8·10^{−d} of the
     // blocks' lower end (before there is one, the pass's tolerance). Halving that does not at
     // least halve a block's error is not repeated on its halves.
     let mut done: Vec<(usize, usize, Part, f64, bool)> = Vec::new();
-    // From the second pass the goal is known (the pass's tolerance): a block's FFT error at ε is
-    // at least about u·B/T (B its Chernoff bound, the tilted total it is relative to), so a
-    // block whose bound is beyond T/u times the goal is halved before any FFT rather than
-    // composed only to be halved (at q = 0.001, σ = 5, T = 1000, ε = 0.5, the whole excess at
-    // the third pass was an FFT of 2²⁴ taking 26 s with an error 10¹⁸ times the goal, and the
-    // time limit then stopped the halving). At most half of the FFTs go to such blocks.
+    // A block whose least bound (at the refined tilt) is beyond `far` is halved before any FFT
+    // rather than composed only to be halved (at q = 0.001, σ = 5, T = 1000, ε = 0.5, the whole
+    // excess at the third pass was an FFT of 2²⁴ taking 26 s with an error 10¹⁸ times the goal,
+    // and the time limit then stopped the halving). At most half of the FFTs go to such blocks.
+    // (Until stop 41 the test took the grid's bound, up to 10¹² larger: q = 0.001, σ = 1,
+    // T = 300, ε = 30 was pre-split into 23 blocks where one, at 2²², met the goal.)
     let mut start = vec![(0, chunks)];
-    if let Some(goal) = tol.filter(|&g| g > 0.0) {
-        let far = (goal * tf / U).ln();
+    if let Some(far) = far {
         let mut i = 0;
         while i < start.len() && start.len() < MAX_BLOCKS / 2 {
             let (c0, c1) = start[i];
-            if c1 - c0 >= 2 && bound(c0, c1).0 > far {
+            if c1 - c0 >= 2 && bound_at(c0, c1).1 .0 > far {
                 let mid = c0 + (c1 - c0) / 2;
                 start[i] = (c0, mid);
                 start.insert(i + 1, (mid, c1));
@@ -1558,10 +1598,8 @@ fn compose_blocks(
             }
         }
     }
-    for (c0, c1) in start {
-        if let Some((part, err)) = block(c0, c1, &mut extra)? {
-            done.push((c0, c1, part, err, true));
-        }
+    for (c0, c1, part, err) in compose_all(&start, &mut extra)? {
+        done.push((c0, c1, part, err, true));
     }
     loop {
         let lower: f64 = done.iter().map(|d| d.2.lo.delta(eps, false)).sum();
@@ -1583,23 +1621,25 @@ fn compose_blocks(
         }
         let (c0, c1, _, parent, _) = done.swap_remove(w);
         let mid = c0 + (c1 - c0) / 2;
-        let mut halves = Vec::new();
-        for (a, b) in [(c0, mid), (mid, c1)] {
-            if let Some((part, err)) = block(a, b, &mut extra)? {
-                halves.push((a, b, part, err, true));
-            }
-        }
+        let halves: Vec<_> = compose_all(&[(c0, mid), (mid, c1)], &mut extra)?
+            .into_iter()
+            .map(|(a, b, part, err)| (a, b, part, err, true))
+            .collect();
         let helped = halves.iter().map(|d| d.3).sum::<f64>() < 0.5 * parent;
         done.extend(halves.into_iter().map(|mut d| {
             d.4 = helped;
             d
         }));
     }
+    // The blocks kept (a parent halved at q = 0.01, σ = 5, T = 100, ε = 2 was an FFT of 2²², its
+    // halves' 2¹⁹: counting the parent held the next pass's step to a quarter of what it needed,
+    // and the query to 5 digits).
+    let n_fft = done.iter().map(|d| d.2.n_fft).max().unwrap_or(0);
     Ok(Both {
         // Every block bounded: no composition, the bounds alone (the lower end is 0).
         parts: done.into_iter().map(|d| (d.2.up, d.2.lo)).collect(),
         extra,
-        n_fft: n_fft.get(),
+        n_fft,
         calib,
         // Only a pass with its goal (the tolerance, from the second pass) has pre-split the
         // blocks (above): before, its FFT error is no sign of what the next pass can reach
@@ -2816,5 +2856,29 @@ mod tests {
             1e-8,
         );
         assert!(later.unwrap().tilt_maxed);
+    }
+
+    /// A second pass by blocks at q = 0.001, σ = 1, T = 300, ε = 30 (its step, budget and
+    /// tolerance): the whole excess, at its refined tilt, meets the tolerance on one FFT of 2²².
+    /// Until stop 41 the pre-split tested the grid's bound (10¹² above the refined one) and
+    /// composed 23 blocks in 20 s, and a block composed then halved set the next pass's step.
+    #[test]
+    fn a_block_within_reach_is_composed_whole() {
+        let (q, sigma, t, eps) = (0.001, 1.0, 300u64, 30.0);
+        let law = Law::new(q, sigma, Dir::Remove);
+        let (h, budget, tol) = (1.168e-4, 5.4e-184, 7.4e-182);
+        let p = discretise(&law, h, budget / t as f64).unwrap();
+        let query = Query::Delta(eps, Some(tol));
+        assert!(super::excess_split(&p, t, query).is_some());
+        let c = compose(&p, t, budget, query, 1.0, true, 0.125e-6).unwrap();
+        assert_eq!(c.parts.len(), 1, "the excess was split");
+        assert!(c.n_fft <= 1 << 22, "FFT of {}", c.n_fft);
+        let (lo, hi) = (c.delta(eps, false), c.delta(eps, true));
+        // Its FFT error is within the tolerance: the width is the discretisation's.
+        let disc = c.approx(eps, true) - c.approx(eps, false);
+        assert!(
+            lo > 0.0 && hi - lo <= disc + tol,
+            "[{lo:e}, {hi:e}], disc {disc:e}"
+        );
     }
 }
