@@ -1564,6 +1564,13 @@ fn compose_blocks(
             match block(c0, c1, extra)? {
                 Block::Bounded => {}
                 Block::Composed(part, err) => out.push((c0, c1, *part, err)),
+                // Within the pass's budget of blocks: past it, the cap stands (a block whose
+                // window does not shrink with it would otherwise be halved down to its chunks).
+                Block::TooLong if todo.len() + out.len() + 2 > MAX_BLOCKS => {
+                    return Err(budget_error(
+                        "the composition needs a longer FFT than the cap",
+                    ));
+                }
                 Block::TooLong => {
                     let mid = c0 + (c1 - c0) / 2;
                     todo.push((mid, c1));
