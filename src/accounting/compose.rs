@@ -668,7 +668,9 @@ fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<C
         Err(Error::Precision { certified, .. }) => *certified,
         Err(_) => 0,
     };
-    if f.value.digits() > got {
+    // At equal digits (none, below the route's floor of 10⁻³⁰⁰), the route's bracket still bounds
+    // δ from above where the inversion has no bracket to report.
+    if f.value.digits() > got || (f.value.digits() == got && inverted.is_err()) {
         Ok(f)
     } else {
         inverted

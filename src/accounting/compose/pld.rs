@@ -2656,6 +2656,32 @@ mod tests {
         );
     }
 
+    /// Below the route's floor (δ < 10⁻³⁰⁰: q = 0.01, σ = 5, T = 100, ε = 30, where the one step
+    /// that decides δ needs x ≈ σ²·ln(e^ε/q) ≈ 865, δ ≈ e^{−15000}) the inversion has no bracket
+    /// and the route no digit: the refusal reports the route's [0, 2·10⁻³⁰⁰], a certified upper
+    /// bound, rather than the inversion's bare "only 0 certified" (until stop 41).
+    #[test]
+    fn below_the_floor_a_refusal_bounds_delta() {
+        let sched = schedule("0.01", "5", 100);
+        let x: Scalar = "30".parse().unwrap();
+        let six = ComposeOptions {
+            digits: 6,
+            force_inversion: false,
+        };
+        let err = super::super::delta_for_eps(&sched, &x, &six).unwrap_err();
+        let crate::error::Error::Precision {
+            certified: 0,
+            narrowest: Some(n),
+            ..
+        } = &err
+        else {
+            panic!("not a refusal with a bracket: {err}")
+        };
+        assert!(n.route.contains("discretised"), "{err}");
+        let (lo, hi): (f64, f64) = (n.lo.parse().unwrap(), n.hi.parse().unwrap());
+        assert!(lo == 0.0 && hi > 0.0 && hi <= 2.1e-300, "{err}");
+    }
+
     /// The narrowest bracket a δ(ε) query returns when the passes run out is valid: asked for
     /// 8 digits (the route's most) far in the tail at T = 3, every bracket the route returns
     /// meets the nested integration's (an independent route, 8 digits), one short of the digits
