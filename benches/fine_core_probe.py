@@ -12,7 +12,7 @@ second order, and their Richardson limits should agree (and lie in the route's c
 (defaults: q = 0.001, σ = 1, T = 100, ε = 30, λ = 13.34, J = 40 rest steps at most).
 """
 import numpy as np, sys
-from math import comb, log, exp
+from math import comb, log
 q, T, eps, lam = 0.001, int(sys.argv[1]) if len(sys.argv)>1 else 100, 30.0, float(sys.argv[2]) if len(sys.argv)>2 else 13.34
 o = np.log1p(-q)
 z = np.linspace(-12, 26, 3_800_001); dz = z[1]-z[0]

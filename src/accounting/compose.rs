@@ -658,7 +658,8 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
 /// The inversion's answer, or the discretised route's narrower bracket that fell short of the
 /// digits (then [`enough_digits`] reports it, with its digits, rather than the inversion's
 /// failure: `account --q 0.001 --sigma 5 --steps 1000 --eps 0.1` said "only 0 certified" where
-/// the discretised route had certified 2).
+/// the discretised route had certified 2), or its bracket of as many digits where the inversion
+/// has none (below the floor, [0, 2·10⁻³⁰⁰]).
 fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<Composed> {
     let Some(f) = fallback else {
         return inverted;

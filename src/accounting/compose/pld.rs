@@ -1459,7 +1459,7 @@ fn compose_blocks(
     let e_read = eps - tf * p.tau;
     // The grid's best (bound, tilt), and the tilt refined between grid points (refine_tilt)
     // with its bound.
-    let bound_at = |c0: usize, c1: usize| -> ((f64, f64), (f64, f64)) {
+    let bound_of = |c0: usize, c1: usize| -> ((f64, f64), (f64, f64)) {
         let mut best = (f64::INFINITY, 0.0);
         let mut at = None;
         let mut grid = Vec::with_capacity(lambdas.len());
@@ -1486,6 +1486,15 @@ fn compose_blocks(
             best = (v, l);
         }
         (on_grid, best)
+    };
+    // Memoised: the pre-split tests each block it starts with, which is then bounded or composed
+    // on the same bound (a refinement evaluates the MGF over every knot below the block's top).
+    let bounds = std::cell::RefCell::new(std::collections::HashMap::new());
+    let bound_at = |c0: usize, c1: usize| {
+        *bounds
+            .borrow_mut()
+            .entry((c0, c1))
+            .or_insert_with(|| bound_of(c0, c1))
     };
     let width = |c0: usize, c1: usize| (cuts[c1] - cuts[c0]) as f64 / (n - s) as f64;
     // A block, bounded (its Chernoff bound joins `extra`) or composed.
