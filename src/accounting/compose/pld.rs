@@ -1784,7 +1784,7 @@ fn core_inputs(
     // often shorter than the plan's).
     let nf = (need as u64).next_power_of_two().max(1 << MIN_LOG2) as usize;
     // J: the fewest steps outside the core whose omitted compositions' bound is within half
-    // the window's budget.
+    // the pass's budget once the tilt is undone at ε_ref (`ln_room`).
     let (alpha, beta): (f64, f64) = (ru[s0 + 1..].iter().sum(), ru[kc..=s0].iter().sum());
     let ln_g: Vec<f64> = gs.iter().map(|g| g.0.iter().sum::<f64>().ln()).collect();
     let tf = t as f64;
@@ -2584,7 +2584,8 @@ fn core_state(c: &Both, fine: bool) -> (bool, bool) {
 /// [`CORE_MIN_T`] remove steps, [`core_knot`]), its step chosen for the predicted gain
 /// ([`core_gain`]). A pass with the core costs about three on the grid alone at the same FFT
 /// length (the binary powers' transforms, J terms per frequency), so below the cap the grid
-/// alone is faster, and every answer it reached before the core is unchanged, bit for bit.
+/// alone is faster; an answer whose passes never asked for a step beyond the cap is unchanged,
+/// bit for bit.
 fn next_step(
     law: &Law,
     t: u64,
