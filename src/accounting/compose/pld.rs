@@ -14,7 +14,7 @@
 //!   below ℓ_max = −ln(1−q) for add), so that the one bin the tail cannot balance costs nothing.
 //!
 //! - **Fine core** (remove direction, T ≥ 32, once a pass on the grid alone would need an FFT
-//!   beyond 2²³; docs/accounting.md#fine-core): the steps of small loss, almost all of them at
+//!   beyond the cap; docs/accounting.md#fine-core): the steps of small loss, almost all of them at
 //!   tiny q, are discretised on a grid 16 times finer, their binary powers composed there and
 //!   each put on the grid once (connect-the-dots / binning of a composed pair: valid for the
 //!   same reasons), so the composition carries a few discretisations instead of T.
@@ -296,13 +296,8 @@ fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
         up[n] += above;
         0.0
     };
-    for v in &mut up {
-        *v *= 1.0 + 8.0 * U;
-    }
     let mut lo = lower_pair(&cells, h);
-    for x in &mut lo {
-        *x = (*x * (1.0 - 8.0 * U)).max(0.0);
-    }
+    margins(&mut up, &mut lo);
     let mut p = Pairs {
         h,
         o,
@@ -358,13 +353,36 @@ fn cells_on(
 /// The upper pair's finite masses on the knots 0 ..= n from the cells: each cell's A and B
 /// (with their errors) split onto its two knots (module docs).
 fn upper_from(cells: &[Cell], h: f64) -> Vec<f64> {
+    upper_from_tilted(cells, h, 0.0)
+}
+
+/// [`upper_from`] of cells in tilted units (as for [`lower_pair_tilted`]: cell c's values times
+/// e^{λch}·K, the knots' returned the same way), so a cell's share of its upper knot is carried
+/// up by e^{λh}, rounded up; at λ = 0 exactly [`upper_from`].
+fn upper_from_tilted(cells: &[Cell], h: f64, lambda: f64) -> Vec<f64> {
     let (em1, om1) = (h.exp_m1(), -(-h).exp_m1());
+    let up_step = if lambda != 0.0 {
+        (lambda * h).exp() * (1.0 + 4.0 * U * (lambda * h + 2.0))
+    } else {
+        1.0
+    };
     let mut up = vec![0.0; cells.len() + 1];
     for (k, c) in cells.iter().enumerate() {
         up[k] += (c.a + c.ea) / em1;
-        up[k + 1] += (c.b + c.eb) / om1;
+        up[k + 1] += (c.b + c.eb) / om1 * up_step;
     }
     up
+}
+
+/// The pairs' rounding margins on their masses: upper raised by 8u, lower lowered (and kept
+/// nonnegative).
+fn margins(up: &mut [f64], lo: &mut [f64]) {
+    for v in up {
+        *v *= 1.0 + 8.0 * U;
+    }
+    for x in lo {
+        *x = (*x * (1.0 - 8.0 * U)).max(0.0);
+    }
 }
 
 /// Cells that [`lower_pair`] labels alone at their lower knot before it ends with one bin: each
@@ -1521,21 +1539,13 @@ fn core_of(p: &Pairs, kc: usize) -> Option<Core> {
     let (cells, _, _) = cells_on(law, p.o, hf, 0, kc * FINE, z_floor, f64::NAN);
     let mut up = upper_from(&cells, hf);
     up[1] += p.below;
-    for v in &mut up {
-        *v *= 1.0 + 8.0 * U;
-    }
     let mut lo = lower_pair(&cells, hf);
-    for x in &mut lo {
-        *x = (*x * (1.0 - 8.0 * U)).max(0.0);
-    }
+    margins(&mut up, &mut lo);
     let mut rest_up = vec![0.0; n + 1];
     let mut rest_lo = vec![0.0; n + 1];
-    for (k, v) in upper_from(&p.cells[kc..], p.h).into_iter().enumerate() {
-        rest_up[kc + k] = v * (1.0 + 8.0 * U);
-    }
-    for (k, v) in lower_pair(&p.cells[kc..], p.h).into_iter().enumerate() {
-        rest_lo[kc + k] = (v * (1.0 - 8.0 * U)).max(0.0);
-    }
+    rest_up[kc..].copy_from_slice(&upper_from(&p.cells[kc..], p.h));
+    rest_lo[kc..].copy_from_slice(&lower_pair(&p.cells[kc..], p.h));
+    margins(&mut rest_up[kc..], &mut rest_lo[kc..]);
     Some(Core {
         kc,
         hf,
@@ -1546,10 +1556,11 @@ fn core_of(p: &Pairs, kc: usize) -> Option<Core> {
     })
 }
 
-/// The core's knot for a pass tilted by λ: the lowest knot above which the tilted upper pair
-/// has at most 1/T of its mass (about one step in T outside the core under the tilt, so that
-/// few compositions are carried exactly, [`core_inputs`]), below the split (the core stays in
-/// the all-bulk part) and short enough for the core's largest binary power's FFT.
+/// The core's knot for a pass tilted by λ, or None when no core fits: from the highest knot
+/// the core's largest binary power's FFT allows (and below the split: the core stays in the
+/// all-bulk part), down while the tilted upper pair's mass between the knot and that cap is
+/// within a tenth of a step in T; the core must then hold at least half the tilted step and
+/// leave few steps outside it (below).
 fn core_knot(p: &Pairs, t: u64, lambda: f64, split: Option<usize>) -> Option<usize> {
     let (x, _) = tilt(&p.up, p.o, p.j0, p.h, lambda);
     let top_power = 1u64 << (63 - t.leading_zeros());
@@ -1607,19 +1618,10 @@ fn core_power(
 ) -> Result<(Vec<f64>, Vec<f64>)> {
     let kf = core.up.len() - 1;
     let hf = core.hf;
-    let tilted = |x: &[f64], c: f64| -> Vec<f64> {
-        x.iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                if v > 0.0 {
-                    (v.ln() + lambda * (p.o + i as f64 * hf) - c).exp()
-                } else {
-                    0.0
-                }
-            })
-            .collect()
-    };
-    let (xu, xl) = (tilted(&core.up, cu), tilted(&core.lo, cl));
+    let (xu, xl) = (
+        tilted_by(&core.up, p.o, hf, lambda, cu),
+        tilted_by(&core.lo, p.o, hf, lambda, cl),
+    );
     let full = m as usize * kf + 1;
     let (fu, fl) = if m == 1 {
         (xu, xl)
@@ -1667,22 +1669,25 @@ fn core_power(
         }
         cells
     };
-    let (cu_cells, cl_cells) = (cells_of(&fu), cells_of(&fl));
-    let (em1, om1) = (h.exp_m1(), -(-h).exp_m1());
-    let up_step = (lambda * h).exp() * (1.0 + 4.0 * U * (lambda * h + 2.0));
-    let mut gu = vec![0.0; cu_cells.len() + 1];
-    for (k, c) in cu_cells.iter().enumerate() {
-        gu[k] += (c.a + c.ea) / em1;
-        gu[k + 1] += (c.b + c.eb) / om1 * up_step;
-    }
-    for v in &mut gu {
-        *v *= 1.0 + 8.0 * U;
-    }
-    let mut gl = lower_pair_tilted(&cl_cells, h, lambda);
-    for v in &mut gl {
-        *v = (*v * (1.0 - 8.0 * U)).max(0.0);
-    }
+    let mut gu = upper_from_tilted(&cells_of(&fu), h, lambda);
+    let mut gl = lower_pair_tilted(&cells_of(&fl), h, lambda);
+    margins(&mut gu, &mut gl);
     Ok((gu, gl))
+}
+
+/// Masses x_i on the knots base + i·step tilted with a given log-normaliser c:
+/// x_i·e^{λ(base + i·step) − c} (from logs, as [`tilt`]).
+fn tilted_by(x: &[f64], base: f64, step: f64, lambda: f64, c: f64) -> Vec<f64> {
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            if v > 0.0 {
+                (v.ln() + lambda * (base + i as f64 * step) - c).exp()
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// The inputs of a composition with the core ([`core_spectrum`]), packed upper + i·lower on the
@@ -1738,20 +1743,11 @@ fn core_inputs(
             Err(_) => return Ok(None),
         }
     }
-    let tilted = |x: &[f64], c: f64| -> Vec<f64> {
-        x[..=top]
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| {
-                if v > 0.0 {
-                    (v.ln() + lambda * (p.o + (p.j0 + k as i64) as f64 * p.h) - c).exp()
-                } else {
-                    0.0
-                }
-            })
-            .collect()
-    };
-    let (ru, rl) = (tilted(&core.rest_up, w.cu), tilted(&core.rest_lo, w.cl));
+    // The core's step is a remove step: its knots start at j0 = 0 (`core_feasible`).
+    let (ru, rl) = (
+        tilted_by(&core.rest_up[..=top], p.o, p.h, lambda, w.cu),
+        tilted_by(&core.rest_lo[..=top], p.o, p.h, lambda, w.cl),
+    );
     // a: the knots in (s0, top]; b: those in [kc, s0] (empty without a split).
     let s0 = split.unwrap_or(kc - 1);
     // The window of each pair's composition.
