@@ -893,15 +893,19 @@ struct Both {
     parts: Vec<(Composite, Composite)>,
     /// Added to the upper end of δ(ε) only.
     extra: f64,
-    /// The longest FFT among the compositions the bracket rests on (a block composed and then
-    /// halved does not count: the next pass's step is limited by what the result needed).
-    n_fft: usize,
+    /// The longest window, in knots, among the compositions the bracket rests on (a block
+    /// composed and then halved does not count: the next pass's step is limited by what the
+    /// result needed): the next pass's step may shrink until it reaches the FFT cap
+    /// ([`refine`]).
+    need: f64,
     /// The FFT error bound over its prediction, for the next pass's choice of tilt.
     calib: f64,
     /// The tilt was the strongest the pass could take (λ*, or the last before the cap).
     tilt_maxed: bool,
     /// A fine core could be cut for this pass ([`core_knot`]): the next pass may switch to it.
     core_fits: bool,
+    /// The finest step at which a core would still fit at this pass's tilt ([`core_min_step`]).
+    core_h: f64,
     /// Compositions of this pass made with the fine core.
     core_used: usize,
 }
@@ -1289,10 +1293,16 @@ fn compose(
         None
     };
     let core_fits = kc.is_some();
+    let core_h = if core_fits {
+        core_min_step(p, t, lstar)
+    } else {
+        0.0
+    };
     let core = kc.filter(|_| fine).and_then(|kc| core_of(p, kc));
     if let (Some(s), Query::Delta(eps, tol)) = (split, query) {
         let mut both = compose_blocks(p, t, budget, eps, tol, s, inf, calib, rel, core.as_ref())?;
         both.core_fits = core_fits;
+        both.core_h = core_h;
         return Ok(both);
     }
     // The refined tilt (δ(ε) only) has the smaller bound, but can double the window: q = 0.001,
@@ -1308,7 +1318,7 @@ fn compose(
             lambda,
             pred_ec,
             maxed,
-            plan(p, t, budget, lambda, eps_ref, n),
+            plan(p, t, budget, lambda, (query, eps_ref), n),
         )
     };
     let len = |w: &Result<Plan>| w.as_ref().map_or(usize::MAX, |w| w.nf);
@@ -1323,12 +1333,13 @@ fn compose(
     let part = compose_part(p, t, query, lambda, n, None, inf, w?, core.as_ref())?;
     Ok(Both {
         core_used: usize::from(part.fine),
-        n_fft: part.n_fft,
+        need: part.need,
         calib: (part.fft_err.each / pred_ec).max(1.0),
         parts: vec![(part.up, part.lo)],
         extra: 0.0,
         tilt_maxed: maxed,
         core_fits,
+        core_h,
     })
 }
 
@@ -1349,19 +1360,39 @@ struct Plan {
     w_lo: f64,
     full: f64,
     nf: usize,
+    /// The window's length in knots (at most `nf`).
+    need: f64,
     /// ln of the budget in the upper pair's tilted units at ε_ref (budget·e^{λε_ref − T·cu}):
     /// what a tilted mass added to the outside may reach ([`core_inputs`]).
     ln_room: f64,
 }
 
-/// The [`Plan`] of a composition of the knots up to `top` tilted by λ: an error when its window
-/// needs an FFT longer than the cap.
-fn plan(p: &Pairs, t: u64, budget: f64, lambda: f64, eps_ref: f64, top: usize) -> Result<Plan> {
+/// The [`Plan`] of a composition of the knots up to `top` tilted by λ, for `query` at ε_ref:
+/// an error when its window needs an FFT longer than the cap.
+///
+/// The mass each pair may leave outside the window (or wrap into it) is the budget in its tilted
+/// units where the pair is read: a tilted mass weighs at most e^{Tc − λe} once undone at any loss
+/// beyond the e at which δ is read ([`Composite::error`]), so for δ(ε) at e = ε − T·τ (the upper
+/// end's read; the lower end's, ε + T·τ, weighs less). For ε(δ), read wherever the search goes,
+/// at 0.9·ε_ref. (Until stop 43 δ(ε) took 0.9·ε too: a margin of e^{0.1λε}, e⁷⁴ at q = 0.01,
+/// σ = 5, T = 1000, ε = 2, which doubled its windows.)
+fn plan(
+    p: &Pairs,
+    t: u64,
+    budget: f64,
+    lambda: f64,
+    (query, eps_ref): (Query, f64),
+    top: usize,
+) -> Result<Plan> {
     let tf = t as f64;
     let (xu, cu) = tilt(&p.up[..=top], p.o, p.j0, p.h, lambda);
     let (xl, cl) = tilt(&p.lo[..=top], p.o, p.j0, p.h, lambda);
-    let bu = budget * (lambda * 0.9 * eps_ref - tf * cu).exp();
-    let bl = budget * (lambda * 0.9 * eps_ref - tf * cl).exp();
+    let read = match query {
+        Query::Delta(e, _) => e - tf * p.tau,
+        Query::Eps(..) => 0.9 * eps_ref,
+    };
+    let bu = budget * (lambda * read - tf * cu).exp();
+    let bl = budget * (lambda * read - tf * cl).exp();
     let (wu, wl) = (window(&xu, p.h, t, bu), window(&xl, p.h, t, bl));
     let (w_lo, w_hi) = (wu.0.min(wl.0), wu.1.max(wl.1));
     let full = tf * top as f64 + 1.0;
@@ -1382,6 +1413,7 @@ fn plan(p: &Pairs, t: u64, budget: f64, lambda: f64, eps_ref: f64, top: usize) -
         w_lo,
         full,
         nf,
+        need,
         ln_room: budget.ln() + lambda * eps_ref - tf * cu,
     })
 }
@@ -1391,7 +1423,8 @@ fn plan(p: &Pairs, t: u64, budget: f64, lambda: f64, eps_ref: f64, top: usize) -
 struct Part {
     up: Composite,
     lo: Composite,
-    n_fft: usize,
+    /// The window's length in knots (at most the FFT's): what the next pass's step scales.
+    need: f64,
     fft_err: FftErr,
     /// Composed with the fine core.
     fine: bool,
@@ -1424,9 +1457,9 @@ fn compose_part(
         Some(core) => core_inputs(p, core, t, lambda, top, split, &w)?,
         None => None,
     };
-    let (nf, w_lo, extra_up) = match &fine {
-        Some(f) => (f.nf, f.w_lo, f.omitted),
-        None => (w.nf, w.w_lo, 0.0),
+    let (nf, need, w_lo, extra_up) = match &fine {
+        Some(f) => (f.nf, f.need, f.w_lo, f.omitted),
+        None => (w.nf, w.need, w.w_lo, 0.0),
     };
     let with_core = fine.is_some();
     // The window starts at knot T·j0 + w_lo, and the mass outside it wraps into it.
@@ -1493,7 +1526,7 @@ fn compose_part(
     Ok(Part {
         up: Composite::new(&mu, f, tf * cu, ou + extra_up, inf)?,
         lo: Composite::new(&ml, f, tf * cl, ol, 0.0)?,
-        n_fft: nf,
+        need,
         fft_err,
         fine: with_core,
     })
@@ -1581,10 +1614,34 @@ fn core_knot(p: &Pairs, t: u64, lambda: f64, split: Option<usize>) -> Option<usi
     // them carried: the Chernoff bound of a Poisson(μ) count beyond CORE_MAX_J must be below
     // e^{−30} (the budget's usual scale; [`core_inputs`] decides J on its own bound).
     let held: f64 = x[..=kc].iter().sum();
+    (kc >= 2 && held >= 0.5 && core_rare(t, held) && core_feasible(p, kc)).then_some(kc)
+}
+
+/// The finest step at which a pass tilted by λ still has a core ([`core_knot`]): the core must
+/// reach the least knot that holds half the tilted step and leaves few steps outside it, and
+/// its knots are capped by its largest binary power's FFT, so its loss span is fixed and the
+/// step may shrink until that span is all the cap allows. 0 when no knot of this pass holds
+/// enough (the caller's step is then not limited by the core).
+fn core_min_step(p: &Pairs, t: u64, lambda: f64) -> f64 {
+    let (x, _) = tilt(&p.up, p.o, p.j0, p.h, lambda);
+    let top_power = 1u64 << (63 - t.leading_zeros());
+    let cap = ((1u64 << CORE_MAX_LOG2) - 1) / (top_power * FINE as u64);
+    let mut held = 0.0;
+    for (k, &m) in x.iter().enumerate() {
+        held += m;
+        if held >= 0.5 && core_rare(t, held) {
+            return k as f64 * p.h / cap as f64;
+        }
+    }
+    0.0
+}
+
+/// Whether a core holding `held` of the tilted step leaves few steps outside it: the Chernoff
+/// bound of a Poisson(T·(1 − held)) count beyond [`CORE_MAX_J`] is below e^{−30}.
+fn core_rare(t: u64, held: f64) -> bool {
     let mu = t as f64 * (1.0 - held).max(0.0);
     let k = (CORE_MAX_J + 1) as f64;
-    let rare = mu <= 0.0 || (k > mu && k - mu - k * (k / mu).ln() <= -30.0);
-    (kc >= 2 && held >= 0.5 && rare && core_feasible(p, kc)).then_some(kc)
+    mu <= 0.0 || (k > mu && k - mu - k * (k / mu).ln() <= -30.0)
 }
 
 /// Whether a fine core below knot kc can be cut from the pass's pairs ([`core_of`]): a remove
@@ -1703,6 +1760,7 @@ struct CoreInputs {
     omitted: f64,
     w_lo: f64,
     nf: usize,
+    need: f64,
 }
 
 /// [`CoreInputs`] of a composition of the knots up to `top` (the excess over those up to
@@ -1833,6 +1891,7 @@ fn core_inputs(
         omitted,
         w_lo,
         nf,
+        need,
     }))
 }
 
@@ -1848,6 +1907,11 @@ enum Block {
 const BLOCK: usize = 64;
 /// Most FFTs one δ(ε) pass spends on blocks.
 const MAX_BLOCKS: usize = 48;
+/// Halvings in a row that did not halve a line of blocks' error after which [`compose_blocks`]
+/// stops halving it. One until stop 43: at q = 0.001, σ = 1, T = 1000, ε = 8 the whole excess's
+/// first halving left its error in the lower half (1.3·10⁻⁵² of about 2·10⁻⁵²), and the next cut
+/// it to 6.9·10⁻⁵⁷; the route had stopped at 3 digits.
+const UNHELPED: u8 = 2;
 /// Strongest tilt a block takes, the end of its tilts' grid (its Chernoff bound keeps undoing it
 /// finite where δ is read: e^{Tc − λS} ≤ e^{ln B + FLOOR_REACH} above the floor, B the block's
 /// bound).
@@ -1865,10 +1929,12 @@ const MAX_BLOCK_TILT: f64 = 1e6;
 /// σ: a log-normal body), which is what held those queries to a few digits or none.
 ///
 /// Blocks start as the whole excess; a block whose Chernoff bound at ε is within its share of
-/// the budget (proportional to its width, so the bounded blocks together add at most `budget`)
-/// is bounded, not composed (the bound joins the upper end only); while the composed blocks'
-/// FFT errors at ε add up to more than `rel` of their lower end, the block with the largest is
-/// halved, down to [`BLOCK`] knots, within [`MAX_BLOCKS`] FFTs and the time limit.
+/// the budget (proportional to its width, so the bounded blocks together add at most `budget`;
+/// from the second pass, at most a sixteenth of the pass's tolerance `tol` if that is larger) is
+/// bounded, not composed (the bound joins the upper end only); while the composed blocks' FFT
+/// errors at ε add up to more than `rel` of their lower end, the block with the largest is
+/// halved, down to [`BLOCK`] knots, within [`MAX_BLOCKS`] FFTs and the time limit, unless two
+/// halvings in a row did not halve the error of its line ([`UNHELPED`]).
 #[allow(clippy::too_many_arguments)]
 fn compose_blocks(
     p: &Pairs,
@@ -1989,10 +2055,15 @@ fn compose_blocks(
     // at least about u·B/T (B its Chernoff bound at the tilt composed, the tilted total it is
     // relative to), so beyond ln(goal·T/u) a block's composition cannot meet the goal.
     let far = tol.filter(|&g| g > 0.0).map(|g| (g * tf / U).ln());
+    // What the bounded blocks may add to the upper end: the budget, or once the goal is known a
+    // sixteenth of the tolerance if larger (q = 0.01, σ = 5, T = 1000, ε = 2: a block whose
+    // lower end was 0 and bound 10⁻³ of the tolerance took an FFT of 2²⁴ twice, 16 s, against
+    // a budget 10³ times smaller than its bound).
+    let bounded = tol.map_or(budget, |g| budget.max(g / 16.0));
     let block = |c0: usize, c1: usize, extra: &mut f64| -> Result<Block> {
         let share = width(c0, c1);
         let ((ln_g, grid_l), (ln_b, refined)) = bound_at(c0, c1);
-        if ln_b <= (budget * share).ln() {
+        if ln_b <= (bounded * share).ln() {
             // The margin covers the logs' rounding, amplified by T − 1 (≤ 10⁴·64u·|ln M|).
             *extra += ln_b.exp() * (1.0 + 1e-9);
             return Ok(Block::Bounded);
@@ -2016,7 +2087,7 @@ fn compose_blocks(
         // (q = 0.001, σ = 1, T = 300, ε = 30: λ = 11.87 against the refined 13.7 left 8 blocks
         // errors 10¹⁰ times their δ, each recomposed; at q = 0.001, σ = 5, T = 300, ε = 0.1 the
         // grid's bound is 10⁵ times the refined one and its FFT 8 times shorter, and it answers).
-        let planned = |l: f64| (l, plan(p, t, budget * share, l, eps, top));
+        let planned = |l: f64| (l, plan(p, t, budget * share, l, (query, eps), top));
         let len = |w: &Result<Plan>| w.as_ref().map_or(usize::MAX, |w| w.nf);
         let (first, other) = if refined == grid_l || far.is_some_and(|f| ln_g > f) {
             (planned(refined), None)
@@ -2047,7 +2118,7 @@ fn compose_blocks(
     };
     // Blocks composed (c0, c1, part, error at ε), bounded, or halved where the window of the
     // whole block exceeds the cap (its halves' may not: the next pass's step follows the blocks
-    // kept, not their parents, see `n_fft` below).
+    // kept, not their parents, see `need` below).
     let compose_all = |blocks: &[(usize, usize)], extra: &mut f64| {
         let mut out = Vec::new();
         let mut todo: Vec<(usize, usize)> = blocks.iter().rev().copied().collect();
@@ -2071,11 +2142,12 @@ fn compose_blocks(
         }
         Ok::<_, Error>(out)
     };
-    // Composed blocks (c0, c1, part, error at ε, whether halving it may still help); the one
-    // with the largest error is halved until the errors are within the goal, 1/8·10^{−d} of the
-    // blocks' lower end (before there is one, the pass's tolerance). Halving that does not at
-    // least halve a block's error is not repeated on its halves.
-    let mut done: Vec<(usize, usize, Part, f64, bool)> = Vec::new();
+    // Composed blocks (c0, c1, part, error at ε, the halvings in a row above it that did not
+    // help); the one with the largest error is halved until the errors are within the goal,
+    // 1/8·10^{−d} of the blocks' lower end (before there is one, the pass's tolerance). A halving
+    // helps when its halves' errors add up to under half the parent's; after UNHELPED in a row
+    // that did not, a line is not halved again.
+    let mut done: Vec<(usize, usize, Part, f64, u8)> = Vec::new();
     // A block whose least bound (at the refined tilt) is beyond `far` is halved before any FFT
     // rather than composed only to be halved (at q = 0.001, σ = 5, T = 1000, ε = 0.5, the whole
     // excess at the third pass was an FFT of 2²⁴ taking 26 s with an error 10¹⁸ times the goal,
@@ -2097,7 +2169,7 @@ fn compose_blocks(
         }
     }
     for (c0, c1, part, err) in compose_all(&start, &mut extra)? {
-        done.push((c0, c1, part, err, true));
+        done.push((c0, c1, part, err, 0u8));
     }
     loop {
         let lower: f64 = done.iter().map(|d| d.2.lo.delta(eps, false)).sum();
@@ -2108,7 +2180,7 @@ fn compose_blocks(
         };
         let total: f64 = done.iter().map(|d| d.3).sum();
         let worst = (0..done.len())
-            .filter(|&i| done[i].4 && done[i].1 - done[i].0 >= 2)
+            .filter(|&i| done[i].4 < UNHELPED && done[i].1 - done[i].0 >= 2)
             .max_by(|&i, &j| done[i].3.total_cmp(&done[j].3));
         let Some(w) = worst else { break };
         if total <= goal || ffts.get() + 2 > MAX_BLOCKS {
@@ -2117,28 +2189,28 @@ fn compose_blocks(
         if crate::numeric::deadline::expires_within(slowest.get() * 2).is_some() {
             break;
         }
-        let (c0, c1, _, parent, _) = done.swap_remove(w);
+        let (c0, c1, _, parent, strikes) = done.swap_remove(w);
         let mid = c0 + (c1 - c0) / 2;
         let halves: Vec<_> = compose_all(&[(c0, mid), (mid, c1)], &mut extra)?
             .into_iter()
-            .map(|(a, b, part, err)| (a, b, part, err, true))
+            .map(|(a, b, part, err)| (a, b, part, err, 0u8))
             .collect();
         let helped = halves.iter().map(|d| d.3).sum::<f64>() < 0.5 * parent;
         done.extend(halves.into_iter().map(|mut d| {
-            d.4 = helped;
+            d.4 = if helped { 0 } else { strikes + 1 };
             d
         }));
     }
     // The blocks kept (a parent halved at q = 0.01, σ = 5, T = 100, ε = 2 was an FFT of 2²², its
     // halves' 2¹⁹: counting the parent held the next pass's step to a quarter of what it needed,
     // and the query to 5 digits).
-    let n_fft = done.iter().map(|d| d.2.n_fft).max().unwrap_or(0);
+    let need = done.iter().map(|d| d.2.need).fold(0.0, f64::max);
     Ok(Both {
         core_used: done.iter().filter(|d| d.2.fine).count(),
         // Every block bounded: no composition, the bounds alone (the lower end is 0).
         parts: done.into_iter().map(|d| (d.2.up, d.2.lo)).collect(),
         extra,
-        n_fft,
+        need,
         calib,
         // Only a pass with its goal (the tolerance, from the second pass) has pre-split the
         // blocks (above): before, its FFT error is no sign of what the next pass can reach
@@ -2146,6 +2218,7 @@ fn compose_blocks(
         // second's, pre-split, 10⁻⁴ of that).
         tilt_maxed: tol.is_some(),
         core_fits: false,
+        core_h: 0.0,
     })
 }
 
@@ -2573,46 +2646,58 @@ fn core_state(c: &Both, fine: bool) -> (bool, bool) {
     (used, c.core_fits && (used || !fine))
 }
 
-/// The next step after a pass at step h with FFT length `n_fft` and discretisation width `disc`,
-/// and whether that pass composes with the fine core: once `fine` (a pass used it), always;
-/// otherwise from the pass the grid alone cannot make within the FFT cap (the step the
-/// discretisation asks for would need a longer FFT), when a core fits (`core_fits`: T ≥
-/// [`CORE_MIN_T`] remove steps, [`core_knot`]), its step chosen for the predicted gain
-/// ([`core_gain`]). A pass with the core costs about three on the grid alone at the same FFT
-/// length (the binary powers' transforms, J terms per frequency), so below the cap the grid
-/// alone is faster; an answer whose passes never asked for a step beyond the cap is unchanged,
-/// bit for bit.
+/// The next step after a pass `c` at step h with discretisation width `disc` (against `target`),
+/// and whether the next pass composes with the fine core: once a pass used it (`fine`, asked
+/// for, and [`core_state`]), always; otherwise from the pass the grid alone cannot make within
+/// the FFT cap (the step the discretisation asks for would need a longer window than the cap),
+/// when a core fits (`core_fits`: T ≥ [`CORE_MIN_T`] remove steps, [`core_knot`]), its step
+/// chosen for the predicted gain ([`core_gain`]). A pass with the core costs about three on the
+/// grid alone at the same FFT length (the binary powers' transforms, J terms per frequency), so
+/// below the cap the grid alone is faster. With the core, the step does not go below a tenth
+/// above the finest at which the core still holds the tilted step ([`core_min_step`]; at
+/// q = 0.001, σ = 1, T = 1000, ε = 30, a step 20 % finer than that lost the core and the answer).
 fn next_step(
     law: &Law,
     t: u64,
-    (h, disc, target, n_fft): (f64, f64, f64, usize),
+    (h, disc, target): (f64, f64, f64),
+    c: &Both,
     fine: bool,
-    core_fits: bool,
 ) -> Result<(f64, bool)> {
-    let plain = refine(h, disc, target, n_fft);
+    let (fine, core_fits) = core_state(c, fine);
+    let len = c.need;
+    let with_core = |h_next: f64| h_next.max(1.1 * c.core_h).min(h);
+    let plain = refine(h, disc, target, len);
     let core_ok = law.s > 0.0 && t >= CORE_MIN_T && core_fits;
-    if fine || !core_ok {
-        return plain.map(|h| (h, fine));
+    if fine {
+        return plain.map(|h| (with_core(h), true));
     }
-    let long = plain.as_ref().map_or(true, |&next| {
-        n_fft as f64 * h / next > (1u64 << MAX_LOG2) as f64
-    });
+    if !core_ok {
+        return plain.map(|h| (h, false));
+    }
+    let long = plain
+        .as_ref()
+        .map_or(true, |&next| len * h / next > (1u64 << MAX_LOG2) as f64);
     if long {
-        return refine(h, disc / core_gain(t), target, n_fft).map(|h| (h, true));
+        return refine(h, disc / core_gain(t), target, len).map(|h| (with_core(h), true));
     }
     plain.map(|h| (h, false))
 }
 
-/// The next step from a bracket `width` wide against `target` (the error is second order in h).
-fn refine(h: f64, width: f64, target: f64, n_fft: usize) -> Result<f64> {
+/// The next step from a bracket `width` wide against `target` (the error is second order in h),
+/// after a pass whose longest window was `len` knots (the window's length in loss units stays
+/// about the same, so its knots go as 1/h).
+fn refine(h: f64, width: f64, target: f64, len: f64) -> Result<f64> {
     let f = if width <= target {
         1.0
     } else {
         ((width / target).sqrt() * 1.25).clamp(1.5, 32.0)
     };
     // Short of the cap, the finest step it allows: one more pass may still narrow the bracket
-    // to the digits (the refinement's factor has a margin).
-    let room = (1u64 << MAX_LOG2) as f64 * 1.01 / n_fft as f64;
+    // to the digits (the refinement's factor has a margin). The window's length, not its
+    // FFT's power of two: at q = 0.01, σ = 5, T = 1000, ε = 2 the decisive block's window was
+    // 8.8·10⁶ knots on an FFT of 2²⁴, and the step the digits needed was 1.6 times finer (until
+    // stop 43 the FFT's length counted, and the route stopped at 5 digits).
+    let room = (1u64 << MAX_LOG2) as f64 * 1.01 / len;
     if f > 1.0 && room < 1.5 {
         return Err(budget_error(
             "the grid needed for the digits asked exceeds the FFT cap",
@@ -2741,8 +2826,7 @@ fn eps_passes(
         if has_digits(lo, hi, digits) {
             return Ok((lo, hi));
         }
-        let (used, fits) = core_state(&c, fine);
-        (h, fine) = next_step(law, t, (h, disc, 0.5 * allowed, c.n_fft), used, fits)?;
+        (h, fine) = next_step(law, t, (h, disc, 0.5 * allowed), &c, fine)?;
     }
     Err(budget_error(
         "no bracket with the digits asked after the refinements",
@@ -2849,9 +2933,7 @@ fn delta_passes(
         tol = Some(0.125 * target);
         if !shrunk {
             let disc = c.approx(eps, true) - c.approx(eps, false);
-            let (used, fits) = core_state(&c, fine);
-            let (next_h, next_fine) =
-                next_step(law, t, (h, disc, 0.5 * target, c.n_fft), used, fits)?;
+            let (next_h, next_fine) = next_step(law, t, (h, disc, 0.5 * target), &c, fine)?;
             // The part of the width that is not the discretisation's is the FFT's rounding (the
             // truncations are far below it at δ's scale), which does not shrink with h: at the
             // strongest tilt, beyond the digits asked, no pass can succeed. Nor can one that
@@ -3621,7 +3703,7 @@ mod tests {
             let tilt = choose_tilt(&p, t, query, None, false);
             let (lambda, _, _) = pick_tilt(&p, t, budget, query, 1.0, tilt.lambda, tilt.eps);
             let n = p.up.len() - 1;
-            let w = super::plan(&p, t, budget, lambda, eps, n).unwrap();
+            let w = super::plan(&p, t, budget, lambda, (query, eps), n).unwrap();
             let single = compose_part(&p, t, query, lambda, n, None, 0.0, w, None).unwrap();
             let (s_lo, s_hi) = (single.up.delta(eps, false), single.up.delta(eps, true));
             let case = format!(
@@ -3694,7 +3776,7 @@ mod tests {
         assert!(super::excess_split(&p, t, query).is_some());
         let c = compose(&p, t, budget, query, 1.0, true, 0.125e-6, false).unwrap();
         assert_eq!(c.parts.len(), 1, "the excess was split");
-        assert!(c.n_fft <= 1 << 22, "FFT of {}", c.n_fft);
+        assert!(c.need <= (1 << 22) as f64, "window of {}", c.need);
         let (lo, hi) = (c.delta(eps, false), c.delta(eps, true));
         // Its FFT error is within the tolerance: the width is the discretisation's.
         let disc = c.approx(eps, true) - c.approx(eps, false);
@@ -3901,5 +3983,62 @@ mod tests {
             disc(&fine),
             disc(&plain)
         );
+    }
+
+    /// The second pass by blocks at q = 0.001, σ = 1, T = 1000, ε = 8 (its step, budget and
+    /// tolerance from the first pass): the excess's first halving leaves the error in its lower
+    /// half, the next halving removes it, and the pass's FFT errors end within the tolerance.
+    /// Until stop 43 one unhelpful halving ended the line (UNHELPED = 1): the error stayed 500
+    /// times the tolerance and the route stopped at 3 digits.
+    #[test]
+    fn halving_goes_on_past_one_unhelpful_split() {
+        let (q, sigma, t, eps) = (0.001, 1.0, 1000u64, 8.0);
+        let law = Law::new(q, sigma, Dir::Remove);
+        let (h, budget, tol) = (4.7396e-5, 7.07e-61, 2.41e-55);
+        let p = discretise(&law, h, budget / t as f64).unwrap();
+        let query = Query::Delta(eps, Some(tol));
+        let c = compose(&p, t, budget, query, 1.0, true, 0.125e-6, false).unwrap();
+        let (lo, hi) = (c.delta(eps, false), c.delta(eps, true));
+        let disc = c.approx(eps, true) - c.approx(eps, false);
+        assert!(
+            lo > 0.0 && hi - lo <= disc + tol,
+            "[{lo:e}, {hi:e}], disc {disc:e}, tolerance {tol:e}"
+        );
+    }
+
+    /// [`core_min_step`]'s prediction against [`core_knot`] at q = 0.001, σ = 1, T = 1000, ε = 30
+    /// (the tilt of its second pass): a core fits at a step a tenth above the predicted finest
+    /// (where `next_step` stops) and none at a step a fifth below it.
+    #[test]
+    fn the_core_fits_down_to_its_predicted_step() {
+        let (q, sigma, t, eps) = (0.001, 1.0, 1000u64, 30.0);
+        let law = Law::new(q, sigma, Dir::Remove);
+        let budget = 3.3e-186;
+        let query = Query::Delta(eps, None);
+        let p = discretise(&law, 1.1237e-4, budget / t as f64).unwrap();
+        let split = super::excess_split(&p, t, query);
+        let lambda = choose_tilt(&p, t, query, split, true).lambda;
+        assert!(super::core_knot(&p, t, lambda, split).is_some());
+        let h_min = super::core_min_step(&p, t, lambda);
+        assert!(h_min > 0.0 && h_min < p.h, "finest step {h_min:e}");
+        let fits = |h: f64| {
+            let p = discretise(&law, h, budget / t as f64).unwrap();
+            let split = super::excess_split(&p, t, query);
+            super::core_knot(&p, t, lambda, split).is_some()
+        };
+        assert!(fits(1.1 * h_min), "no core at {:e}", 1.1 * h_min);
+        assert!(!fits(0.8 * h_min), "a core at {:e}", 0.8 * h_min);
+    }
+
+    /// The next step is limited by the window's length, not its FFT's power of two: a window of
+    /// 8.8·10⁶ knots leaves room for a step 1.9 times finer within the cap of 2²⁴ (q = 0.01,
+    /// σ = 5, T = 1000, ε = 2 needed 1.6), where the FFT's length (2²⁴) leaves none.
+    #[test]
+    fn the_step_shrinks_to_the_cap_by_the_window() {
+        let h = 3.558e-7;
+        let next = super::refine(h, 4.4, 1.0, 8.8e6).unwrap();
+        let f = h / next;
+        assert!((1.85..=1.95).contains(&f), "refined by {f}");
+        assert!(super::refine(h, 4.4, 1.0, (1u64 << 24) as f64).is_err());
     }
 }
