@@ -547,3 +547,52 @@ fn batch_size_calibration_round_trip() {
     let above = bracket(next);
     assert!(above.lo.to_f64() > target, "B + 1 = {next}: {:?}", above);
 }
+
+/// ε(δ) = 0 exactly when δ is at least the composition's total variation distance (δ(0)), by the
+/// coupling bound 1 − Π(1 − TV_i)^{n_i} (docs/accounting.md#tv-settle). At T = 1 the bound is
+/// the exact total variation — erf(1/(2√2σ)) for the Gaussian (0.3829249 at σ = 1), q times it
+/// subsampled, q·erf(1/(√2σ)) under substitution (0.3413447 at q = 0.5) — so δ just above it is
+/// answered 0 by the bound, and δ just below it is not (the Gaussian's closed form gives ε > 0;
+/// under substitution δ = 0.34134 is not tried here: the inversion takes 33 s to refuse it).
+/// q = 0.001, σ = 0.6, T = 10 at δ = 1 − 10⁻¹² was refused before stop 43.
+#[test]
+fn eps_is_zero_above_the_total_variation() {
+    let tv = "total variation bound";
+    let gauss = Schedule::new(vec![(Release::Gaussian { sigma: s("1") }, 1)]).unwrap();
+    let above = eps_for_delta(&gauss, &s("0.38293"), &opts(6, false)).unwrap();
+    assert_eq!(above.route, tv);
+    assert!(above.value.lo == 0 && above.value.hi == 0);
+    let below = eps_for_delta(&gauss, &s("0.38292"), &opts(6, false)).unwrap();
+    assert_ne!(below.route, tv);
+    assert!(below.value.lo > 0, "eps {:?}", below.value.lo);
+    let sub = Schedule::homogeneous(&sg("0.5", "1"), 1).unwrap();
+    assert_eq!(
+        eps_for_delta(&sub, &s("0.19147"), &opts(6, false))
+            .unwrap()
+            .route,
+        tv
+    );
+    if let Ok(c) = eps_for_delta(&sub, &s("0.19146"), &opts(6, false)) {
+        assert!(c.route != tv && c.value.hi > 0, "{}", c.route);
+    }
+    let subst = Schedule::homogeneous_substitution(&sg("0.5", "1"), 1).unwrap();
+    assert_eq!(
+        eps_for_delta(&subst, &s("0.34135"), &opts(6, false))
+            .unwrap()
+            .route,
+        tv
+    );
+    let tiny = Schedule::homogeneous(&sg("0.001", "0.6"), 10).unwrap();
+    let c = eps_for_delta(&tiny, &s("0.999999999999"), &opts(6, false)).unwrap();
+    assert_eq!(c.route, tv);
+    // A composition whose total variation is above δ: not settled (q = 1, σ = 0.6, T = 1000 is
+    // the Gaussian mechanism with μ = 52.7, ε(1 − 10⁻¹²) ≈ 1017 by its closed form).
+    let wide = Schedule::new(vec![(Release::Gaussian { sigma: s("0.6") }, 1000)]).unwrap();
+    let c = eps_for_delta(&wide, &s("0.999999999999"), &opts(6, false)).unwrap();
+    assert!(
+        c.route != tv && c.value.lo > 1000,
+        "{} {:?}",
+        c.route,
+        c.value.lo
+    );
+}

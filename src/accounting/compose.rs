@@ -995,6 +995,55 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
     Ok(e)
 }
 
+/// The route of an ε(δ) answered by [`tv_settles`].
+pub const TV_ROUTE: &str = "total variation bound";
+
+/// Working precision of [`tv_upper`].
+const PREC_TV: u32 = 256;
+
+/// An upper bound on the composition's total variation distance, δ(0) of either direction (the
+/// hockey-stick divergence at ε = 0 is the total variation, symmetric in the pair):
+/// TV(⊗P_i, ⊗Q_i) ≤ 1 − Π_i (1 − TV_i)^{n_i} (couple each release's pair to agree with
+/// probability 1 − TV_i, independently). For a release N(0, σ²) against N(1, σ²),
+/// TV = erf(1/(2√2·σ)); Poisson-subsampled, the mixture's difference from N(0, σ²) is q times
+/// the Gaussian pair's, so q·erf(1/(2√2·σ)); under substitution, q·TV(N(1, σ²), N(−1, σ²)) =
+/// q·erf(1/(√2·σ)) (docs/accounting.md#tv-settle). At [`PREC_TV`] bits with correctly rounded
+/// operations (a few dozen, each within 2⁻²⁵⁶ relative), then 2⁻²⁰⁰ added: an upper bound.
+fn tv_upper(sched: &Schedule) -> Float {
+    use rug::ops::Pow;
+    let p = PREC_TV;
+    let erf_at = |sigma: &Scalar, scale: u32| {
+        // erf(scale/(2√2·σ)) with scale 1 or 2.
+        let den = Float::with_val(p, 8u32).sqrt() * sigma.mp(p);
+        (Float::with_val(p, scale) / den).erf()
+    };
+    let mut keep = Float::with_val(p, 1u32);
+    for (r, n) in sched.parts() {
+        let tv = match r {
+            Release::Gaussian { sigma } => erf_at(sigma, 1),
+            Release::Subsampled(m) => m.q().mp(p) * erf_at(m.sigma(), 1),
+            Release::Substitution(m) => m.q().mp(p) * erf_at(m.sigma(), 2),
+        };
+        let one_minus = Float::with_val(p, 1u32) - tv;
+        keep *= one_minus.pow(Float::with_val(p, *n));
+    }
+    Float::with_val(p, 1u32) - keep + Float::with_val(p, -200f64).exp2()
+}
+
+/// Whether ε(δ) = 0 exactly: the composition's δ(0) is certified at most δ ([`tv_upper`]
+/// against δ rounded down by a relative 2⁻²⁰⁰). A query with δ at or above the total variation
+/// (δ near 1, or small T and q) is answered without a route (q = 0.001, σ = 0.6, T = 10 at
+/// δ = 1 − 10⁻¹² was refused before stop 43: the inversion cannot bound its tail there).
+fn tv_settles(sched: &Schedule, delta: &Scalar) -> bool {
+    let p = PREC_TV;
+    let d = delta.mp(p);
+    let d_low = Float::with_val(
+        p,
+        &d * (Float::with_val(p, 1u32) - Float::with_val(p, -200f64).exp2()),
+    );
+    tv_upper(sched) <= d_low
+}
+
 /// Certified ε(δ) of the composition: [ε_lo, ε_hi] ∋ ε(δ) for the mechanism (worst direction).
 pub fn eps_for_delta(sched: &Schedule, delta: &Scalar, opts: &ComposeOptions) -> Result<Composed> {
     eps_for_delta_inner(sched, delta, opts)
@@ -1008,6 +1057,17 @@ fn eps_for_delta_inner(
     opts: &ComposeOptions,
 ) -> Result<Composed> {
     check_delta(delta)?;
+    if !opts.force_inversion && tv_settles(sched, delta) {
+        let zero = || Bracket::point(Float::new(PREC_TV));
+        return Ok(Composed {
+            value: zero(),
+            remove: zero(),
+            add: zero(),
+            route: TV_ROUTE,
+            saddle: f64::NAN,
+            moment_evals: 0,
+        });
+    }
     if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched, opts.digits)) {
         if t >= 2 && opts.digits <= nested64::MAX_DIGITS {
             return nested64::eps_for_delta(sched, &m, t as u32, delta, opts.digits.clamp(1, 60));
