@@ -904,7 +904,7 @@ struct Both {
     tilt_maxed: bool,
     /// A fine core could be cut for this pass ([`core_knot`]): the next pass may switch to it.
     core_fits: bool,
-    /// The finest step at which a core would still fit at this pass's tilt ([`core_min_step`]).
+    /// The finest step at which a core would still fit at this pass's tilt ([`core_knot`]).
     core_h: f64,
     /// Compositions of this pass made with the fine core.
     core_used: usize,
@@ -1293,12 +1293,8 @@ fn compose(
         None
     };
     let core_fits = kc.is_some();
-    let core_h = if core_fits {
-        core_min_step(p, t, lstar)
-    } else {
-        0.0
-    };
-    let core = kc.filter(|_| fine).and_then(|kc| core_of(p, kc));
+    let core_h = kc.map_or(0.0, |(_, h)| h);
+    let core = kc.filter(|_| fine).and_then(|(kc, _)| core_of(p, kc));
     if let (Some(s), Query::Delta(eps, tol)) = (split, query) {
         let mut both = compose_blocks(p, t, budget, eps, tol, s, inf, calib, rel, core.as_ref())?;
         both.core_fits = core_fits;
@@ -1589,16 +1585,20 @@ fn core_of(p: &Pairs, kc: usize) -> Option<Core> {
     })
 }
 
-/// The core's knot for a pass tilted by λ, or None when no core fits: from the highest knot
-/// the core's largest binary power's FFT allows (and below the split: the core stays in the
-/// all-bulk part), down while the tilted upper pair's mass between the knot and that cap is
-/// within a tenth of a step in T; the core must then hold at least half the tilted step and
-/// leave few steps outside it (below).
-fn core_knot(p: &Pairs, t: u64, lambda: f64, split: Option<usize>) -> Option<usize> {
+/// The core's knot for a pass tilted by λ and the finest step at which a core still fits, or
+/// None when no core fits: from the highest knot the core's largest binary power's FFT allows
+/// (and below the split: the core stays in the all-bulk part), down while the tilted upper
+/// pair's mass between the knot and that cap is within a tenth of a step in T; the core must
+/// then hold at least half the tilted step and leave few steps outside it (below).
+///
+/// The finest step: the core must reach the least knot that holds half the tilted step and
+/// leaves few steps outside it, and its knots are capped by its largest binary power's FFT, so
+/// its loss span is fixed and the step may shrink until that span is all the cap allows.
+fn core_knot(p: &Pairs, t: u64, lambda: f64, split: Option<usize>) -> Option<(usize, f64)> {
     let (x, _) = tilt(&p.up, p.o, p.j0, p.h, lambda);
     let top_power = 1u64 << (63 - t.leading_zeros());
-    let cap = ((1u64 << CORE_MAX_LOG2) - 1) / (top_power * FINE as u64);
-    let cap = (cap as usize)
+    let fft_cap = ((1u64 << CORE_MAX_LOG2) - 1) / (top_power * FINE as u64);
+    let cap = (fft_cap as usize)
         .min(split.unwrap_or(usize::MAX))
         .min(x.len() - 2);
     // From the cap down, while the tilted mass between the knot and the cap is within a tenth
@@ -1614,26 +1614,18 @@ fn core_knot(p: &Pairs, t: u64, lambda: f64, split: Option<usize>) -> Option<usi
     // them carried: the Chernoff bound of a Poisson(μ) count beyond CORE_MAX_J must be below
     // e^{−30} (the budget's usual scale; [`core_inputs`] decides J on its own bound).
     let held: f64 = x[..=kc].iter().sum();
-    (kc >= 2 && held >= 0.5 && core_rare(t, held) && core_feasible(p, kc)).then_some(kc)
-}
-
-/// The finest step at which a pass tilted by λ still has a core ([`core_knot`]): the core must
-/// reach the least knot that holds half the tilted step and leaves few steps outside it, and
-/// its knots are capped by its largest binary power's FFT, so its loss span is fixed and the
-/// step may shrink until that span is all the cap allows. 0 when no knot of this pass holds
-/// enough (the caller's step is then not limited by the core).
-fn core_min_step(p: &Pairs, t: u64, lambda: f64) -> f64 {
-    let (x, _) = tilt(&p.up, p.o, p.j0, p.h, lambda);
-    let top_power = 1u64 << (63 - t.leading_zeros());
-    let cap = ((1u64 << CORE_MAX_LOG2) - 1) / (top_power * FINE as u64);
-    let mut held = 0.0;
-    for (k, &m) in x.iter().enumerate() {
-        held += m;
-        if held >= 0.5 && core_rare(t, held) {
-            return k as f64 * p.h / cap as f64;
-        }
+    if !(kc >= 2 && held >= 0.5 && core_rare(t, held) && core_feasible(p, kc)) {
+        return None;
     }
-    0.0
+    // The least knot that holds enough: at most kc, which does.
+    let mut acc = 0.0;
+    let least = (0..=kc)
+        .find(|&k| {
+            acc += x[k];
+            acc >= 0.5 && core_rare(t, acc)
+        })
+        .unwrap_or(kc);
+    Some((kc, least as f64 * p.h / fft_cap as f64))
 }
 
 /// Whether a core holding `held` of the tilted step leaves few steps outside it: the Chernoff
@@ -2654,7 +2646,7 @@ fn core_state(c: &Both, fine: bool) -> (bool, bool) {
 /// chosen for the predicted gain ([`core_gain`]). A pass with the core costs about three on the
 /// grid alone at the same FFT length (the binary powers' transforms, J terms per frequency), so
 /// below the cap the grid alone is faster. With the core, the step does not go below a tenth
-/// above the finest at which the core still holds the tilted step ([`core_min_step`]; at
+/// above the finest at which the core still holds the tilted step ([`core_knot`]; at
 /// q = 0.001, σ = 1, T = 1000, ε = 30, a step 20 % finer than that lost the core and the answer).
 fn next_step(
     law: &Law,
@@ -4006,7 +3998,7 @@ mod tests {
         );
     }
 
-    /// [`core_min_step`]'s prediction against [`core_knot`] at q = 0.001, σ = 1, T = 1000, ε = 30
+    /// [`core_knot`]'s finest step against its own fit at q = 0.001, σ = 1, T = 1000, ε = 30
     /// (the tilt of its second pass): a core fits at a step a tenth above the predicted finest
     /// (where `next_step` stops) and none at a step a fifth below it.
     #[test]
@@ -4018,8 +4010,8 @@ mod tests {
         let p = discretise(&law, 1.1237e-4, budget / t as f64).unwrap();
         let split = super::excess_split(&p, t, query);
         let lambda = choose_tilt(&p, t, query, split, true).lambda;
-        assert!(super::core_knot(&p, t, lambda, split).is_some());
-        let h_min = super::core_min_step(&p, t, lambda);
+        let (_, h_min) =
+            super::core_knot(&p, t, lambda, split).expect("no core at the pass's step");
         assert!(h_min > 0.0 && h_min < p.h, "finest step {h_min:e}");
         let fits = |h: f64| {
             let p = discretise(&law, h, budget / t as f64).unwrap();
