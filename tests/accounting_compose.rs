@@ -7,6 +7,7 @@ use dpaudit::accounting::{
 };
 use dpaudit::bounds::conversion::Conversion;
 use dpaudit::Scalar;
+use rug::ops::Pow;
 use rug::Float;
 
 fn s(x: &str) -> Scalar {
@@ -595,4 +596,91 @@ fn eps_is_zero_above_the_total_variation() {
         c.route,
         c.value.lo
     );
+}
+
+/// ε(δ) for δ > 0.99 reads the complementary inversion first, 1 − δ(ε) on a line 0 < Re s < 1
+/// (docs/accounting.md#complement); δ = 0.6 the direct one. Against the Gaussian closed form (the general route forced
+/// on q = 1, σ = 10 and σ = 0.6, T = 1000, i.e. μ = 3.16 and 52.7) at δ from 0.6 to 1 − 10⁻¹²,
+/// to 20 digits.
+#[test]
+fn eps_near_one_agrees_with_the_gaussian_closed_form() {
+    for sigma in ["10", "0.6"] {
+        let sched = Schedule::new(vec![(Release::Gaussian { sigma: s(sigma) }, 1000)]).unwrap();
+        for delta in ["0.6", "0.999999", "0.999999999999"] {
+            let exact = full_batch_eps(&s(sigma), 1000, &s(delta), 30).unwrap();
+            let b = eps_for_delta(&sched, &s(delta), &opts(20, true)).unwrap();
+            let route = if delta == "0.6" {
+                "mgf inversion"
+            } else {
+                "mgf inversion of 1 - delta"
+            };
+            assert_eq!(b.route, route);
+            assert!(
+                contains(&b.value, &exact.value),
+                "sigma {sigma}, delta {delta}: {:?} vs {}",
+                b.value,
+                exact.value
+            );
+            assert!(b.value.digits() >= 20, "only {} digits", b.value.digits());
+        }
+    }
+}
+
+/// The near-1 refusal of stop 43 (q = 0.5, σ = 1, T = 1000, δ = 1 − 10⁻¹²; PLD's two estimates
+/// 9.5 and 53.3) against an independent mpmath inversion (golden/generate_near_one.py →
+/// golden/accounting/near_one.csv: 20 digits, dps 25 and 35 agreeing to 4·10⁻²¹), at 6 and 12
+/// digits: the bracket must meet the reference's interval (its recorded digits ± half a unit of
+/// the last, which the 12-digit bracket, 10⁻¹⁸ wide, is far narrower than); and the
+/// complementary route against the direct one at δ = 0.995 (δ(ε) by the direct inversion at
+/// both ends of the complementary ε bracket must straddle δ).
+#[test]
+fn eps_near_one_contains_the_mpmath_reference() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/golden/accounting/near_one.csv"
+    ))
+    .unwrap();
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let head = rows.headers().unwrap().clone();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let mut seen = 0;
+    for row in rows.records() {
+        let row = row.unwrap();
+        let m = sg(&row[col("q")], &row[col("sigma")]);
+        let steps: u64 = row[col("steps")].parse().unwrap();
+        let eps = Float::with_val(256, Float::parse(&row[col("eps_remove")]).unwrap());
+        let digits: i32 = row[col("digits")].parse().unwrap();
+        // Half a unit of the last recorded significant digit.
+        let lead = eps.clone().abs().log10().floor().to_f64() as i32;
+        let half = Float::with_val(256, 10f64).pow(lead - digits + 1) / 2u32;
+        let (lo, hi) = (
+            Float::with_val(256, &eps - &half),
+            Float::with_val(256, &eps + &half),
+        );
+        let sched = Schedule::homogeneous(&m, steps).unwrap();
+        let delta = s(&row[col("delta")]);
+        for want in [6, 12] {
+            let b = eps_for_delta(&sched, &delta, &opts(want, false)).unwrap();
+            assert_eq!(b.route, "mgf inversion of 1 - delta");
+            assert!(
+                b.value.lo <= hi && lo <= b.value.hi,
+                "{want} digits: {:?} vs [{lo}, {hi}]",
+                b.value
+            );
+            assert!(b.value.digits() >= want);
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 1);
+    let sched = Schedule::homogeneous(&sg("0.5", "1"), 1000).unwrap();
+    let delta = s("0.995");
+    let b = eps_for_delta(&sched, &delta, &opts(8, false)).unwrap();
+    assert_eq!(b.route, "mgf inversion of 1 - delta");
+    let d = Float::with_val(256, Float::parse("0.995").unwrap());
+    let at = |e: &Float| {
+        let x = s(&e.to_string_radix(10, Some(30)));
+        delta_for_eps(&sched, &x, &opts(10, true)).unwrap().value
+    };
+    assert!(at(&b.value.lo).hi >= d, "delta(eps_lo) below 0.995");
+    assert!(at(&b.value.hi).lo <= d, "delta(eps_hi) above 0.995");
 }

@@ -111,6 +111,7 @@ class Composed:
         remove: bracket of the remove direction, D(P^T ‖ Q^T).
         add: bracket of the add direction, D(Q^T ‖ P^T).
         route: how it was computed: ``"gaussian closed form"``, ``"mgf inversion"``,
+            ``"mgf inversion of 1 - delta"`` (ε(δ) for δ > 1/2), ``"total variation bound"``,
             ``"small-T nested integration"`` (or its ``" (double precision)"`` form) or
             ``"discretised convolution (double precision)"`` (docs/accounting.md).
     """

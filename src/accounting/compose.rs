@@ -41,8 +41,8 @@ mod nested64;
 mod pld;
 mod rdp;
 use invert::{
-    chernoff_upper, ln_moment_total_f64, ln_saddle_objective, saddle, scan_dampings, shift,
-    Inversion,
+    chernoff_upper, ln_moment_total_f64, ln_saddle_objective, pole_gap, saddle, saddle_complement,
+    scan_dampings, shift, Inversion,
 };
 use moment::{lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, MixEval};
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
@@ -308,8 +308,9 @@ pub struct Composed {
     pub remove: Bracket,
     /// Add direction, D(Q^T‖P^T).
     pub add: Bracket,
-    /// How it was computed: "gaussian closed form", "mgf inversion", "small-T nested
-    /// integration" (or its double-precision form) or "discretised convolution (double
+    /// How it was computed: "gaussian closed form", "mgf inversion", "mgf inversion of
+    /// 1 - delta" ([`COMPLEMENT_ROUTE`]), "total variation bound" ([`TV_ROUTE`]), "small-T
+    /// nested integration" (or its double-precision form) or "discretised convolution (double
     /// precision)".
     pub route: &'static str,
     /// Damping (saddle) a of the remove direction's inversion (NaN for the closed form).
@@ -704,7 +705,9 @@ fn compose_both(
             return Ok(Composed::closed_form(&c));
         }
     }
-    let x = x.mp(prec);
+    // δ carries 64 bits more than the working precision: its rounding error then bounds cleanly
+    // (`rounding_pair`), and 1 − δ keeps its relative accuracy for δ near 1.
+    let x = x.mp(if x_is_eps { prec } else { prec + GUARD_BITS });
     let (rm, n1, a) = dir(&sched.factors(Dir::Remove, prec), &x, digits, prec)?;
     // Substitution pairs are symmetric: the add direction is the same composition.
     let (ad, n2, _) = if sched.is_substitution() {
@@ -718,7 +721,12 @@ fn compose_both(
         value: Bracket::max(&rm, &ad),
         remove: rm,
         add: ad,
-        route: "mgf inversion",
+        // The remove direction's line: between the poles for the complementary inversion.
+        route: if a > 0.0 && a < 1.0 {
+            COMPLEMENT_ROUTE
+        } else {
+            "mgf inversion"
+        },
         saddle: a,
         moment_evals: n1 + n2,
     })
@@ -753,9 +761,11 @@ fn add_direction(
         // reaches), else by one δ(ε) inversion at a known ε, to one digit.
         let settled = if pld::add_settles(sched, &rm.lo, x) {
             Some((0, 0.0))
+        } else if near_one(x) {
+            complement_settles(&factors, &rm.lo, x, prec)
         } else {
             match delta_dir(&factors, &rm.lo, 1, prec) {
-                Ok((b, n, a)) if b.hi <= *x => Some((n, a)),
+                Ok((b, n, a)) if b.hi <= rounding_pair(x, false).0 => Some((n, a)),
                 _ => None,
             }
         };
@@ -786,6 +796,28 @@ fn add_direction(
         }
     }
     dir(&factors, x, digits, prec)
+}
+
+/// Whether δ(ε) ≤ δ is certified for δ > 1/2 by one complementary inversion at ε, to one digit
+/// of 1 − δ(ε): its lower end at least 1 − δ. Some((moment evaluations, damping)) if so.
+fn complement_settles(
+    factors: &[Factor],
+    eps: &Float,
+    delta: &Float,
+    prec: u32,
+) -> Option<(usize, f64)> {
+    let (_, gamma) = rounding_pair(delta, true);
+    let inv = Inversion::build_complement(
+        factors,
+        eps.to_f64().max(1e-6),
+        ln_rel_extra(1, 0.0),
+        prec,
+        true,
+        Some(ln_float(&gamma)),
+    )
+    .ok()?;
+    let (v, ln_err, _) = inv.complement(eps);
+    (shift(&v, ln_err, false, prec) >= gamma).then_some((inv.moment_evals, inv.a))
 }
 
 /// Digits of the add direction's first, cheap computation ([`add_direction`]).
@@ -835,11 +867,197 @@ fn add_direction_by_its_range(
     }
 }
 
-/// ε(δ) of one direction: [ε_lo, ε_hi] with δ_lower(ε_lo) ≥ δ ≥ δ_upper(ε_hi).
+/// ε(δ) of one direction: [ε_lo, ε_hi] with δ_lower(ε_lo) ≥ δ ≥ δ_upper(ε_hi). Above δ = 1/2
+/// the complementary inversion of 1 − δ(ε) ([`eps_dir_complement_at`]) serves too: first from
+/// [`COMPLEMENT_FIRST`] on, where the direct inversion cannot resolve 1 − δ, second below it; the
+/// second is tried when the first falls short of the digits (and, for the direct one, only while
+/// 1 − δ ≥ 10⁻⁴), and the narrower bracket is kept (docs/accounting.md#complement).
 fn eps_dir(factors: &[Factor], delta: &Float, digits: u32, prec: u32) -> Result<DirBracket> {
-    with_guard(digits, |extra, first| {
-        eps_dir_at(factors, delta, digits, prec, extra, first)
-    })
+    let direct = || {
+        with_guard(digits, |extra, first| {
+            eps_dir_at(factors, delta, digits, prec, extra, first)
+        })
+    };
+    if *delta <= 0.5f64 {
+        return direct();
+    }
+    let comp = || {
+        with_guard(digits, |extra, first| {
+            eps_dir_complement_at(factors, delta, digits, prec, extra, first)
+        })
+    };
+    let got = |r: &Result<DirBracket>| r.as_ref().map_or(0, |b| b.0.digits());
+    let near = near_one(delta);
+    let first = if near { comp() } else { direct() };
+    if got(&first) >= digits
+        || (near && *delta > 0.9999f64)
+        || crate::numeric::deadline::expired().is_some()
+    {
+        return first;
+    }
+    let second = if near { direct() } else { comp() };
+    if got(&second) > got(&first) || first.is_err() && second.is_ok() {
+        second
+    } else {
+        first
+    }
+}
+
+/// δ from which on (the double nearest 0.99, so the decimal 0.99 included) ε(δ) tries the
+/// complementary inversion first: the sweep of
+/// docs/accounting.md#complement (q ∈ [0.001, 0.5], σ ∈ [0.6, 5], T ∈ [10, 10⁵]) had every
+/// δ ≤ 0.99 answered by the direct inversion, and small σ at small T (q = 0.9, σ = 0.3, T = 4,
+/// δ = 0.51) answered by it in 4.8 s where the complement certifies 3 digits in 17 s.
+const COMPLEMENT_FIRST: f64 = 0.99;
+
+/// Whether ε(δ) is searched on 1 − δ(ε) first (docs/accounting.md#complement): near δ = 1 the
+/// complement is the small number, and a relative error on it is the finer one. 1 − δ is exact
+/// in binary floating point above 1/2 (Sterbenz).
+fn near_one(delta: &Float) -> bool {
+    *delta >= COMPLEMENT_FIRST
+}
+
+/// ε(δ) of one direction for δ > 1/2 from the complementary inversion ([`Inversion::complement`],
+/// docs/accounting.md#complement): with γ = 1 − δ and 1 − δ(ε) non-decreasing in ε,
+/// [ε_lo, ε_hi] with (1 − δ)_upper(ε_lo) ≤ γ ≤ (1 − δ)_lower(ε_hi). The start is the largest of
+/// the bounds ε ≥ (ln γ − ln Π M(a)^T)/(1 − a), a ∈ (0, 1), from 1 − δ(ε) = E_Q[min(R, e^ε)]
+/// ≤ Π M(a)^T e^{(1−a)ε} (min(x, y) ≤ x^a y^{1−a}).
+fn eps_dir_complement_at(
+    factors: &[Factor],
+    delta: &Float,
+    digits: u32,
+    prec: u32,
+    extra: f64,
+    first: Option<&Bracket>,
+) -> Result<DirBracket> {
+    let gamma = Float::with_val(delta.prec(), 1u32 - delta);
+    let ln_gamma = ln_float(&gamma);
+    let mut eps0 = match first {
+        Some(b) => b.mid().to_f64(),
+        None => (1..64)
+            .map(|k| {
+                let a = f64::from(k) / 64.0;
+                (ln_gamma - ln_moment_total_f64(factors, a)) / (1.0 - a)
+            })
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max),
+    };
+    let ln_rel = ln_rel_extra(digits, extra);
+    let mut evals = 0;
+    for pass in 0..4 {
+        let inv = Inversion::build_complement(
+            factors,
+            eps0.max(1e-6),
+            ln_rel,
+            prec,
+            digits <= FAST_DIGITS,
+            Some(ln_gamma),
+        )?;
+        evals += inv.moment_evals;
+        let read = |e: &Float| inv.complement(e);
+        let e = solve_monotone(&read, &gamma, true, eps0, prec)?;
+        let ef = e.to_f64();
+        let a_here = saddle_complement(factors, ef.max(1e-6));
+        if (a_here - inv.a).abs() > 0.25 * pole_gap(inv.a) && pass < 3 {
+            eps0 = ef;
+            continue;
+        }
+        return certified_ends(&read, delta, true, &e, prec, digits).map(|b| (b, evals, inv.a));
+    }
+    Err(unsettled(digits))
+}
+
+/// [`certify_ends`] against the rounding interval of δ (or of 1 − δ, `complement`), or the
+/// error of an ε bracket that could not be certified.
+fn certified_ends(
+    read: &dyn Fn(&Float) -> (Float, f64, Float),
+    delta: &Float,
+    complement: bool,
+    e: &Float,
+    prec: u32,
+    digits: u32,
+) -> Result<Bracket> {
+    certify_ends(read, &rounding_pair(delta, complement), complement, e, prec)
+        .ok_or_else(|| precision_error(digits, 0, "composition: could not certify the eps bracket"))
+}
+
+/// The error of an ε(δ) search whose damping kept moving.
+fn unsettled(digits: u32) -> Error {
+    precision_error(digits, 0, "composition: damping did not settle")
+}
+
+/// Bits of δ beyond the working precision in an ε(δ) query ([`compose_both`]).
+const GUARD_BITS: u32 = 64;
+
+/// [lo, hi] around the exact decimal δ (`complement`: around 1 − δ) from its rounding `d` to
+/// p = d.prec() bits (to nearest, so |δ − d| ≤ 2^−p·|d|, and ≤ 2^−p for 1/2 < d < 1, where
+/// 1 − d is exact by Sterbenz's lemma), with directed roundings.
+fn rounding_pair(d: &Float, complement: bool) -> (Float, Float) {
+    use rug::float::Round;
+    let p = d.prec();
+    let (centre, r) = if complement {
+        (
+            Float::with_val(p, 1u32 - d),
+            Float::with_val(p, Float::i_exp(1, -(p as i32))),
+        )
+    } else {
+        let r = Float::with_val(p, d >> (p as i32 - 1)).abs();
+        (d.clone(), r)
+    };
+    let lo = Float::with_val_round(p + 8, &centre - &r, Round::Down).0;
+    let hi = Float::with_val_round(p + 8, &centre + &r, Round::Up).0;
+    (lo, hi)
+}
+
+/// [ε_lo, ε_hi] around a root estimate `e` of a monotone reading ĝ(ε) = (value, ln of its error
+/// bound, derivative) at `target` (`increasing`: g non-decreasing in ε): the ends are pushed out
+/// from e ± 2·err/|ĝ′| (at least a few ulps) until g_upper(ε_lo) ≤ target ≤ g_lower(ε_hi) for
+/// an increasing g, g_lower(ε_lo) ≥ target ≥ g_upper(ε_hi) for a decreasing one; ε = 0 exactly
+/// when e = 0 and g at 0 is certified on the far side of the target. None after 60 widenings.
+fn certify_ends(
+    read: &dyn Fn(&Float) -> (Float, f64, Float),
+    (t_lo, t_hi): &(Float, Float),
+    increasing: bool,
+    e: &Float,
+    prec: u32,
+) -> Option<Bracket> {
+    let zero = Float::new(prec);
+    // Whether ε is at or above the root: g certified past every target in [t_lo, t_hi] at ε.
+    let past = |x: &Float| {
+        let (v, err, _) = read(x);
+        if increasing {
+            shift(&v, err, false, prec) >= *t_hi
+        } else {
+            shift(&v, err, true, prec) <= *t_lo
+        }
+    };
+    // Whether ε is at or below the root.
+    let before = |x: &Float| {
+        let (v, err, _) = read(x);
+        if increasing {
+            shift(&v, err, true, prec) <= *t_lo
+        } else {
+            shift(&v, err, false, prec) >= *t_hi
+        }
+    };
+    if *e == zero && past(&zero) {
+        return Some(Bracket::point(zero));
+    }
+    let ef = e.to_f64();
+    let (_, ln_err, dv) = read(e);
+    let ln_slope = ln_float(&Float::with_val(prec, dv.abs_ref()));
+    // η = 2·err/|g′|, at least a few ulps of ε.
+    let ulp = (ef.abs().max(1e-300)).ln() - f64::from(prec - 8) * LN_2;
+    let mut eta = Float::with_val(prec, (LN_2 + ln_err - ln_slope).max(ulp)).exp();
+    for _ in 0..60 {
+        let hi = Float::with_val(prec, e + &eta);
+        let lo = Float::with_val(prec, e - &eta).max(&zero);
+        if past(&hi) && (lo == zero || before(&lo)) {
+            return Some(Bracket { lo, hi });
+        }
+        eta *= 4u32;
+    }
+    None
 }
 
 /// [`eps_dir`] with `extra` guard digits in the inversion's target; `first` is the bracket of a
@@ -858,7 +1076,6 @@ fn eps_dir_at(
         .map_or(f64::INFINITY, |(v, _)| v)
         .max(0.0);
     let mut evals = 0;
-    let zero = Float::new(prec);
     let mut ln_rel = ln_rel_extra(digits, extra);
     for pass in 0..4 {
         // Off the saddle the Chernoff start can be far from ε(δ) while the error terms depend
@@ -878,7 +1095,8 @@ fn eps_dir_at(
             Some(ln_delta),
         )?;
         evals += inv.moment_evals;
-        let e = solve_eps(&inv, delta, eps0, prec)?;
+        let read = |e: &Float| inv.delta(e);
+        let e = solve_monotone(&read, delta, false, eps0, prec)?;
         let ef = e.to_f64();
         let a_here = saddle(factors, ef.max(1e-6));
         let moved = if inv.a == inv.a_saddle {
@@ -900,49 +1118,32 @@ fn eps_dir_at(
             eps0 = ef;
             continue;
         }
-        if e == zero {
-            // δ̂(0) ≤ δ: certify δ_upper(0) ≤ δ, then ε(δ) = 0 exactly.
-            let (v0, e0, _) = inv.delta(&zero);
-            if shift(&v0, e0, true, prec) <= *delta {
-                return Ok((Bracket::point(zero), evals, inv.a));
-            }
-        }
-        // Certify the two ends: δ_upper(ε_hi) ≤ δ ≤ δ_lower(ε_lo).
-        let (_, ln_err, dv) = inv.delta(&e);
-        let ln_slope = ln_float(&Float::with_val(prec, dv.abs_ref()));
-        // η = 2·err/|δ′|, at least a few ulps of ε.
-        let ulp = (ef.abs().max(1e-300)).ln() - f64::from(prec - 8) * LN_2;
-        let mut eta = Float::with_val(prec, (LN_2 + ln_err - ln_slope).max(ulp)).exp();
-        for _ in 0..60 {
-            let hi = Float::with_val(prec, &e + &eta);
-            let lo = Float::with_val(prec, &e - &eta).max(&zero);
-            let (vh, eh, _) = inv.delta(&hi);
-            let (vl, el, _) = inv.delta(&lo);
-            let hi_ok = shift(&vh, eh, true, prec) <= *delta;
-            let lo_ok = lo == zero || shift(&vl, el, false, prec) >= *delta;
-            if hi_ok && lo_ok {
-                return Ok((Bracket { lo, hi }, evals, inv.a));
-            }
-            eta *= 4u32;
-        }
-        return Err(precision_error(
-            digits,
-            0,
-            "composition: could not certify the eps bracket",
-        ));
+        // Certify the two ends: δ_upper(ε_hi) ≤ δ ≤ δ_lower(ε_lo) (ε = 0 exactly when
+        // δ_upper(0) ≤ δ).
+        return certified_ends(&read, delta, false, &e, prec, digits).map(|b| (b, evals, inv.a));
     }
-    Err(precision_error(
-        digits,
-        0,
-        "composition: damping did not settle",
-    ))
+    Err(unsettled(digits))
 }
 
-/// Root of δ̂(ε) = δ (decreasing in ε) by Newton steps on ln δ̂, safeguarded by bisection inside a
-/// bracket [lo, hi] with δ̂(lo) > δ ≥ δ̂(hi); 0 when δ̂(0) ≤ δ.
-fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Float> {
+/// Root of ĝ(ε) = target for a monotone reading ĝ (δ̂(ε), decreasing, or 1 − δ̂(ε),
+/// `increasing`) by Newton steps on ln ĝ, safeguarded by bisection inside a bracket [lo, hi]
+/// with ε = lo short of the root and hi not; 0 when ε = 0 is not short of it.
+fn solve_monotone(
+    read: &dyn Fn(&Float) -> (Float, f64, Float),
+    target: &Float,
+    increasing: bool,
+    eps0: f64,
+    prec: u32,
+) -> Result<Float> {
     let zero = Float::new(prec);
-    let above = |e: &Float| -> bool { inv.delta(e).0 > *delta };
+    let short = |v: &Float| {
+        if increasing {
+            *v < *target
+        } else {
+            *v > *target
+        }
+    };
+    let above = |e: &Float| -> bool { short(&read(e).0) };
     if !above(&zero) {
         return Ok(zero);
     }
@@ -954,19 +1155,24 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
         hi *= 2u32;
         grow += 1;
         if grow > 30 {
+            let delta = if increasing {
+                1.0 - target.to_f64()
+            } else {
+                target.to_f64()
+            };
             return Err(Error::invalid(
                 "delta",
-                delta.to_f64(),
+                delta,
                 "attainable: eps(delta) > 1e9",
             ));
         }
     }
-    let target = Float::with_val(prec, delta.ln_ref());
+    let ln_target = Float::with_val(prec, target.ln_ref());
     let mut e = Float::with_val(prec, &lo + &hi) / 2u32;
     let tol = Float::with_val(prec, 1u32) >> (prec - 8);
     for _ in 0..400 {
-        let (v, _, dv) = inv.delta(&e);
-        if v > *delta {
+        let (v, _, dv) = read(&e);
+        if short(&v) {
             lo = e.clone();
         } else {
             hi = e.clone();
@@ -975,9 +1181,9 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
         if width <= Float::with_val(prec, &tol * Float::with_val(prec, 1u32 + hi.clone().abs())) {
             break;
         }
-        let mut next = if v > 0 && dv < 0 {
+        let mut next = if v > 0 && dv != 0 && (dv > 0) == increasing {
             let lv = Float::with_val(prec, v.ln_ref());
-            let r = Float::with_val(prec, &lv - &target);
+            let r = Float::with_val(prec, &lv - &ln_target);
             let step = Float::with_val(prec, &r * &v) / &dv;
             Float::with_val(prec, &e - &step)
         } else {
@@ -994,6 +1200,10 @@ fn solve_eps(inv: &Inversion, delta: &Float, eps0: f64, prec: u32) -> Result<Flo
     }
     Ok(e)
 }
+
+/// The route of an ε(δ) with δ > 1/2 answered by the complementary inversion
+/// ([`eps_dir_complement_at`], docs/accounting.md#complement).
+pub const COMPLEMENT_ROUTE: &str = "mgf inversion of 1 - delta";
 
 /// The route of an ε(δ) answered by [`tv_settles`].
 pub const TV_ROUTE: &str = "total variation bound";

@@ -83,7 +83,7 @@ impl Direction {
     }
 }
 
-/// Certified upper bound on ln Π M_j(c)^{T_j} at real c > 1 (a rug quadrature with its error
+/// Certified upper bound on ln Π M_j(c)^{T_j} at real c > 0 (a rug quadrature with its error
 /// bound for each subsampled factor, the closed form for the Gaussian one).
 pub(super) fn ln_moment_upper(factors: &[Factor], c: f64, prec: u32) -> Result<f64> {
     let cf = Float::with_val(prec, c);
@@ -91,7 +91,9 @@ pub(super) fn ln_moment_upper(factors: &[Factor], c: f64, prec: u32) -> Result<f
     for f in factors {
         match f {
             Factor::Gauss { inv_s2 } => {
-                acc += c * (c - 1.0) * inv_s2.to_f64() / 2.0 * (1.0 + 1e-15)
+                // Negative for 0 < c < 1: the margin is on the magnitude, upwards.
+                let x = c * (c - 1.0) * inv_s2.to_f64() / 2.0;
+                acc += x + 1e-15 * x.abs();
             }
             Factor::Mix(m) => {
                 let ev = MixEval::with_mode(m, &cf, -40.0, 64, true)?;
@@ -174,9 +176,35 @@ pub(super) fn ln_moment_total_f64(factors: &[Factor], c: f64) -> f64 {
     acc
 }
 
-/// ln of F(a) = Π M_j(a)^{T_j} e^{−(a−1)ε} / (a(a−1)), the integrand's size at u = 0.
+/// ln of F(a) = Π M_j(a)^{T_j} e^{−(a−1)ε} / |a(a−1)|, the integrand's size at u = 0 (a > 1
+/// for δ(ε), 0 < a < 1 for 1 − δ(ε)).
 pub(super) fn ln_saddle_objective(factors: &[Factor], a: f64, eps: f64) -> f64 {
-    ln_moment_total_f64(factors, a) - (a - 1.0) * eps - (a * (a - 1.0)).ln()
+    ln_moment_total_f64(factors, a) - (a - 1.0) * eps - (a * (a - 1.0)).abs().ln()
+}
+
+/// The distance from Re s = c to the nearer of the integrand's poles s = 0 and s = 1: along that
+/// line |s(s−1)| ≥ gap² + u², so ∫ du/|s(s−1)| ≤ π/gap.
+pub(super) fn pole_gap(c: f64) -> f64 {
+    c.abs().min((c - 1.0).abs())
+}
+
+/// The damping 0 < a < 1 minimising F of the complementary inversion (1 − δ(ε),
+/// docs/accounting.md#complement): golden section in the logit of a (F is convex in a, so
+/// unimodal in its logit).
+pub(super) fn saddle_complement(factors: &[Factor], eps: f64) -> f64 {
+    let a_of = |z: f64| 1.0 / (1.0 + (-z).exp());
+    let g = |z: f64| {
+        let v = ln_saddle_objective(factors, a_of(z), eps);
+        if v.is_nan() {
+            f64::INFINITY
+        } else {
+            v
+        }
+    };
+    let (lo, hi) = f64s::golden_section(g, -12.0, 12.0, 0.0, 80);
+    let a = a_of(0.5 * (lo + hi));
+    // A dyadic value (exact in every precision), at least 2^-10 from either pole.
+    ((a * 1024.0).round() / 1024.0).clamp(1.0 / 1024.0, 1.0 - 1.0 / 1024.0)
 }
 
 /// The damping a > 1 minimising F (convex in a): golden section on a log scale of a − 1.
@@ -271,9 +299,9 @@ impl Plan {
     }
 }
 
-/// ln of the aliasing term's size on the line Re s = c: Π M(c)^T e^{−(c−1)ε}/(c − 1).
+/// ln of the aliasing term's size on the line Re s = c: Π M(c)^T e^{−(c−1)ε}/gap(c).
 fn ln_edge(factors: &[Factor], c: f64, eps0: f64) -> f64 {
-    ln_moment_total_f64(factors, c) - (c - 1.0) * eps0 - (c - 1.0).ln()
+    ln_moment_total_f64(factors, c) - (c - 1.0) * eps0 - pole_gap(c).ln()
 }
 
 /// The largest step h whose aliasing through a strip of half-width d is below e^{ln_target},
@@ -298,11 +326,12 @@ fn best_side(
     best
 }
 
-/// The original rule at the saddle: one half-width d for both sides (h, d).
+/// The original rule at the saddle: one half-width d = gap(a)·k/20 for both sides (h, d); for the
+/// complementary inversion (0 < a < 1) the strip so stays between the poles.
 fn symmetric_strip(factors: &[Factor], a: f64, eps0: f64, ln_target: f64) -> (f64, f64) {
     let mut best: Option<(f64, f64)> = None;
     for k in 1..=19 {
-        let d = (a - 1.0) * f64::from(k) / 20.0;
+        let d = pole_gap(a) * f64::from(k) / 20.0;
         let need = ln_edge(factors, a - d, eps0).max(ln_edge(factors, a + d, eps0)) - ln_target;
         let h = 2.0 * PI * d / need.max(1.0);
         if best.is_none_or(|(bh, _)| h > bh) {
@@ -383,13 +412,50 @@ impl Inversion {
         ln_scale: Option<f64>,
     ) -> Result<Inversion> {
         let a_saddle = saddle(factors, eps0);
+        let plan = Plan::choose(factors, a_saddle, eps0, ln_rel, ln_scale);
+        Inversion::build_at(factors, a_saddle, plan, prec, fast)
+    }
+
+    /// The complementary inversion (docs/accounting.md#complement): on a line 0 < a < 1 between
+    /// the poles, the same trapezoid gives −(1 − δ(ε)) (the residue at s = 1 is the whole mass),
+    /// read by [`Inversion::complement`]. For ε near `eps0`, errors below e^{ln_rel} of
+    /// min(F(a), e^{ln_scale}) (the caller's estimate of 1 − δ, when it has one).
+    pub(super) fn build_complement(
+        factors: &[Factor],
+        eps0: f64,
+        ln_rel: f64,
+        prec: u32,
+        fast: bool,
+        ln_scale: Option<f64>,
+    ) -> Result<Inversion> {
+        let a = saddle_complement(factors, eps0);
+        let ln_f = ln_saddle_objective(factors, a, eps0);
+        let ln_target = ln_scale.map_or(ln_f, |l| l.min(ln_f)) + ln_rel;
+        let (h, d) = symmetric_strip(factors, a, eps0, ln_target);
+        let plan = Plan {
+            a,
+            h,
+            d_lo: d,
+            d_hi: d,
+            ln_rel: ln_target - ln_f,
+        };
+        Inversion::build_at(factors, a, plan, prec, fast)
+    }
+
+    fn build_at(
+        factors: &[Factor],
+        a_saddle: f64,
+        plan: Plan,
+        prec: u32,
+        fast: bool,
+    ) -> Result<Inversion> {
         let Plan {
             a,
             h,
             d_lo,
             d_hi,
             ln_rel,
-        } = Plan::choose(factors, a_saddle, eps0, ln_rel, ln_scale);
+        } = plan;
         let ln_inner_rel = ln_rel - 8.0;
         let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec, fast)?;
         // The certified moments that enter the error bounds.
@@ -506,24 +572,36 @@ impl Inversion {
         // bounded by the larger of the two terms (their mean is the bound).
         let e_lo = self.ln_m_edges.0
             - (a - d_lo - 1.0) * ef
-            - (a - d_lo - 1.0).ln()
+            - pole_gap(a - d_lo).ln()
             - ln_expm1(2.0 * PI * d_lo / h);
         let e_hi = self.ln_m_edges.1
             - (a + d_hi - 1.0) * ef
-            - (a + d_hi - 1.0).ln()
+            - pole_gap(a + d_hi).ln()
             - ln_expm1(2.0 * PI * d_hi / h);
         let alias = e_lo.max(e_hi);
         // Tail of the node sum, both signs: (h/π)·e^{−(a−1)ε}·Σ_{j>J}.
         let tail = (h / PI).ln() + self.ln_tail - (a - 1.0) * ef;
         // Inner-moment errors: (h/2π)·Σ_j w_j·rel_j·M(a)^T e^{−(a−1)ε}/(a(a−1)).
-        let inner =
-            ln_scale + self.inner_rel.ln() + self.ln_m_a - (a - 1.0) * ef - (a * (a - 1.0)).ln();
+        let inner = ln_scale + self.inner_rel.ln() + self.ln_m_a
+            - (a - 1.0) * ef
+            - (a * (a - 1.0)).abs().ln();
         let round =
             ln_scale + f64s::log_sum_exp(&ln_abs) + (max_arg + 16.0 + self.nodes.len() as f64).ln()
                 - f64::from(prec) * LN_2
                 + 8f64.ln();
         let ln_err = f64s::log_sum_exp(&[alias, tail, inner, round]);
         (value, ln_err, deriv)
+    }
+}
+
+impl Inversion {
+    /// (1 − δ(ε) estimate, absolute error bound, its derivative) of a complementary inversion
+    /// ([`Inversion::build_complement`]): the trapezoid on 0 < a < 1 sums to −(1 − δ(ε)), with
+    /// the same error terms as [`Inversion::delta`].
+    pub(super) fn complement(&self, eps: &Float) -> (Float, f64, Float) {
+        debug_assert!(self.a > 0.0 && self.a < 1.0, "a complementary inversion");
+        let (v, ln_err, dv) = self.delta(eps);
+        (-v, ln_err, -dv)
     }
 }
 
@@ -588,7 +666,7 @@ pub(super) fn tail_bound(
         // Gaussian only: |M| = e^{(a(a−1) − u²)/(2σ²)} decreases, and the node sum from u on is
         // at most a geometric series with ratio e^{−u·h/σ²}.
         let ratio = -(u * h * gauss_inv_s2);
-        let ln_sum = ln_gauss(u) - (-ratio.exp_m1()).ln() - ((a - 1.0).powi(2) + u * u).ln();
+        let ln_sum = ln_gauss(u) - (-ratio.exp_m1()).ln() - (pole_gap(a).powi(2) + u * u).ln();
         return Ok((ln_sum < ln_allow).then_some(ln_sum));
     }
     let mut acc = f64::NEG_INFINITY;
@@ -645,7 +723,7 @@ pub(super) fn tail_bound(
             ln_b += p.count * (m_rel + p.lip * step).min(1.0).ln();
         }
         let nodes_in_cell = (step / h).floor() + 1.0;
-        let ln_cell = ln_b + nodes_in_cell.ln() - ((a - 1.0).powi(2) + u * u).ln();
+        let ln_cell = ln_b + nodes_in_cell.ln() - (pole_gap(a).powi(2) + u * u).ln();
         acc = f64s::log_add_exp(acc, ln_cell);
         if acc > ln_allow {
             return Ok(None);
