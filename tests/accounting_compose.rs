@@ -435,6 +435,40 @@ mod robustness {
                 prop_assert!(c.value.hi <= 1.0000001);
             }
         }
+
+        /// δ near 1 (1 − δ from 10⁻¹⁵ to 0.49, the complementary inversion's side,
+        /// docs/accounting.md#complement) over the same grid: an honest bracket or a clear typed
+        /// error within the time limit; at q = 1 the general route is forced and must contain
+        /// the Gaussian closed form.
+        #[test]
+        fn near_one_a_bracket_or_a_clear_error(
+            lq in -6.0f64..0.0,
+            ls in (0.3f64).log10()..2.0,
+            lt in 0.0f64..6.0,
+            lg in -15.0f64..(0.49f64).log10(),
+            full in proptest::bool::weighted(0.3),
+        ) {
+            let q = if full { 1.0 } else { 10f64.powf(lq) };
+            let sigma = 10f64.powf(ls);
+            let steps = 10f64.powf(lt).round().max(1.0) as u64;
+            let m = SubsampledGaussian::new(Scalar::from(q), Scalar::from(sigma)).unwrap();
+            let sched = Schedule::homogeneous(&m, steps).unwrap();
+            let delta = Scalar::from(1.0 - 10f64.powf(lg));
+            let r = accounting::with_time_limit(Some(3.0), || eps_for_delta(&sched, &delta, &opts(8, full)));
+            match r {
+                Ok(c) => {
+                    prop_assert!(c.value.lo <= c.value.hi && c.value.lo >= 0);
+                    if full {
+                        let exact = full_batch_eps(&Scalar::from(sigma), steps, &delta, 20).unwrap();
+                        prop_assert!(contains(&c.value, &exact.value), "{:?} vs {}", c.value, exact.value);
+                    }
+                }
+                Err(err) => {
+                    let msg = err.to_string();
+                    prop_assert!(matches!(err, dpaudit::Error::Precision { .. } | dpaudit::Error::InvalidParameter { .. }), "{msg}");
+                }
+            }
+        }
     }
 }
 
