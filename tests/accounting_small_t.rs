@@ -83,3 +83,66 @@ fn small_t_far_tails() {
     let e = eps_for_delta(&sched, &s("0.999999999999"), &opts).unwrap();
     assert_eq!(e.value.hi, 0);
 }
+
+/// One step's δ(ε) of the mechanism in closed form (docs/accounting.md#single-step, written
+/// here afresh with rug): remove q·Φ̄(x* − 1) − (e^ε − 1 + q)·Φ̄(x*) with r(x*) = e^ε, add
+/// Φ(x_a) − e^ε((1 − q)Φ(x_a) + qΦ(x_a − 1)) with r(x_a) = e^{−ε} (0 when e^{−ε} ≤ 1 − q),
+/// r(x) = 1 − q + q·e^{(x − 1/2)/σ²}; the larger of the two.
+fn one_step_delta(q: &str, sigma: &str, eps: &rug::Float) -> rug::Float {
+    use rug::Float;
+    let p = 256;
+    let q = Float::with_val(p, Float::parse(q).unwrap());
+    let s = Float::with_val(p, Float::parse(sigma).unwrap());
+    let s2 = Float::with_val(p, s.square_ref());
+    let e = Float::with_val(p, eps);
+    let phi =
+        |x: &Float| (Float::with_val(p, x / Float::with_val(p, 2f64).sqrt()).erf() + 1u32) / 2u32;
+    let one_q = Float::with_val(p, 1u32 - &q);
+    let level = |t: &Float| {
+        Float::with_val(
+            p,
+            &s2 * Float::with_val(p, (Float::with_val(p, t - &one_q)) / &q).ln(),
+        ) + 0.5f64
+    };
+    let ee = Float::with_val(p, e.exp_ref());
+    let xs = level(&ee);
+    let rm = Float::with_val(p, &q * (1u32 - phi(&Float::with_val(p, &xs - 1u32))))
+        - Float::with_val(p, &ee - &one_q) * (1u32 - phi(&xs));
+    let em = Float::with_val(p, (-e.clone()).exp());
+    let ad = if em <= one_q {
+        Float::new(p)
+    } else {
+        let xa = level(&em);
+        let inner = Float::with_val(p, &one_q * phi(&xa))
+            + Float::with_val(p, &q * phi(&Float::with_val(p, &xa - 1u32)));
+        phi(&xa) - ee * inner
+    };
+    rm.max(&ad)
+}
+
+/// ε(δ) just below one step's total variation (q = 0.5, σ = 1: δ(0) = 0.19146246…), where ε is
+/// tiny and δ must be resolved far beyond ε's digits (refused before stop 44: "could not certify
+/// the eps bracket"): the closed form at the bracket's ends must straddle δ.
+#[test]
+fn one_step_eps_just_below_the_total_variation() {
+    for delta in ["0.191462", "0.19146", "0.1914"] {
+        let sched =
+            Schedule::homogeneous(&SubsampledGaussian::new(s("0.5"), s("1")).unwrap(), 1).unwrap();
+        let opts = ComposeOptions {
+            digits: 6,
+            force_inversion: false,
+        };
+        let c = eps_for_delta(&sched, &s(delta), &opts).unwrap();
+        let d = rug::Float::with_val(256, rug::Float::parse(delta).unwrap());
+        assert!(c.value.digits() >= 6);
+        assert!(c.value.lo > 0, "{delta}: eps = 0");
+        assert!(
+            one_step_delta("0.5", "1", &c.value.lo) >= d,
+            "{delta}: delta(eps_lo) below"
+        );
+        assert!(
+            one_step_delta("0.5", "1", &c.value.hi) <= d,
+            "{delta}: delta(eps_hi) above"
+        );
+    }
+}

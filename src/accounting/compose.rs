@@ -1280,7 +1280,14 @@ fn eps_for_delta_inner(
     }
     if let (false, Some((m, t))) = (opts.force_inversion, nested::applies(sched, opts.digits)) {
         if t >= 2 && opts.digits <= nested64::MAX_DIGITS {
-            return nested64::eps_for_delta(sched, &m, t as u32, delta, opts.digits.clamp(1, 60));
+            let r = nested64::eps_for_delta(sched, &m, t as u32, delta, opts.digits.clamp(1, 60));
+            // The double-precision route resolves δ to about 8 digits; an ε just below the total
+            // variation's level (tiny ε, where δ must be resolved far beyond ε's digits) is
+            // left to the MPFR route (T ≤ 2), which takes δ's digits from that sensitivity.
+            let short = matches!(&r, Err(Error::Precision { .. }));
+            if !short || t > 2 || crate::numeric::deadline::expired().is_some() {
+                return r;
+            }
         }
         return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
     }

@@ -504,9 +504,18 @@ fn eps_one(
     let e = illinois_root(|e| Ok(f(e)), ln_target, delta, [1e-14, 1e-3, 1e-13], 200)?;
     // The double-precision root is good to ≈ 10⁻¹⁰ where the integrand is smooth on the Simpson
     // grid, not always (tiny q): it is refined on the certified values.
-    let dd = digits + 2;
     let hstep = 1e-5 * e.max(1e-3);
     let slope = (f(e + hstep) - f(e - hstep)) / (2.0 * hstep);
+    // δ's digits for the ends: ε(1 ± η) moves ln δ by ε·|d ln δ/dε|·η, so where that product is
+    // small (ε just below the total variation's level, e.g. T = 1, q = 0.5, σ = 1, δ = 0.1914:
+    // ε ≈ 1.2·10⁻⁴, ε·|d ln δ/dε| ≈ 2·10⁻⁴) δ needs correspondingly more digits than ε.
+    let sens = e * slope.abs();
+    let extra = if sens.is_finite() && sens > 0.0 && sens < 1.0 {
+        (-sens.log10()).ceil() as u32
+    } else {
+        0
+    };
+    let dd = (digits + 2 + extra).min(60);
     let mut e_mp = Float::with_val(prec, e);
     let eta0 = 10f64.powi(-(digits as i32)) / 4.0;
     if slope.is_finite() && slope < 0.0 {
