@@ -718,3 +718,21 @@ fn eps_near_one_contains_the_mpmath_reference() {
     assert!(at(&b.value.lo).hi >= d, "delta(eps_lo) below 0.995");
     assert!(at(&b.value.hi).lo <= d, "delta(eps_hi) above 0.995");
 }
+
+/// Small σ at small q (q = 0.01, σ = 0.3, T = 1000, δ = 10⁻⁵): the inversion cannot bound its
+/// tail there; since stop 44 the discretised route answers ε(δ) as its fallback at any T ≥ 4 (it
+/// was tried first only inside `pld::applies`). dp_accounting 0.6.0's PLD at 10⁻⁴ on this machine
+/// (stop 44): pessimistic (Connect-the-Dots, an upper bound on ε) 69.81571191584709, optimistic
+/// 69.76210313413003: the certified bracket must reach below the first and above the second.
+#[test]
+fn small_sigma_eps_falls_back_to_the_discretised_route() {
+    let sched = Schedule::homogeneous(&sg("0.01", "0.3"), 1000).unwrap();
+    let c = accounting::with_time_limit(Some(60.0), || {
+        eps_for_delta(&sched, &s("1e-5"), &opts(6, false))
+    })
+    .unwrap();
+    assert_eq!(c.route, "discretised convolution (double precision)");
+    assert!(c.value.digits() >= 6);
+    assert!(c.value.lo.to_f64() <= 69.81571191584709, "{:?}", c.value);
+    assert!(c.value.hi.to_f64() >= 69.76210313413003, "{:?}", c.value);
+}

@@ -1309,5 +1309,21 @@ fn eps_for_delta_inner(
         eps_dir,
         false,
     );
+    // Where the inversion falls short (small σ at small q, whose characteristic function decays
+    // too slowly to bound its tail), the discretised route tries too at any T ≥ 4 it accepts.
+    let need = opts.digits.min(60);
+    let short = !matches!(&inverted, Ok(c) if c.value.digits() >= need);
+    if let (false, true, None, Some((m, t))) = (
+        opts.force_inversion,
+        short,
+        &fallback,
+        pld::accepts(sched, opts.digits),
+    ) {
+        if crate::numeric::deadline::expired().is_none() {
+            if let Ok(c) = pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60)) {
+                fallback = Some(c);
+            }
+        }
+    }
     better_of(inverted, fallback)
 }
