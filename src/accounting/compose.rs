@@ -1293,7 +1293,7 @@ fn eps_for_delta_inner(
     }
     let mut fallback = None;
     if let (false, Some((m, t))) = (opts.force_inversion, pld::applies(sched, opts.digits)) {
-        match pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60)) {
+        match pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60), false) {
             Ok(c) if c.value.digits() >= opts.digits.min(60) => return Ok(c),
             Ok(c) => fallback = Some(c),
             Err(_) => {}
@@ -1310,7 +1310,8 @@ fn eps_for_delta_inner(
         false,
     );
     // Where the inversion falls short (small σ at small q, whose characteristic function decays
-    // too slowly to bound its tail), the discretised route tries too at any T ≥ 4 it accepts.
+    // too slowly to bound its tail), the discretised route tries too at any T ≥ 4 it accepts,
+    // for 10⁻⁹ ≤ δ ≤ 0.99 (docs/accounting.md#limits).
     let need = opts.digits.min(60);
     let short = !matches!(&inverted, Ok(c) if c.value.digits() >= need);
     if let (false, true, None, Some((m, t))) = (
@@ -1320,7 +1321,7 @@ fn eps_for_delta_inner(
         pld::accepts(sched, opts.digits),
     ) {
         if crate::numeric::deadline::expired().is_none() {
-            if let Ok(c) = pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60)) {
+            if let Ok(c) = pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60), true) {
                 fallback = Some(c);
             }
         }

@@ -681,6 +681,11 @@ impl Composite {
                 v >= delta
             }
         };
+        // ε = 0 exactly when the bound already holds there (the bisection below only
+        // approaches it: q = 0.001, σ = 0.4, T = 1000, δ = 0.5 read [0, 8.7·10⁻³⁴], 0 digits).
+        if upper && e0 == 0.0 && ok(0.0) {
+            return 0.0;
+        }
         // Step outward from e0 until the bound holds, then bisect back.
         let mut step = 1e-9 * e0.max(1e-6);
         let (mut good, mut bad) = (f64::NAN, e0);
@@ -2829,9 +2834,14 @@ fn eps_passes(
 /// δ(ε) query has no floor: its truncation budget follows δ's scale, and the tilt makes the
 /// FFT's rounding relative to δ, as far as the Chernoff factor e^{Tc − λε} is tight.)
 const MIN_DELTA: f64 = 1e-9;
-/// Largest δ of an ε(δ) query this route takes (near δ = 1, ε(δ) is 0 or tiny and the
+/// Largest δ of an ε(δ) query this route takes first (near δ = 1, ε(δ) is 0 or tiny and the
 /// inversion's answer is immediate).
 const MAX_DELTA: f64 = 0.1;
+/// Largest δ of an ε(δ) query this route takes as the inversion's fallback
+/// ([`eps_for_delta`]): the reading is the same at any δ, whose absolute FFT errors
+/// (≈ 10⁻¹⁶) leave 6 digits of δ to 0.99; checked against the inversion at δ = 0.6 and 0.99
+/// (docs/accounting.md#limits).
+const MAX_DELTA_FALLBACK: f64 = 0.99;
 
 /// δ(ε) of one direction to `digits` digits, or the narrowest bracket found ([`narrowest`]).
 /// `blocks`: compose by blocks of the largest step from the first pass where the knots split
@@ -3018,18 +3028,25 @@ pub(super) fn delta_for_eps(
     digits: u32,
     blocks: bool,
 ) -> Result<Composed> {
-    both(sched, m, t, eps, digits, Some(blocks))
+    both(sched, m, t, eps, digits, Some(blocks), MAX_DELTA)
 }
 
-/// ε(δ) of both directions.
+/// ε(δ) of both directions, for δ up to [`MAX_DELTA`] as the first try, up to
+/// [`MAX_DELTA_FALLBACK`] as the inversion's `fallback`.
 pub(super) fn eps_for_delta(
     sched: &super::Schedule,
     m: &SubsampledGaussian,
     t: u64,
     delta: &Scalar,
     digits: u32,
+    fallback: bool,
 ) -> Result<Composed> {
-    both(sched, m, t, delta, digits, None)
+    let max_delta = if fallback {
+        MAX_DELTA_FALLBACK
+    } else {
+        MAX_DELTA
+    };
+    both(sched, m, t, delta, digits, None, max_delta)
 }
 
 /// Both directions at `x` (ε when `blocks` is Some, with its flag for [`delta_one`]; else δ):
@@ -3042,13 +3059,14 @@ fn both(
     x: &Scalar,
     digits: u32,
     blocks: Option<bool>,
+    max_delta: f64,
 ) -> Result<Composed> {
     let x_is_eps = blocks.is_some();
     let xm = x.mp(PREC);
     let xf = xm.to_f64();
-    if !x_is_eps && !(MIN_DELTA..=MAX_DELTA).contains(&xf) {
+    if !x_is_eps && !(MIN_DELTA..=max_delta).contains(&xf) {
         return Err(budget_error(&format!(
-            "delta = {xf:e} is outside the route's range [{MIN_DELTA:e}, {MAX_DELTA}]"
+            "delta = {xf:e} is outside the route's range [{MIN_DELTA:e}, {max_delta}]"
         )));
     }
     let one = |law: &Law, x: f64, d: u32, settle: Option<f64>| match blocks {
@@ -3373,7 +3391,7 @@ mod tests {
                 )
             } else {
                 (
-                    super::eps_for_delta(&sched, &m, t, &x, 6).unwrap(),
+                    super::eps_for_delta(&sched, &m, t, &x, 6, false).unwrap(),
                     super::super::eps_for_delta(&sched, &x, &inv).unwrap(),
                 )
             };
@@ -4032,5 +4050,31 @@ mod tests {
         let f = h / next;
         assert!((1.85..=1.95).contains(&f), "refined by {f}");
         assert!(super::refine(h, 4.4, 1.0, (1u64 << 24) as f64).is_err());
+    }
+
+    /// The inversion's fallback takes ε(δ) up to δ = 0.99 (stop 44): small σ at small q, where
+    /// the inversion cannot bound its tail. dp_accounting 0.6.0's PLD at 10⁻⁴ on this machine:
+    /// q = 0.01, σ = 0.3, T = 1000, δ = 0.6: pessimistic (an upper bound) 11.078035126877685,
+    /// optimistic 11.024381383772512; q = 0.001, σ = 0.4, T = 1000, δ = 0.5: 0 and 0, which this
+    /// route certifies as the point 0 (it read [0, 8.7·10⁻³⁴] before its ε = 0 check).
+    #[test]
+    fn fallback_takes_eps_up_to_delta_099() {
+        let sg = |q: &str, s: &str| {
+            SubsampledGaussian::new(q.parse::<Scalar>().unwrap(), s.parse::<Scalar>().unwrap())
+                .unwrap()
+        };
+        let m = sg("0.01", "0.3");
+        let sched = Schedule::homogeneous(&m, 1000).unwrap();
+        let d = "0.6".parse::<Scalar>().unwrap();
+        assert!(super::eps_for_delta(&sched, &m, 1000, &d, 6, false).is_err());
+        let c = super::eps_for_delta(&sched, &m, 1000, &d, 6, true).unwrap();
+        assert!(c.value.digits() >= 6, "{:?}", c.value);
+        assert!(c.value.lo.to_f64() <= 11.078035126877685, "{:?}", c.value);
+        assert!(c.value.hi.to_f64() >= 11.024381383772512, "{:?}", c.value);
+        let m = sg("0.001", "0.4");
+        let sched = Schedule::homogeneous(&m, 1000).unwrap();
+        let d = "0.5".parse::<Scalar>().unwrap();
+        let c = super::eps_for_delta(&sched, &m, 1000, &d, 6, true).unwrap();
+        assert!(c.value.lo == 0 && c.value.hi == 0, "{:?}", c.value);
     }
 }
