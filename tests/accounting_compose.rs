@@ -392,6 +392,52 @@ fn bad_input_is_an_error_not_a_panic() {
 mod robustness {
     use super::*;
     use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
+
+    /// The grid point of the log-scale draws: (schedule, σ, T); q = 1 when `full`.
+    fn grid_point(lq: f64, ls: f64, lt: f64, full: bool) -> (Schedule, f64, u64) {
+        let q = if full { 1.0 } else { 10f64.powf(lq) };
+        let sigma = 10f64.powf(ls);
+        let steps = 10f64.powf(lt).round().max(1.0) as u64;
+        let m = SubsampledGaussian::new(Scalar::from(q), Scalar::from(sigma)).unwrap();
+        (Schedule::homogeneous(&m, steps).unwrap(), sigma, steps)
+    }
+
+    /// An ε(δ) answer is an honest bracket (lo <= hi, lo >= 0, and for q = 1 containing the
+    /// closed form) or a clear typed error.
+    fn honest_eps(
+        r: dpaudit::Result<accounting::Composed>,
+        full: bool,
+        sigma: f64,
+        steps: u64,
+        delta: &Scalar,
+    ) -> Result<(), TestCaseError> {
+        match r {
+            Ok(c) => {
+                prop_assert!(c.value.lo <= c.value.hi && c.value.lo >= 0);
+                if full {
+                    let exact = full_batch_eps(&Scalar::from(sigma), steps, delta, 20).unwrap();
+                    prop_assert!(
+                        contains(&c.value, &exact.value),
+                        "{:?} vs {}",
+                        c.value,
+                        exact.value
+                    );
+                }
+            }
+            Err(err) => {
+                let msg = err.to_string();
+                prop_assert!(
+                    matches!(
+                        err,
+                        dpaudit::Error::Precision { .. } | dpaudit::Error::InvalidParameter { .. }
+                    ),
+                    "{msg}"
+                );
+            }
+        }
+        Ok(())
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 8, failure_persistence: None, .. ProptestConfig::default() })]
@@ -408,27 +454,10 @@ mod robustness {
             e in 0.0f64..100.0,
             full in proptest::bool::weighted(0.2),
         ) {
-            let q = if full { 1.0 } else { 10f64.powf(lq) };
-            let sigma = 10f64.powf(ls);
-            let steps = 10f64.powf(lt).round().max(1.0) as u64;
-            let m = SubsampledGaussian::new(Scalar::from(q), Scalar::from(sigma)).unwrap();
-            let sched = Schedule::homogeneous(&m, steps).unwrap();
+            let (sched, sigma, steps) = grid_point(lq, ls, lt, full);
             let delta = Scalar::from(10f64.powf(ld));
             let r = accounting::with_time_limit(Some(3.0), || eps_for_delta(&sched, &delta, &opts(10, false)));
-            match r {
-                Ok(c) => {
-                    prop_assert!(c.value.lo <= c.value.hi);
-                    prop_assert!(c.value.lo >= 0);
-                    if full {
-                        let exact = full_batch_eps(&Scalar::from(sigma), steps, &delta, 20).unwrap();
-                        prop_assert!(contains(&c.value, &exact.value), "{:?} vs {}", c.value, exact.value);
-                    }
-                }
-                Err(err) => {
-                    let msg = err.to_string();
-                    prop_assert!(matches!(err, dpaudit::Error::Precision { .. } | dpaudit::Error::InvalidParameter { .. }), "{msg}");
-                }
-            }
+            honest_eps(r, full, sigma, steps, &delta)?;
             let d = accounting::with_time_limit(Some(3.0), || delta_for_eps(&sched, &Scalar::from(e), &opts(10, false)));
             if let Ok(c) = d {
                 prop_assert!(c.value.lo <= c.value.hi && c.value.lo >= 0);
@@ -448,26 +477,10 @@ mod robustness {
             lg in -15.0f64..(0.49f64).log10(),
             full in proptest::bool::weighted(0.3),
         ) {
-            let q = if full { 1.0 } else { 10f64.powf(lq) };
-            let sigma = 10f64.powf(ls);
-            let steps = 10f64.powf(lt).round().max(1.0) as u64;
-            let m = SubsampledGaussian::new(Scalar::from(q), Scalar::from(sigma)).unwrap();
-            let sched = Schedule::homogeneous(&m, steps).unwrap();
+            let (sched, sigma, steps) = grid_point(lq, ls, lt, full);
             let delta = Scalar::from(1.0 - 10f64.powf(lg));
             let r = accounting::with_time_limit(Some(3.0), || eps_for_delta(&sched, &delta, &opts(8, full)));
-            match r {
-                Ok(c) => {
-                    prop_assert!(c.value.lo <= c.value.hi && c.value.lo >= 0);
-                    if full {
-                        let exact = full_batch_eps(&Scalar::from(sigma), steps, &delta, 20).unwrap();
-                        prop_assert!(contains(&c.value, &exact.value), "{:?} vs {}", c.value, exact.value);
-                    }
-                }
-                Err(err) => {
-                    let msg = err.to_string();
-                    prop_assert!(matches!(err, dpaudit::Error::Precision { .. } | dpaudit::Error::InvalidParameter { .. }), "{msg}");
-                }
-            }
+            honest_eps(r, full, sigma, steps, &delta)?;
         }
     }
 }

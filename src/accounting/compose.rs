@@ -1292,8 +1292,11 @@ fn eps_for_delta_inner(
         return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
     }
     let mut fallback = None;
-    if let (false, Some((m, t))) = (opts.force_inversion, pld::applies(sched, opts.digits)) {
-        match pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60), false) {
+    // The discretised route's first try, where it is measured faster and δ is in its first range.
+    let first_pld =
+        pld::applies(sched, opts.digits).filter(|_| pld::takes_delta(delta.f64(), false));
+    if let (false, Some((m, t))) = (opts.force_inversion, &first_pld) {
+        match pld::eps_for_delta(sched, m, *t, delta, opts.digits.clamp(1, 60), false) {
             Ok(c) if c.value.digits() >= opts.digits.min(60) => return Ok(c),
             Ok(c) => fallback = Some(c),
             Err(_) => {}
@@ -1314,10 +1317,12 @@ fn eps_for_delta_inner(
     // for 10⁻⁹ ≤ δ ≤ 0.99 (docs/accounting.md#limits).
     let need = opts.digits.min(60);
     let short = !matches!(&inverted, Ok(c) if c.value.digits() >= need);
-    if let (false, true, None, Some((m, t))) = (
+    // Not where the first try ran already (the same computation again).
+    let again = first_pld.is_none() && pld::takes_delta(delta.f64(), true);
+    if let (false, true, true, Some((m, t))) = (
         opts.force_inversion,
         short,
-        &fallback,
+        again,
         pld::accepts(sched, opts.digits),
     ) {
         if crate::numeric::deadline::expired().is_none() {

@@ -3031,6 +3031,17 @@ pub(super) fn delta_for_eps(
     both(sched, m, t, eps, digits, Some(blocks), MAX_DELTA)
 }
 
+/// Whether an ε(δ) query at δ is in this route's range: [`MIN_DELTA`] to [`MAX_DELTA`] as the
+/// dispatcher's first try, to [`MAX_DELTA_FALLBACK`] as the inversion's `fallback`.
+pub(super) fn takes_delta(delta: f64, fallback: bool) -> bool {
+    let max = if fallback {
+        MAX_DELTA_FALLBACK
+    } else {
+        MAX_DELTA
+    };
+    (MIN_DELTA..=max).contains(&delta)
+}
+
 /// ε(δ) of both directions, for δ up to [`MAX_DELTA`] as the first try, up to
 /// [`MAX_DELTA_FALLBACK`] as the inversion's `fallback`.
 pub(super) fn eps_for_delta(
