@@ -112,8 +112,10 @@ class Composed:
         add: bracket of the add direction, D(Q^T ‖ P^T).
         route: how it was computed: ``"gaussian closed form"``, ``"mgf inversion"``,
             ``"mgf inversion of 1 - delta"`` (ε(δ) for δ > 1/2), ``"total variation bound"``,
-            ``"small-T nested integration"`` (or its ``" (double precision)"`` form) or
-            ``"discretised convolution (double precision)"`` (docs/accounting.md).
+            ``"small-T nested integration"`` (or its ``" (double precision)"`` form),
+            ``"discretised convolution (double precision)"`` or
+            ``"discretised convolution of 1 - delta (double precision)"`` (ε(δ) for δ ≥ 1/2)
+            (docs/accounting.md).
     """
 
     value: Bracket

@@ -1292,12 +1292,50 @@ fn eps_for_delta_inner(
         return nested::eps_for_delta(&m, t, delta, opts.digits.clamp(1, 60));
     }
     let mut fallback = None;
-    // The discretised route's first try, where it is measured faster and δ is in its first range.
-    let first_pld =
-        pld::applies(sched, opts.digits).filter(|_| pld::takes_delta(delta.f64(), false));
-    if let (false, Some((m, t))) = (opts.force_inversion, &first_pld) {
-        match pld::eps_for_delta(sched, m, *t, delta, opts.digits.clamp(1, 60), false) {
-            Ok(c) if c.value.digits() >= opts.digits.min(60) => return Ok(c),
+    let need = opts.digits.min(60);
+    let answered = |f: &Option<Composed>| matches!(f, Some(c) if c.value.digits() >= need);
+    let digits = opts.digits.clamp(1, 60);
+    // The discretised route's tries (docs/accounting.md#discrete-complement): read for 1 − δ(ε)
+    // from δ = 1/2 (its errors relative to 1 − δ), else directly.
+    let near_one = pld::takes_near_one(delta);
+    let df = delta.f64();
+    // From 1/2 to 0.99 both readings apply: the direct one (with its fine core at large T) when
+    // the complement falls short.
+    let discretised = |m: &SubsampledGaussian, t: u64, fallback_range: bool| {
+        let complement = near_one.then(|| pld::eps_near_one(sched, m, t, delta, digits));
+        match complement {
+            Some(Ok(c)) if c.value.digits() >= need => Ok(c),
+            _ if pld::takes_delta(df, fallback_range) => {
+                let direct = pld::eps_for_delta(sched, m, t, delta, digits, fallback_range);
+                match (direct, complement) {
+                    (Ok(d), Some(Ok(c))) if c.value.digits() > d.value.digits() => Ok(c),
+                    (Err(_), Some(Ok(c))) => Ok(c),
+                    (d, _) => d,
+                }
+            }
+            complement => complement
+                .unwrap_or_else(|| pld::eps_for_delta(sched, m, t, delta, digits, fallback_range)),
+        }
+    };
+    let accepted = pld::accepts(sched, opts.digits).filter(|_| !opts.force_inversion);
+    // First, where it is measured faster: inside `pld::applies` for δ in its first range, and at
+    // small σ (below SMALL_SIGMA) for any δ it takes, where the inversion cannot bound its tail
+    // and took 5–47 s to fail.
+    let small = accepted
+        .as_ref()
+        .is_some_and(|(m, _)| m.sigma().f64() < pld::SMALL_SIGMA);
+    let first = (!opts.force_inversion)
+        .then(|| pld::applies(sched, opts.digits))
+        .flatten()
+        .filter(|_| !near_one && pld::takes_delta(df, false))
+        .or_else(|| {
+            accepted
+                .clone()
+                .filter(|_| small && (near_one || pld::takes_delta(df, true)))
+        });
+    if let Some((m, t)) = &first {
+        match discretised(m, *t, true) {
+            Ok(c) if c.value.digits() >= need => return Ok(c),
             Ok(c) => fallback = Some(c),
             Err(_) => {}
         }
@@ -1313,20 +1351,16 @@ fn eps_for_delta_inner(
         false,
     );
     // Where the inversion falls short (small σ at small q, whose characteristic function decays
-    // too slowly to bound its tail), the discretised route tries too at any T ≥ 4 it accepts,
-    // for 10⁻⁹ ≤ δ ≤ 0.99 (docs/accounting.md#limits).
-    let need = opts.digits.min(60);
+    // too slowly to bound its tail), the discretised route tries at any T ≥ 4 it accepts, for
+    // 10⁻⁹ ≤ δ ≤ 0.99 directly, and from δ = 1/2 to 1 − 10⁻²⁸⁰ for 1 − δ
+    // (docs/accounting.md#limits) — not where its first try ran already (the same computation).
     let short = !matches!(&inverted, Ok(c) if c.value.digits() >= need);
-    // Not where the first try ran already (the same computation again).
-    let again = first_pld.is_none() && pld::takes_delta(delta.f64(), true);
-    if let (false, true, true, Some((m, t))) = (
-        opts.force_inversion,
-        short,
-        again,
-        pld::accepts(sched, opts.digits),
-    ) {
+    let takes = near_one || pld::takes_delta(df, true);
+    if let (true, None, true, false, Some((m, t))) =
+        (short, &first, takes, answered(&fallback), accepted)
+    {
         if crate::numeric::deadline::expired().is_none() {
-            if let Ok(c) = pld::eps_for_delta(sched, &m, t, delta, opts.digits.clamp(1, 60), true) {
+            if let Ok(c) = discretised(&m, t, true) {
                 fallback = Some(c);
             }
         }

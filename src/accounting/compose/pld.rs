@@ -252,6 +252,21 @@ fn integrate(law: &Law, z0: f64, z1: f64, h: f64, d: &dyn Fn(f64) -> f64) -> Cel
 
 /// Tail cuts of one step: single-step P-mass beyond the knots at most `m_cut`.
 fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
+    discretise_for(law, h, m_cut, false)
+}
+
+/// [`discretise`], or with `complement` the pairs that bound 1 − δ(ε) instead
+/// (docs/accounting.md#discrete-complement): 1 − δ(ε) = Σ m_S·min(1, e^{ε−S}) is
+/// non-decreasing in each mass and non-increasing in each label, so
+/// - `up` (a lower bound on 1 − δ): the connect-the-dots pair with every mass lowered (the cells'
+///   error estimates subtracted, the cut tails and the mass at +∞ dropped, margins down) — its
+///   masses are below the dominating pair's, knot by knot, and so are their T-fold compositions;
+/// - `lo` (an upper bound): the dominated pair's bins with every mass raised (the cells' error
+///   estimates added, each bin's summation rounding, margins up), and the cut tails labelled at
+///   or below their losses (remove: below at knot 0 = ℓ_min, above at the last knot; add: above
+///   at the knot below the last cell, below at −∞ in `below`, added as T·below where read). Its
+///   masses are above the binned step's, knot by knot, at labels at most the bins' log-ratios.
+fn discretise_for(law: &Law, h: f64, m_cut: f64, complement: bool) -> Result<Pairs> {
     let remove = law.s > 0.0;
     // The grid o + hℤ has a knot at the end of the loss range where the mass piles up: at
     // ℓ_min = ln(1 − q) (remove), and h/1024 below ℓ_max = −ln(1 − q) (add). The lower pair
@@ -268,7 +283,7 @@ fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
     } else {
         let zb = law.cut(m_cut, false);
         let j_lo = ((law.loss(zb) - o) / h).floor().min(-1.0) as i64;
-        (j_lo, 1, f64::NAN, Z_CUT * law.sigma)
+        (j_lo, 1, f64::NAN, z_ceil_of(law))
     };
     let n = (j_hi - j_lo).max(1) as usize;
     if n > (1usize << MAX_LOG2) {
@@ -283,6 +298,46 @@ fn discretise(law: &Law, h: f64, m_cut: f64) -> Result<Pairs> {
     } else {
         0.0
     };
+    if complement {
+        let mut up = upper_lowered(&cells, h);
+        let mut lo = lower_pair_raised(&cells, h);
+        let below_at_minus_inf = if remove {
+            lo[0] += below;
+            lo[n] += above;
+            0.0
+        } else {
+            // Above z_ceil the loss is at least ℓ(z_ceil): labelled at the knot at or below it
+            // (the last cell's lower knot unless σ is large), or at −∞ below the first knot.
+            let m = law.above(z_ceil_of(law)) * (1.0 + TAIL_REL);
+            let k = ((law.loss(z_ceil_of(law)) - o) / h).floor() - j_lo as f64;
+            if k >= 0.0 {
+                lo[(k as usize).min(n - 1)] += m;
+                below
+            } else {
+                below + m
+            }
+        };
+        for v in &mut up {
+            *v *= 1.0 - 8.0 * U;
+        }
+        for x in &mut lo {
+            *x *= 1.0 + 8.0 * U;
+        }
+        let mut p = Pairs {
+            h,
+            o,
+            j0: j_lo,
+            up,
+            lo,
+            up_inf: 0.0,
+            tau: 0.0,
+            law: *law,
+            cells,
+            below: below_at_minus_inf,
+        };
+        p.tau = tau(law, &p);
+        return Ok(p);
+    }
     // Upper pair: every cell's mass split onto its two knots, errors added.
     let mut up = upper_from(&cells, h);
     // The cut mass: remove, below z_floor (loss in the first cell) goes to knot 1 and above the
@@ -374,6 +429,23 @@ fn upper_from_tilted(cells: &[Cell], h: f64, lambda: f64) -> Vec<f64> {
     up
 }
 
+/// [`upper_from`] with every cell's A and B lowered by its error estimate (kept nonnegative):
+/// knot by knot at most the connect-the-dots pair's masses ([`discretise_for`]).
+fn upper_lowered(cells: &[Cell], h: f64) -> Vec<f64> {
+    let (em1, om1) = (h.exp_m1(), -(-h).exp_m1());
+    let mut up = vec![0.0; cells.len() + 1];
+    for (k, c) in cells.iter().enumerate() {
+        up[k] += (c.a - c.ea).max(0.0) / em1;
+        up[k + 1] += (c.b - c.eb).max(0.0) / om1;
+    }
+    up
+}
+
+/// The add direction's z_ceil ([`discretise`]).
+fn z_ceil_of(law: &Law) -> f64 {
+    Z_CUT * law.sigma
+}
+
 /// The pairs' rounding margins on their masses: upper raised by 8u, lower lowered (and kept
 /// nonnegative).
 fn margins(up: &mut [f64], lo: &mut [f64]) {
@@ -392,7 +464,14 @@ const UNBALANCED: usize = 64;
 
 /// The lower pair's finite masses on the knots 0 ..= n from the cells (module docs).
 fn lower_pair(cells: &[Cell], h: f64) -> Vec<f64> {
-    lower_pair_tilted(cells, h, 0.0)
+    bins(cells, h, 0.0, false)
+}
+
+/// [`lower_pair`]'s bins and labels with each bin's mass raised: its cells' P-masses with their
+/// error estimates added, and the bin's sum by (terms + 4)u for its rounding
+/// ([`discretise_for`]).
+fn lower_pair_raised(cells: &[Cell], h: f64) -> Vec<f64> {
+    bins(cells, h, 0.0, true)
 }
 
 /// [`lower_pair`] of cells given in tilted units: cell c's A, B (and errors) are its masses
@@ -403,6 +482,11 @@ fn lower_pair(cells: &[Cell], h: f64) -> Vec<f64> {
 /// fine core's binary powers ([`core_power`]) are binned this way: their untilted masses span
 /// e^{λ·range}, beyond a double's range at strong tilts.
 fn lower_pair_tilted(cells: &[Cell], h: f64, lambda: f64) -> Vec<f64> {
+    bins(cells, h, lambda, false)
+}
+
+/// [`lower_pair_tilted`]; with `raised` (untilted only), [`lower_pair_raised`].
+fn bins(cells: &[Cell], h: f64, lambda: f64, raised: bool) -> Vec<f64> {
     // Consecutive bins, each labelled at the knot above its lowest cell and extended
     // upward until its likelihood ratio reaches that knot's e^{kh} (module docs). A bin's balance
     // uses the cells' A inflated and B, P deflated by their error estimates; the last bin, which
@@ -425,16 +509,34 @@ fn lower_pair_tilted(cells: &[Cell], h: f64, lambda: f64) -> Vec<f64> {
         .iter()
         .map(|c| ((c.a - c.ea).max(0.0) + eh * (c.b - c.eb).max(0.0)) / em1)
         .collect();
+    // The mass a bin carries: its cells' lowered P-masses, or raised ones.
+    let carry: Vec<f64> = if raised {
+        cells
+            .iter()
+            .map(|c| ((c.a + c.ea) + eh * (c.b + c.eb)) / em1 * (1.0 + 4.0 * U))
+            .collect()
+    } else {
+        pl.clone()
+    };
+    // A raised bin's sum of `terms` masses, rounded up.
+    let up_by = |x: f64, terms: usize| {
+        if raised {
+            x * (1.0 + (terms as f64 + 4.0) * U)
+        } else {
+            x
+        }
+    };
     let (mut c, mut r) = (0usize, 1.0f64);
     let mut unbalanced = 0;
     while c < n {
         let k = c + 1;
+        let mut terms = 1usize;
         let mut debt = r * (cells[c].a + cells[c].ea);
         if tilted {
             debt *= 1.0 + 4.0 * U;
         }
         // In knot k's units (one knot above cell c's).
-        let mut out = r * pl[c] * down(-1.0);
+        let mut out = r * carry[c] * down(-1.0);
         let mut next = None;
         for (c2, cell) in cells.iter().enumerate().skip(k) {
             // Per unit of cell c2, ∫p(1 − e^{ℓ_k − ℓ}) = (1 − e^{−mh})P + e^{−mh}B, m = c2 − k.
@@ -442,18 +544,19 @@ fn lower_pair_tilted(cells: &[Cell], h: f64, lambda: f64) -> Vec<f64> {
             let f = down((c2 - c) as f64);
             let credit = f * (-(-m).exp_m1() * pl[c2] + (-m).exp() * (cell.b - cell.eb).max(0.0));
             let to_k = down((c2 - k) as f64);
+            terms += 1;
             if credit >= debt {
                 let w = if credit > 0.0 { debt / credit } else { 0.0 };
-                out += w * pl[c2] * to_k;
+                out += w * carry[c2] * to_k;
                 next = Some((c2, 1.0 - w));
                 break;
             }
             debt -= credit;
-            out += pl[c2] * to_k;
+            out += carry[c2] * to_k;
         }
         match next {
             Some((c2, rest)) => {
-                lo[k] += out;
+                lo[k] += up_by(out, terms);
                 if rest > 0.0 {
                     (c, r) = (c2, rest);
                 } else {
@@ -466,13 +569,13 @@ fn lower_pair_tilted(cells: &[Cell], h: f64, lambda: f64) -> Vec<f64> {
             // labelled at its lower knot (its log-ratio is at least ℓ_c) and the bins go on from
             // c + 1; after UNBALANCED such cells, the rest is one bin at knot c.
             None if unbalanced < UNBALANCED => {
-                lo[c] += r * pl[c];
+                lo[c] += up_by(r * carry[c], 1);
                 (c, r) = (c + 1, 1.0);
                 unbalanced += 1;
                 continue;
             }
             None => {
-                lo[c] += out * down(1.0);
+                lo[c] += up_by(out * down(1.0), terms);
                 break;
             }
         }
@@ -510,6 +613,8 @@ struct Frame {
     /// 1); for a δ(ε) pass, ½ below its ε, so that a tilt past 600/(ε + 1) can be undone
     /// where it is read ([`Composite::delta`] gives the trivial bounds below it).
     floor: f64,
+    /// The composition is read for 1 − δ(ε) ([`Composite::complement`]), tilted by λ ∈ (−1, 0).
+    complement: bool,
 }
 
 /// The composed masses of one pair on a window of N knots (index i is the loss (ja + i)h),
@@ -524,14 +629,20 @@ struct Composite {
     tc: f64,
     /// Tilted mass outside the window or wrapped into it (bound).
     outside: f64,
-    /// Upper pair: the probability that some step is at +∞.
+    /// Upper pair: the probability that some step is at +∞ (for a complement's raised pair,
+    /// at −∞).
     inf: f64,
+    /// A complement's rounding weights ([`Composite::new_complement`]); empty otherwise.
+    gh: Vec<f64>,
 }
 
 impl Composite {
     /// `tilted`: the pair's composed tilted masses on the window; `tc`, `outside`, `inf` as in
     /// the fields.
     fn new(tilted: &[f64], f: Frame, tc: f64, outside: f64, inf: f64) -> Result<Self> {
+        if f.complement {
+            return Ok(Self::new_complement(tilted, f, tc, outside, inf));
+        }
         let Frame {
             h,
             base,
@@ -574,7 +685,143 @@ impl Composite {
             tc,
             outside,
             inf,
+            gh: Vec::new(),
         })
+    }
+
+    /// A composition read for 1 − δ(ε) = Σ_{S≤ε} m_S + e^ε·Σ_{S>ε} m_S e^{−S}
+    /// (docs/accounting.md#discrete-complement), tilted by λ ∈ (−1, 0): with t_i the tilted
+    /// masses and S_i = base + (ja + i)h, `g1` holds B_i = Σ_{j<i} t_j e^{λ(S_i − S_j)} and `g2`
+    /// A_i = Σ_{j≥i} t_j e^{−(1+λ)(S_j − S_i)}, both sums of decaying weights (no overflow at
+    /// any tilt or window), so that at ε with S_{k−1} ≤ ε < S_k and d = S_k − ε,
+    /// 1 − δ(ε) = e^{Tc − λε}·(e^{−λd}·B_k + e^{−(1+λ)d}·A_k). Each is a recursion
+    /// (B_{i+1} = r(B_i + t_i)), whose rounding perturbs a term m knots away by at most
+    /// (1 + 2u)^{3(m+1)} − 1 ≤ 6.1u(m + 1): with s = (r(1 + 2u))^{1/2}, (m + 1)r^m ≤
+    /// K·s^m, K = 1 + 1/(e·s·ln(1/s)), so the error is at most 6.1uK times the same sums of |t|
+    /// at the rate s, kept in `gh` (both sides added).
+    fn new_complement(tilted: &[f64], f: Frame, tc: f64, outside: f64, inf: f64) -> Self {
+        let n = tilted.len();
+        let (rb, ra) = ((f.lambda * f.h).exp(), (-(1.0 + f.lambda) * f.h).exp());
+        let half = |r: f64| (r * (1.0 + 2.0 * U)).sqrt().min(1.0);
+        let (sb, sa) = (half(rb), half(ra));
+        let mut g1 = vec![0.0; n + 1];
+        let mut g2 = vec![0.0; n + 1];
+        let mut gh = vec![0.0; n + 1];
+        for i in (0..n).rev() {
+            g2[i] = tilted[i] + ra * g2[i + 1];
+            gh[i] = tilted[i].abs() + sa * gh[i + 1];
+        }
+        let mut bh = 0.0f64;
+        for i in 0..n {
+            g1[i + 1] = rb * (g1[i] + tilted[i]);
+            bh = sb * (bh + tilted[i].abs());
+            gh[i + 1] += bh;
+        }
+        Composite {
+            f,
+            g1,
+            g2,
+            tc,
+            outside,
+            inf,
+            gh,
+        }
+    }
+
+    /// The rounding factor of a complement's recursions, 6.1uK ([`Composite::new_complement`]),
+    /// at the slower of its two rates, doubled for the rounding of `gh` itself.
+    fn complement_round(&self) -> f64 {
+        let f = self.f;
+        let k = |r: f64| {
+            let s = (r * (1.0 + 2.0 * U)).sqrt();
+            1.0 + 1.0 / (std::f64::consts::E * s * -(s.ln()))
+        };
+        let kk = k((f.lambda * f.h).exp()).max(k((-(1.0 + f.lambda) * f.h).exp()));
+        2.0 * 6.1 * U * kk
+    }
+
+    /// A complement's terms at e: (ln of e^{Tc − λe}, the bracket's two terms, the rounding
+    /// weights) with k the first knot above e.
+    fn complement_terms(&self, e: f64) -> (usize, f64, f64, f64, f64) {
+        let f = self.f;
+        let (k, _) = self.at(e);
+        let sk = f.base + (f.ja + k as i64) as f64 * f.h;
+        let d = sk - e;
+        let wb = (-f.lambda * d).exp();
+        let wa = (-(1.0 + f.lambda) * d).exp();
+        let x = self.tc - f.lambda * e;
+        (
+            k,
+            x,
+            wb * self.g1[k],
+            wa * self.g2[k],
+            wb.max(1.0) * self.gh[k],
+        )
+    }
+
+    /// The approximate 1 − δ at ε (no error terms): for locating ε(δ).
+    fn complement_approx(&self, e: f64) -> f64 {
+        let (_, x, b, a, _) = self.complement_terms(e);
+        x.exp() * (b + a)
+    }
+
+    /// d(1 − δ)/dε of the approximate 1 − δ at ε: e^ε·Σ_{S>ε} m_S e^{−S}.
+    fn complement_slope(&self, e: f64) -> f64 {
+        let (_, x, _, a, _) = self.complement_terms(e);
+        x.exp() * a
+    }
+
+    /// 1 − δ of the pair at ε with every error term: rounded up (`upper`, the raised dominated
+    /// pair read at ε + T·τ, the mass at −∞ added) or down (the lowered dominating pair read at
+    /// ε − T·τ). Each unit of tilted mass weighs at most e^{Tc − λε} in 1 − δ (both weights are
+    /// at most 1), so the window's outside mass and the FFT's errors scale by it: the knots below
+    /// ε by e^{λ(ε − S)} ≤ r_b^{j}, above by e^{−(1+λ)(S − ε)} ≤ r_a^{j} (j counted from ε).
+    fn complement(&self, eps: f64, upper: bool) -> f64 {
+        let f = self.f;
+        let e = if upper { eps + f.shift } else { eps - f.shift };
+        let (k, x, b, a, gh) = self.complement_terms(e);
+        let v = b + a;
+        let round = (self.complement_round() + 256.0 * U + f.tilt_rel) * gh + 1e-300;
+        let below = k as f64;
+        let above = (self.n() - k) as f64;
+        let one_minus = |y: f64| -y.exp_m1();
+        let (qb, qa) = (
+            one_minus(f.lambda * f.h),
+            one_minus(-(1.0 + f.lambda) * f.h),
+        );
+        let (qb2, qa2) = (
+            one_minus(2.0 * f.lambda * f.h),
+            one_minus(-2.0 * (1.0 + f.lambda) * f.h),
+        );
+        let w1 = below.min(1.0 / qb) + above.min(1.0 / qa);
+        let w2 = (below.min(1.0 / qb2) + above.min(1.0 / qa2)).sqrt();
+        let fft = (f.fft_err.each * w1).min(f.fft_err.l2 * w2) * (1.0 + 8.0 * U);
+        let err = fft + self.outside + round;
+        let scale = x.exp();
+        let rel = 4.0 * U * (x.abs() + 2.0);
+        if upper {
+            ((scale * (v + err) + self.inf) * (1.0 + rel + 8.0 * U)).min(1.0)
+        } else {
+            (scale * (v - err) * (1.0 - rel - 8.0 * U)).max(0.0)
+        }
+    }
+
+    /// An end of the ε(δ) bracket near δ = 1 from a complement, γ = 1 − δ: the lowered pair's
+    /// ε with 1 − δ_lo(ε) ≥ γ (the smallest found: ε(δ) is at most it), the raised pair's ε with
+    /// 1 − δ_hi(ε) ≤ γ (the largest found, 0 when none: ε(δ) is at least it). As
+    /// [`Composite::eps`]: from the root of the approximate value, stepping outward until the
+    /// bound holds, then bisecting back.
+    fn complement_eps(&self, gamma: f64, upper: bool) -> f64 {
+        let top = self.f.base + (self.f.ja + self.n() as i64) as f64 * self.f.h;
+        // `upper` is the ε bracket's upper end, from the lowered pair (1 − δ rounded down).
+        let ok = |e: f64| {
+            if upper {
+                self.complement(e, false) >= gamma
+            } else {
+                self.complement(e, true) <= gamma
+            }
+        };
+        eps_end(top, upper, |e| self.complement_approx(e) >= gamma, ok)
     }
 
     fn n(&self) -> usize {
@@ -656,23 +903,6 @@ impl Composite {
     /// property is checked where it is claimed whether or not the bound is monotone.
     fn eps(&self, delta: f64, upper: bool) -> f64 {
         let top = self.f.base + (self.f.ja + self.n() as i64) as f64 * self.f.h + 1.0;
-        // Root of the approximate (monotone) δ.
-        let (mut a, mut b) = (0.0f64, top.max(0.0));
-        if self.approx(0.0) <= delta {
-            b = 0.0;
-        }
-        for _ in 0..200 {
-            let m = 0.5 * (a + b);
-            if m <= a || m >= b {
-                break;
-            }
-            if self.approx(m) <= delta {
-                b = m;
-            } else {
-                a = m;
-            }
-        }
-        let e0 = b;
         let ok = |e: f64| {
             let v = self.delta(e, upper);
             if upper {
@@ -681,48 +911,73 @@ impl Composite {
                 v >= delta
             }
         };
-        // ε = 0 exactly when the bound already holds there (the bisection below only
-        // approaches it: q = 0.001, σ = 0.4, T = 1000, δ = 0.5 read [0, 8.7·10⁻³⁴], 0 digits).
-        if upper && e0 == 0.0 && ok(0.0) {
-            return 0.0;
-        }
-        // Step outward from e0 until the bound holds, then bisect back.
-        let mut step = 1e-9 * e0.max(1e-6);
-        let (mut good, mut bad) = (f64::NAN, e0);
-        for _ in 0..80 {
-            let e = if upper { e0 + step } else { e0 - step };
-            if !upper && e <= 0.0 {
-                if ok(0.0) {
-                    good = 0.0;
-                }
-                break;
-            }
-            if upper && e > top {
-                break;
-            }
-            if ok(e) {
-                good = e;
-                break;
-            }
-            bad = e;
-            step *= 2.0;
-        }
-        if good.is_nan() {
-            return if upper { f64::INFINITY } else { 0.0 };
-        }
-        for _ in 0..60 {
-            let m = 0.5 * (good + bad);
-            if m == good || m == bad {
-                break;
-            }
-            if ok(m) {
-                good = m;
-            } else {
-                bad = m;
-            }
-        }
-        good
+        eps_end(top, upper, |e| self.approx(e) <= delta, ok)
     }
+}
+
+/// An end of an ε(δ) bracket on [0, top] ([`Composite::eps`], [`Composite::complement_eps`]):
+/// from the root e0 of an approximate monotone reading (`past(e)`: the reading at e is past the
+/// target, false below the root), step outward until the certified bound holds (`ok`), then
+/// bisect back, so the answer's property is checked where it is claimed whether or not the bound
+/// is monotone: the upper end is the smallest ε found with `ok` (∞ when none within `top`), the
+/// lower end the largest (0 when none).
+fn eps_end(top: f64, upper: bool, past: impl Fn(f64) -> bool, ok: impl Fn(f64) -> bool) -> f64 {
+    let (mut a, mut b) = (0.0f64, top.max(0.0));
+    if past(0.0) {
+        b = 0.0;
+    }
+    for _ in 0..200 {
+        let m = 0.5 * (a + b);
+        if m <= a || m >= b {
+            break;
+        }
+        if past(m) {
+            b = m;
+        } else {
+            a = m;
+        }
+    }
+    let e0 = b;
+    // ε = 0 exactly when the bound already holds there (the bisection below only approaches
+    // it: q = 0.001, σ = 0.4, T = 1000, δ = 0.5 read [0, 8.7·10⁻³⁴], 0 digits).
+    if upper && e0 == 0.0 && ok(0.0) {
+        return 0.0;
+    }
+    let mut step = 1e-9 * e0.max(1e-6);
+    let (mut good, mut bad) = (f64::NAN, e0);
+    for _ in 0..80 {
+        let e = if upper { e0 + step } else { e0 - step };
+        if !upper && e <= 0.0 {
+            if ok(0.0) {
+                good = 0.0;
+            }
+            break;
+        }
+        if upper && e > top {
+            break;
+        }
+        if ok(e) {
+            good = e;
+            break;
+        }
+        bad = e;
+        step *= 2.0;
+    }
+    if good.is_nan() {
+        return if upper { f64::INFINITY } else { 0.0 };
+    }
+    for _ in 0..60 {
+        let m = 0.5 * (good + bad);
+        if m == good || m == bad {
+            break;
+        }
+        if ok(m) {
+            good = m;
+        } else {
+            bad = m;
+        }
+    }
+    good
 }
 
 /// Neumaier's compensated accumulation of x into (s, c).
@@ -1026,6 +1281,52 @@ enum Query {
     /// ε at this δ, with an estimate of ε from an earlier pass and the error in δ it allows
     /// there.
     Eps(f64, Option<(f64, f64)>),
+    /// ε at δ near 1, read from 1 − δ(ε) ([`Composite::complement`]): γ = 1 − δ, and an
+    /// estimate of ε from an earlier pass with the error in 1 − δ it allows there.
+    Complement(f64, Option<(f64, f64)>),
+}
+
+/// The tilt λ ∈ (−1, 0) of a complement pass (docs/accounting.md#discrete-complement):
+/// 1 − δ(ε) = E_P[min(1, e^{ε−L})] ≤ e^{θε}·E_P[e^{−θL}] for θ ∈ [0, 1], so with λ = −θ,
+/// ln(1 − δ(ε)) ≤ T·L(λ) − λε and ε(δ) ≥ (T·L(λ) − ln γ)/λ. Without an estimate, λ maximises
+/// that lower bound, and the ε it gives is the reference; with one, λ is the saddle of the
+/// Chernoff exponent there (min T·L(λ) − λε), which centres the tilted composition on it. A
+/// grid of 41 points, then [`refine_tilt`] (any λ in (−1, 0) gives a valid bracket, so the
+/// search only has to find a good one).
+fn complement_tilt(p: &Pairs, t: u64, gamma: f64, guess: Option<f64>) -> Tilt {
+    let base = p.o + p.j0 as f64 * p.h;
+    let tf = t as f64;
+    let tl = |lambda: f64| tf * (ln_mgf_blocks(&p.up, lambda * p.h, true) + lambda * base);
+    let score = |lambda: f64| match guess {
+        Some(e) => tl(lambda) - lambda * e,
+        None => (tl(lambda) - gamma.ln()) / -lambda,
+    };
+    // θ = −λ on a logistic grid, 4.5·10⁻⁵ to 1 − 4.5·10⁻⁵ (a large ε wants θ near 0).
+    let grid: Vec<(f64, f64)> = (-20..=20)
+        .map(|k| {
+            let lambda = -1.0 / (1.0 + (-0.5 * k as f64).exp());
+            (lambda, score(lambda))
+        })
+        .collect();
+    let mut i = 0;
+    for (k, g) in grid.iter().enumerate() {
+        if g.1.is_finite() && (g.1 < grid[i].1 || !grid[i].1.is_finite()) {
+            i = k;
+        }
+    }
+    let (lambda, value) = refine_tilt(score, &grid, i);
+    let eps = match guess {
+        Some(e) => e,
+        None => (-value).max(0.0),
+    };
+    Tilt {
+        lambda,
+        grid_lambda: lambda,
+        grid_score: value,
+        eps,
+        split: None,
+        ln_bound: f64::NAN,
+    }
 }
 
 /// How far below its ε a δ(ε) pass keeps the composed losses: ½, or less under a strong tilt,
@@ -1063,7 +1364,8 @@ fn choose_tilt(p: &Pairs, t: u64, query: Query, split: Option<usize>, force_spli
         let tl = tf * l;
         let (score, eps) = match query {
             Query::Delta(e, _) => (tl - lambda * e, e),
-            Query::Eps(d, guess) => {
+            // (A complement pass chooses its tilt by [`complement_tilt`].)
+            Query::Eps(d, guess) | Query::Complement(d, guess) => {
                 let e = (tl - d.ln()) / lambda;
                 (e, guess.map_or(e, |g| g.0))
             }
@@ -1225,7 +1527,7 @@ fn pick_tilt(
         // Undoing the tilt multiplies by e^{Tc − λS} for S above the floor: keep it finite.
         let reach = match query {
             Query::Delta(..) => ln_scale + lambda * floor_margin(lambda),
-            Query::Eps(..) => lambda * (eps_ref + 1.0),
+            Query::Eps(..) | Query::Complement(..) => lambda * (eps_ref + 1.0),
         };
         if reach > 600.0 {
             break;
@@ -1278,6 +1580,7 @@ fn compose(
 ) -> Result<Both> {
     let n = p.up.len() - 1;
     let tf = t as f64;
+    let complement = matches!(query, Query::Complement(..));
     let Tilt {
         lambda: lstar,
         grid_lambda,
@@ -1285,14 +1588,17 @@ fn compose(
         eps: eps_ref,
         split,
         ln_bound,
-    } = choose_tilt(p, t, query, excess_split(p, t, query), force_split);
+    } = match query {
+        Query::Complement(gamma, guess) => complement_tilt(p, t, gamma, guess.map(|g| g.0)),
+        _ => choose_tilt(p, t, query, excess_split(p, t, query), force_split),
+    };
     let inf = if p.up_inf > 0.0 {
         -(tf * (-p.up_inf).ln_1p()).exp_m1() * (1.0 + 1e-12)
     } else {
         0.0
     };
     // The fine core (docs/accounting.md#fine-core), its knot from the query's tilt.
-    let kc = if t >= CORE_MIN_T && p.law.s > 0.0 {
+    let kc = if t >= CORE_MIN_T && p.law.s > 0.0 && !complement {
         core_knot(p, t, lstar, split)
     } else {
         None
@@ -1313,8 +1619,13 @@ fn compose(
     // the FFT's rounding, relative to the bound, has that much room). Measured: the bounds
     // differ by e^4.0 at that query (the grid's tilt answers it), by e^8.9 at q = 0.001,
     // σ = 0.6, T = 300, ε = 30 and e^46 at σ = 1, T = 30, ε = 30 (where it lost the answers).
+    // A complement's tilt is at most 1 in size: taken whole.
     let pick = |l: f64| {
-        let (lambda, pred_ec, maxed) = pick_tilt(p, t, budget, query, calib, l, eps_ref);
+        let (lambda, pred_ec, maxed) = if complement {
+            (l, 1.0, false)
+        } else {
+            pick_tilt(p, t, budget, query, calib, l, eps_ref)
+        };
         (
             lambda,
             pred_ec,
@@ -1391,6 +1702,8 @@ fn plan(
     let read = match query {
         Query::Delta(e, _) => e - tf * p.tau,
         Query::Eps(..) => 0.9 * eps_ref,
+        // λ < 0: a tilted mass weighs e^{Tc − λe} ≤ e^{Tc − λ·read} for e ≤ read.
+        Query::Complement(..) => 1.05 * eps_ref + 0.05,
     };
     let bu = budget * (lambda * read - tf * cu).exp();
     let bl = budget * (lambda * read - tf * cl).exp();
@@ -1509,8 +1822,8 @@ fn compose_part(
         .abs()
         .max((p.o + (p.j0 + n as i64) as f64 * p.h).abs());
     let c_max = cu.abs().max(cl.abs());
-    let tilt_rel =
-        2.0 * U * (tf * (2.0 + lambda * lmax + c_max) + tf * c_max + lambda * tf * lmax + 130.0);
+    let la = lambda.abs();
+    let tilt_rel = 2.0 * U * (tf * (2.0 + la * lmax + c_max) + tf * c_max + la * tf * lmax + 130.0);
     let f = Frame {
         h: p.h,
         base: tf * p.o,
@@ -1522,11 +1835,19 @@ fn compose_part(
         floor: match query {
             Query::Delta(e, _) => (e - floor_margin(lambda)).max(-1.0),
             Query::Eps(..) => -1.0,
+            Query::Complement(..) => f64::NEG_INFINITY,
         },
+        complement: matches!(query, Query::Complement(..)),
+    };
+    // A complement's raised pair: the probability that some step is at −∞ (its `below`).
+    let inf_lo = if f.complement && p.below > 0.0 {
+        -(tf * (-p.below).ln_1p()).exp_m1() * (1.0 + 1e-12)
+    } else {
+        0.0
     };
     Ok(Part {
         up: Composite::new(&mu, f, tf * cu, ou + extra_up, inf)?,
-        lo: Composite::new(&ml, f, tf * cl, ol, 0.0)?,
+        lo: Composite::new(&ml, f, tf * cl, ol, inf_lo)?,
         need,
         fft_err,
         fine: with_core,
@@ -2830,6 +3151,73 @@ fn eps_passes(
     ))
 }
 
+/// ε(δ) of one direction near δ = 1 from the complement (docs/accounting.md#discrete-complement),
+/// γ = 1 − δ given as an interval [γ_lo, γ_hi] of doubles, to `digits` digits, or the narrowest
+/// bracket found ([`narrowest`]); `settle` as for [`eps_one`].
+fn eps_complement_one(
+    law: &Law,
+    t: u64,
+    gamma: (f64, f64),
+    digits: u32,
+    settle: Option<f64>,
+) -> Result<(f64, f64)> {
+    narrowest(|best| eps_complement_passes(law, t, gamma, digits, settle, best))
+}
+
+/// The passes of [`eps_complement_one`], each valid bracket kept in `best`.
+fn eps_complement_passes(
+    law: &Law,
+    t: u64,
+    (g_lo, g_hi): (f64, f64),
+    digits: u32,
+    settle: Option<f64>,
+    best: &mut Option<(f64, f64)>,
+) -> Result<(f64, f64)> {
+    let budget = g_lo * 10f64.powi(-(digits as i32) - 3);
+    let mut h = initial_h(law, budget / t as f64);
+    let mut guess = None;
+    let mut last = None;
+    for _ in 0..PASSES {
+        pace(last, h, false)?;
+        let started = std::time::Instant::now();
+        let p = discretise_for(law, h, budget / t as f64, true)?;
+        let c = compose(
+            &p,
+            t,
+            budget,
+            Query::Complement(g_lo, guess),
+            1.0,
+            false,
+            1.0,
+            false,
+        )?;
+        // The ε bracket's upper end where the lowered pair's 1 − δ reaches γ's upper end, its
+        // lower end where the raised pair's is still at most γ's lower end.
+        last = Some((started.elapsed(), h, false));
+        let (low, up) = c.single();
+        let hi = low.complement_eps(g_hi, true);
+        let lo = up.complement_eps(g_lo, false);
+        if !hi.is_finite() {
+            return Err(budget_error("the lowered pair's eps is beyond the grid"));
+        }
+        keep_best(best, lo, hi);
+        if settle.is_some_and(|x| hi <= x) || has_digits(lo, hi, digits) {
+            return Ok((lo, hi));
+        }
+        let width = hi - lo;
+        let e = lo - 0.1 * width;
+        let slope = low.complement_slope(e.max(0.0));
+        let allowed = 2.0 * slope * e.max(0.0) * 10f64.powi(-(digits as i32));
+        guess = Some((e.max(0.0), 0.125 * allowed));
+        let em = 0.5 * (lo + hi);
+        let disc = (up.complement_approx(em) - low.complement_approx(em)).abs();
+        (h, _) = next_step(law, t, (h, disc, 0.5 * allowed), &c, false)?;
+    }
+    Err(budget_error(
+        "no bracket with the digits asked after the refinements",
+    ))
+}
+
 /// Smallest δ of an ε(δ) query this route takes: below, the dispatcher uses the inversion. (A
 /// δ(ε) query has no floor: its truncation budget follows δ's scale, and the tilt makes the
 /// FFT's rounding relative to δ, as far as the Chernoff factor e^{Tc − λε} is tight.)
@@ -2842,6 +3230,11 @@ const MAX_DELTA: f64 = 0.1;
 /// (≈ 10⁻¹⁶) leave 6 digits of δ to 0.99; checked against the inversion at δ = 0.6 and 0.99
 /// (docs/accounting.md#limits).
 const MAX_DELTA_FALLBACK: f64 = 0.99;
+/// Smallest δ of an ε(δ) query this route takes as the inversion's fallback (and first at small
+/// σ): the reading's truncations and FFT errors scale with δ (the budget is 10^{−(d+3)}·δ, the
+/// tilt makes the rounding relative), so the floor is only where that budget stays a normal
+/// double (q = 0.01, σ = 0.3, T = 1000, δ = 10⁻²⁰: 6 digits, refused before).
+const MIN_DELTA_FALLBACK: f64 = 1e-280;
 
 /// δ(ε) of one direction to `digits` digits, or the narrowest bracket found ([`narrowest`]).
 /// `blocks`: compose by blocks of the largest step from the first pass where the knots split
@@ -3028,18 +3421,24 @@ pub(super) fn delta_for_eps(
     digits: u32,
     blocks: bool,
 ) -> Result<Composed> {
-    both(sched, m, t, eps, digits, Some(blocks), MAX_DELTA)
+    both(sched, m, t, eps, digits, Some(blocks), delta_range(false))
 }
 
 /// Whether an ε(δ) query at δ is in this route's range: [`MIN_DELTA`] to [`MAX_DELTA`] as the
-/// dispatcher's first try, to [`MAX_DELTA_FALLBACK`] as the inversion's `fallback`.
+/// dispatcher's first try, [`MIN_DELTA_FALLBACK`] to [`MAX_DELTA_FALLBACK`] as the inversion's
+/// `fallback`.
 pub(super) fn takes_delta(delta: f64, fallback: bool) -> bool {
-    let max = if fallback {
-        MAX_DELTA_FALLBACK
+    let (min, max) = delta_range(fallback);
+    (min..=max).contains(&delta)
+}
+
+/// See [`takes_delta`].
+fn delta_range(fallback: bool) -> (f64, f64) {
+    if fallback {
+        (MIN_DELTA_FALLBACK, MAX_DELTA_FALLBACK)
     } else {
-        MAX_DELTA
-    };
-    (MIN_DELTA..=max).contains(&delta)
+        (MIN_DELTA, MAX_DELTA)
+    }
 }
 
 /// ε(δ) of both directions, for δ up to [`MAX_DELTA`] as the first try, up to
@@ -3052,13 +3451,70 @@ pub(super) fn eps_for_delta(
     digits: u32,
     fallback: bool,
 ) -> Result<Composed> {
-    let max_delta = if fallback {
-        MAX_DELTA_FALLBACK
-    } else {
-        MAX_DELTA
-    };
-    both(sched, m, t, delta, digits, None, max_delta)
+    both(sched, m, t, delta, digits, None, delta_range(fallback))
 }
+
+/// Below this σ the dispatcher tries this route's ε(δ) before the inversion, wherever it takes δ
+/// (docs/accounting.md#discrete-complement): the inversion's tail bound failed there in every
+/// case of the sweeps (q ∈ [10⁻⁴, 0.9], T ∈ [4, 10⁶], σ = 0.3 and 0.4), after 5–47 s.
+pub(super) const SMALL_SIGMA: f64 = 0.5;
+
+/// Smallest 1 − δ of an ε(δ) query the complement takes (its truncation budget is 10^{−(d+3)}
+/// of 1 − δ, and stays a normal double).
+const MIN_GAMMA: f64 = 1e-280;
+
+/// Whether an ε(δ) query at δ is in the complement's range: 1/2 ≤ δ ≤ 1 − [`MIN_GAMMA`].
+pub(super) fn takes_near_one(delta: &Scalar) -> bool {
+    let g = (Float::with_val(PREC, 1u32) - delta.mp(PREC)).to_f64();
+    (MIN_GAMMA..=0.5).contains(&g)
+}
+
+/// ε(δ) of both directions near δ = 1 by the complement (docs/accounting.md#discrete-complement):
+/// the inversion's fallback for δ ≥ 1/2 at T ≥ 4 where it cannot bound its tail (small σ).
+pub(super) fn eps_near_one(
+    sched: &super::Schedule,
+    m: &SubsampledGaussian,
+    t: u64,
+    delta: &Scalar,
+    digits: u32,
+) -> Result<Composed> {
+    if !takes_near_one(delta) {
+        return Err(budget_error(&format!(
+            "1 - delta = {:e} is outside the complement's range [{MIN_GAMMA:e}, 0.5]",
+            1.0 - delta.f64()
+        )));
+    }
+    let xm = delta.mp(PREC);
+    // γ = 1 − δ exactly enough (δ's decimal at PREC bits), to doubles either way with a margin.
+    let g = Float::with_val(PREC, 1u32) - &xm;
+    let g_lo = g.to_f64_round(rug::float::Round::Down) * (1.0 - 4.0 * U);
+    let g_hi = g.to_f64_round(rug::float::Round::Up) * (1.0 + 4.0 * U);
+    let (rl, al) = laws(m);
+    let (lo, hi) = eps_complement_one(&rl, t, (g_lo, g_hi), digits, None)?;
+    let rm = bracket(lo, hi);
+    let ad = match super::add_direction_by_its_range(sched, &xm, &rm, false, PREC) {
+        Some(b) => b,
+        None => {
+            // One digit first: enough when the add direction is below the remove direction's
+            // lower end (its truncation budget, 10⁻⁴ of 1 − δ, keeps its window short: at
+            // q = 10⁻⁴, σ = 0.3, T = 10⁶, δ = 1 − 10⁻¹² the 6-digit pass needed an FFT beyond the
+            // cap where the 1-digit one showed ε = 0); the digits asked when it is not.
+            let first = eps_complement_one(&al, t, (g_lo, g_hi), 1, Some(lo));
+            let (lo_a, hi_a) = match first {
+                Ok((a, b)) if b <= lo => (a, b),
+                _ if has_digits(lo, hi, digits) => {
+                    eps_complement_one(&al, t, (g_lo, g_hi), digits, Some(lo))?
+                }
+                r => r?,
+            };
+            bracket(lo_a, hi_a)
+        }
+    };
+    Ok(super::nested::composed(vec![rm, ad], COMPLEMENT_ROUTE))
+}
+
+/// The route of an ε(δ) answered by [`eps_near_one`].
+const COMPLEMENT_ROUTE: &str = "discretised convolution of 1 - delta (double precision)";
 
 /// Both directions at `x` (ε when `blocks` is Some, with its flag for [`delta_one`]; else δ):
 /// the remove direction to the digits asked, then the add direction by its range, or computed
@@ -3070,14 +3526,14 @@ fn both(
     x: &Scalar,
     digits: u32,
     blocks: Option<bool>,
-    max_delta: f64,
+    (min_delta, max_delta): (f64, f64),
 ) -> Result<Composed> {
     let x_is_eps = blocks.is_some();
     let xm = x.mp(PREC);
     let xf = xm.to_f64();
-    if !x_is_eps && !(MIN_DELTA..=max_delta).contains(&xf) {
+    if !x_is_eps && !(min_delta..=max_delta).contains(&xf) {
         return Err(budget_error(&format!(
-            "delta = {xf:e} is outside the route's range [{MIN_DELTA:e}, {max_delta}]"
+            "delta = {xf:e} is outside the route's range [{min_delta:e}, {max_delta}]"
         )));
     }
     let one = |law: &Law, x: f64, d: u32, settle: Option<f64>| match blocks {
@@ -4087,5 +4543,61 @@ mod tests {
         let d = "0.5".parse::<Scalar>().unwrap();
         let c = super::eps_for_delta(&sched, &m, 1000, &d, 6, true).unwrap();
         assert!(c.value.lo == 0 && c.value.hi == 0, "{:?}", c.value);
+    }
+
+    /// The complement's ε(δ) near δ = 1 against independent references
+    /// (docs/accounting.md#discrete-complement): q = 0.5, σ = 1, T = 1000, δ = 1 − 10⁻¹², the
+    /// remove direction, must contain `golden/accounting/near_one.csv`'s mpmath inversion on its
+    /// own line (20 digits, ±½ unit); at q = 0.01, σ = 0.3, T = 1000 (where the inversion cannot
+    /// bound its tail) and δ = 0.6, the complement and the route's direct reading
+    /// ([`Composite::eps`]: other pairs, other tilt) must meet, and both must reach dp_accounting
+    /// 0.6.0's PLD at 10⁻⁴ (stop 44, this machine: pessimistic 11.078035126877685, optimistic
+    /// 11.024381383772512) — below the first, above the second; at δ = 0.995, ε = 0 exactly
+    /// (PLD's δ(0): 0.953372 optimistic, 0.954195 pessimistic).
+    #[test]
+    fn complement_meets_the_references_near_one() {
+        let law = Law::new(0.5, 1.0, Dir::Remove);
+        let (lo, hi) = super::eps_complement_one(&law, 1000, (1e-12, 1e-12), 6, None).unwrap();
+        // 12.684331821273606176 in the CSV (20 digits); the nearest double is within 10⁻¹⁵.
+        let reference = 12.684331821273606f64;
+        assert!(super::has_digits(lo, hi, 6), "[{lo}, {hi}]");
+        assert!(lo <= reference && reference <= hi, "[{lo}, {hi}]");
+        let law = Law::new(0.01, 0.3, Dir::Remove);
+        let (lo, hi) = super::eps_complement_one(&law, 1000, (0.4, 0.4), 6, None).unwrap();
+        let (dlo, dhi) = super::eps_one(&law, 1000, 0.6, 6, None).unwrap();
+        assert!(super::has_digits(lo, hi, 6), "[{lo}, {hi}]");
+        assert!(lo <= dhi && dlo <= hi, "[{lo}, {hi}] vs [{dlo}, {dhi}]");
+        assert!(
+            lo <= 11.078035126877685 && hi >= 11.024381383772512,
+            "[{lo}, {hi}]"
+        );
+        let (lo, hi) = super::eps_complement_one(&law, 1000, (0.005, 0.005), 6, None).unwrap();
+        assert!(lo == 0.0 && hi == 0.0, "[{lo}, {hi}]");
+    }
+
+    /// The complement's ε(δ) from δ = 1/2 against the forced inversion (7 digits, on its own
+    /// line: the direct one below δ = 0.99, the complementary one above), both directions: the
+    /// 6-digit bracket must contain the inversion's.
+    #[test]
+    fn complement_contains_the_inversion() {
+        let inv = ComposeOptions {
+            digits: 7,
+            force_inversion: true,
+        };
+        let cases: [(&str, &str, u64, &str); 5] = [
+            ("0.3", "0.6", 1000, "0.999999"),
+            ("0.5", "0.7", 300, "0.99"),
+            ("0.2", "0.8", 500, "0.6"),
+            ("0.05", "0.6", 10000, "0.999"),
+            ("0.9", "0.6", 1000, "0.999999999999"),
+        ];
+        for (q, s, t, x) in cases {
+            let sched = schedule(q, s, t);
+            let m = release(&sched);
+            let x: Scalar = x.parse().unwrap();
+            let ours = super::eps_near_one(&sched, &m, t, &x, 6).unwrap();
+            let theirs = super::super::eps_for_delta(&sched, &x, &inv).unwrap();
+            assert_contains(&ours, &theirs, &format!("{q} {s} {t} {x}"), "inversion");
+        }
     }
 }
