@@ -1352,7 +1352,7 @@ fn eps_for_delta_inner(
     );
     // Where the inversion falls short (small σ at small q, whose characteristic function decays
     // too slowly to bound its tail), the discretised route tries at any T ≥ 4 it accepts, for
-    // 10⁻⁹ ≤ δ ≤ 0.99 directly, and from δ = 1/2 to 1 − 10⁻²⁸⁰ for 1 − δ
+    // 10⁻²⁸⁰ ≤ δ ≤ 0.99 directly, and from δ = 1/2 to 1 − 10⁻²⁸⁰ for 1 − δ
     // (docs/accounting.md#limits) — not where its first try ran already (the same computation).
     let short = !matches!(&inverted, Ok(c) if c.value.digits() >= need);
     let takes = near_one || pld::takes_delta(df, true);
