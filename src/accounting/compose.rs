@@ -1302,19 +1302,12 @@ fn eps_for_delta_inner(
     // From 1/2 to 0.99 both readings apply: the direct one (with its fine core at large T) when
     // the complement falls short.
     let discretised = |m: &SubsampledGaussian, t: u64, fallback_range: bool| {
-        let complement = near_one.then(|| pld::eps_near_one(sched, m, t, delta, digits));
-        match complement {
+        let direct = || pld::eps_for_delta(sched, m, t, delta, digits, fallback_range);
+        match near_one.then(|| pld::eps_near_one(sched, m, t, delta, digits)) {
+            None => direct(),
             Some(Ok(c)) if c.value.digits() >= need => Ok(c),
-            _ if pld::takes_delta(df, fallback_range) => {
-                let direct = pld::eps_for_delta(sched, m, t, delta, digits, fallback_range);
-                match (direct, complement) {
-                    (Ok(d), Some(Ok(c))) if c.value.digits() > d.value.digits() => Ok(c),
-                    (Err(_), Some(Ok(c))) => Ok(c),
-                    (d, _) => d,
-                }
-            }
-            complement => complement
-                .unwrap_or_else(|| pld::eps_for_delta(sched, m, t, delta, digits, fallback_range)),
+            Some(c) if pld::takes_delta(df, fallback_range) => better_of(direct(), c.ok()),
+            Some(c) => c,
         }
     };
     let accepted = pld::accepts(sched, opts.digits).filter(|_| !opts.force_inversion);
@@ -1327,7 +1320,7 @@ fn eps_for_delta_inner(
     let first = (!opts.force_inversion)
         .then(|| pld::applies(sched, opts.digits))
         .flatten()
-        .filter(|_| !near_one && pld::takes_delta(df, false))
+        .filter(|_| pld::takes_delta(df, false))
         .or_else(|| {
             accepted
                 .clone()

@@ -711,9 +711,8 @@ impl Composite {
     /// at the rate s, kept in `gh` (both sides added).
     fn new_complement(tilted: &[f64], f: Frame, tc: f64, outside: f64, inf: f64) -> Self {
         let n = tilted.len();
-        let (rb, ra) = ((f.lambda * f.h).exp(), (-(1.0 + f.lambda) * f.h).exp());
-        let half = |r: f64| (r * (1.0 + 2.0 * U)).sqrt().min(1.0);
-        let (sb, sa) = (half(rb), half(ra));
+        let (rb, ra) = f.complement_rates();
+        let (sb, sa) = (half_rate(rb), half_rate(ra));
         let mut g1 = vec![0.0; n + 1];
         let mut g2 = vec![0.0; n + 1];
         let mut gh = vec![0.0; n + 1];
@@ -742,13 +741,17 @@ impl Composite {
     /// The rounding factor of a complement's recursions, 6.1uK ([`Composite::new_complement`]),
     /// at the slower of its two rates, doubled for the rounding of `gh` itself.
     fn complement_round(&self) -> f64 {
-        let f = self.f;
+        // K = 1 + 1/(e·s·ln(1/s)); no bound (∞) if a rate rounds to 1 (λh or (1 + λ)h below u).
         let k = |r: f64| {
-            let s = (r * (1.0 + 2.0 * U)).sqrt();
-            1.0 + 1.0 / (std::f64::consts::E * s * -(s.ln()))
+            let s = half_rate(r);
+            if s < 1.0 {
+                1.0 + 1.0 / (std::f64::consts::E * s * -(s.ln()))
+            } else {
+                f64::INFINITY
+            }
         };
-        let kk = k((f.lambda * f.h).exp()).max(k((-(1.0 + f.lambda) * f.h).exp()));
-        2.0 * 6.1 * U * kk
+        let (rb, ra) = self.f.complement_rates();
+        2.0 * 6.1 * U * k(rb).max(k(ra))
     }
 
     /// A complement's terms at e: (ln of e^{Tc − λe}, the bracket's two terms, the rounding
@@ -936,6 +939,23 @@ impl Composite {
         };
         eps_end(top, upper, |e| self.approx(e) <= delta, ok)
     }
+}
+
+impl Frame {
+    /// A complement's decay rates per knot, below ε and above it: e^{λh} and e^{−(1+λ)h}
+    /// ([`Composite::new_complement`]).
+    fn complement_rates(&self) -> (f64, f64) {
+        (
+            (self.lambda * self.h).exp(),
+            (-(1.0 + self.lambda) * self.h).exp(),
+        )
+    }
+}
+
+/// The rate s = (r(1 + 2u))^{1/2} of a complement's rounding sums ([`Composite::new_complement`]),
+/// at most 1.
+fn half_rate(r: f64) -> f64 {
+    (r * (1.0 + 2.0 * U)).sqrt().min(1.0)
 }
 
 /// An end of an ε(δ) bracket on [0, top] ([`Composite::eps`], [`Composite::complement_eps`]):
