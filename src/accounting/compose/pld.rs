@@ -928,7 +928,7 @@ impl Composite {
     /// The search starts at the root of the approximate δ and steps outward, so the answer's
     /// property is checked where it is claimed whether or not the bound is monotone.
     fn eps(&self, delta: f64, upper: bool) -> f64 {
-        let top = self.f.base + (self.f.ja + self.n() as i64) as f64 * self.f.h + 1.0;
+        let top = self.top();
         let ok = |e: f64| {
             let v = self.delta(e, upper);
             if upper {
@@ -938,6 +938,14 @@ impl Composite {
             }
         };
         eps_end(top, upper, |e| self.approx(e) <= delta, ok)
+    }
+}
+
+impl Composite {
+    /// An ε above this composition's window (one loss unit past its last knot): the searches'
+    /// upper limit.
+    fn top(&self) -> f64 {
+        self.f.base + (self.f.ja + self.n() as i64) as f64 * self.f.h + 1.0
     }
 }
 
@@ -3137,8 +3145,105 @@ fn has_digits(lo: f64, hi: f64, digits: u32) -> bool {
 /// ε(δ) of one direction to `digits` digits, or the narrowest bracket found ([`narrowest`]).
 /// `settle`: the other direction's lower end; a bracket whose upper end is at most it settles
 /// this direction's part in the mechanism's value (the max of the two), whatever its digits.
+/// Where the passes fall short with a bracket, δ(ε) at points narrows it ([`eps_by_points`]).
 fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
-    narrowest(|best| eps_passes(law, t, delta, digits, settle, best))
+    narrowest(|best| {
+        let passes = eps_passes(law, t, delta, digits, settle, best);
+        let done =
+            |&(lo, hi): &(f64, f64)| has_digits(lo, hi, digits) || settle.is_some_and(|x| hi <= x);
+        match passes {
+            Ok(b) if done(&b) => Ok(b),
+            _ if best.is_some_and(|(lo, hi)| lo > 0.0 && hi.is_finite()) => {
+                eps_by_points(law, t, delta, digits, settle, best);
+                let b = best.expect("kept");
+                if done(&b) {
+                    Ok(b)
+                } else {
+                    passes.and(Err(budget_error(
+                        "no bracket with the digits asked from delta(eps) at points",
+                    )))
+                }
+            }
+            _ => passes,
+        }
+    })
+}
+
+/// ε(δ) of one direction read from δ(ε)'s passes (docs/accounting.md#eps-by-points), after the
+/// ε(δ) passes fell short with the bracket in `best`, which it narrows. The δ(ε) passes compose
+/// by blocks of the largest step where their split's bound wins ([`delta_passes`],
+/// docs/accounting.md#blocks), which reach far tails at tiny q that the ε(δ) passes' single
+/// composition cannot. They are run at ε_ref, the bracket's lower end (ε(δ) ≥ ε_ref, certified),
+/// and their narrowest composition is read for both ends ([`read_ends`]): its lower pair's δ is a
+/// lower bound at every ε, and its upper pair's an upper bound at every ε ≥ ε_ref (the blocks'
+/// Chernoff bounds at ε_ref only fall above it). First at 2 digits, for ε's scale and the slope
+/// λ = −d ln δ/dε; then at ε's new lower end with the δ digits that d digits of ε ask for
+/// (ε moves by about w/λ for a relative width w of δ); once more from the new lower end when
+/// that falls short. Stops at an evaluation that fails (the time limit).
+fn eps_by_points(
+    law: &Law,
+    t: u64,
+    delta: f64,
+    digits: u32,
+    settle: Option<f64>,
+    best: &mut Option<(f64, f64)>,
+) {
+    let done = |(a, b): (f64, f64)| has_digits(a, b, digits) || settle.is_some_and(|x| b <= x);
+    let mut d_delta = 2u32;
+    for _ in 0..3 {
+        let Some((a, b)) = *best else {
+            return;
+        };
+        if done((a, b)) || expired().is_err() {
+            return;
+        }
+        let mut kept = None;
+        let mut found = None;
+        let _ = delta_passes(law, t, a, d_delta, None, &mut found, true, Some(&mut kept));
+        let Some(c) = kept else {
+            return;
+        };
+        let (lo, hi) = read_ends(&c, a, delta);
+        if lo > a || hi < b {
+            *best = Some((lo.max(a), hi.min(b)));
+        }
+        // The slope at the new bracket's middle, from the upper pair's estimate (no error terms).
+        let (a, b) = best.expect("kept");
+        let (e1, e2) = (a, a + 0.5 * (b - a).max(1e-9 * a));
+        let lam = (c.approx(e1, true).ln() - c.approx(e2, true).ln()) / (e2 - e1);
+        if !(lam.is_finite() && lam > 0.0) {
+            return;
+        }
+        // ε's bracket is about 2.4·w/λ wide for δ's relative width w: w ≤ 0.8·10^−d·ε·λ.
+        let w = 0.8 * 10f64.powi(-(digits as i32)) * 0.5 * (a + b) * lam;
+        d_delta = (2.0 / w).log10().ceil().clamp(1.0, f64::from(MAX_DIGITS)) as u32;
+    }
+}
+
+/// The ε(δ) bracket read from a δ(ε) composition `c` made at `eps_ref` ([`eps_by_points`]): the
+/// upper end the smallest ε ≥ eps_ref found with the upper pair's δ at most δ (∞ when none), the
+/// lower end the largest ε found with the lower pair's δ above δ (0 when none). δ as a double is
+/// within one rounding of the exact decimal (as in [`eps_passes`]).
+fn read_ends(c: &Both, eps_ref: f64, delta: f64) -> (f64, f64) {
+    let top = c
+        .parts
+        .iter()
+        .map(|(u, l)| u.top().max(l.top()))
+        .fold(eps_ref, f64::max);
+    let (d_lo, d_hi) = (delta * (1.0 - 2.0 * U), delta * (1.0 + 2.0 * U));
+    let hi = eps_end(
+        top,
+        true,
+        |e| c.approx(e, true) <= delta,
+        |e| e >= eps_ref && c.delta(e, true) <= d_lo,
+    );
+    let lo = eps_end(
+        top,
+        false,
+        |e| c.approx(e, false) <= delta,
+        |e| c.delta(e, false) > d_hi,
+    );
+    (lo, hi)
 }
 
 /// The passes of [`eps_one`], each valid bracket kept in `best`.
@@ -3300,10 +3405,12 @@ fn delta_one(
     settle: Option<f64>,
     blocks: bool,
 ) -> Result<(f64, f64)> {
-    narrowest(|best| delta_passes(law, t, eps, digits, settle, best, blocks))
+    narrowest(|best| delta_passes(law, t, eps, digits, settle, best, blocks, None))
 }
 
-/// The passes of [`delta_one`], each valid bracket kept in `best`.
+/// The passes of [`delta_one`], each valid bracket kept in `best`, and in `kept` (when given)
+/// the composition of the pass that gave it.
+#[allow(clippy::too_many_arguments)]
 fn delta_passes(
     law: &Law,
     t: u64,
@@ -3312,6 +3419,7 @@ fn delta_passes(
     settle: Option<f64>,
     best: &mut Option<(f64, f64)>,
     blocks: bool,
+    mut kept: Option<&mut Option<Both>>,
 ) -> Result<(f64, f64)> {
     // The truncations' budget: 10⁻¹⁵ absolute, or a share of the δ that would settle this
     // direction (an error far below it cannot change whether the bracket settles).
@@ -3355,11 +3463,12 @@ fn delta_passes(
         last = Some((started.elapsed(), h, fine));
         let hi = c.delta(eps, true);
         let lo = c.delta(eps, false);
+        let before = *best;
         keep_best(best, lo, hi);
-        if settle.is_some_and(|x| hi <= x) {
-            return Ok((lo, hi));
-        }
-        if has_digits(lo, hi, digits) {
+        if settle.is_some_and(|x| hi <= x) || has_digits(lo, hi, digits) {
+            if let Some(k) = kept {
+                *k = Some(c);
+            }
             return Ok((lo, hi));
         }
         let target = 10f64.powi(-(digits as i32)) * (hi + lo);
@@ -3381,20 +3490,33 @@ fn delta_passes(
         tol = Some(0.125 * target);
         if !shrunk {
             let disc = c.approx(eps, true) - c.approx(eps, false);
-            let (next_h, next_fine) = next_step(law, t, (h, disc, 0.5 * target), &c, fine)?;
+            let step = next_step(law, t, (h, disc, 0.5 * target), &c, fine);
             // The part of the width that is not the discretisation's is the FFT's rounding (the
             // truncations are far below it at δ's scale), which does not shrink with h: at the
             // strongest tilt, beyond the digits asked, no pass can succeed. Nor can one that
             // repeats this pass's step at the same budget's scale and tilt. The route stops, and
             // the inversion answers.
-            if (c.tilt_maxed && width - disc > target)
-                || (next_h == h && next_fine == fine && tilted_for_it)
-            {
-                return Err(budget_error(
+            let stuck = match step {
+                Ok((next_h, next_fine)) => {
+                    (c.tilt_maxed && width - disc > target)
+                        || (next_h == h && next_fine == fine && tilted_for_it)
+                }
+                Err(_) => true,
+            };
+            if stuck {
+                if let (true, Some(k)) = (*best != before, kept) {
+                    *k = Some(c);
+                }
+                return step.and(Err(budget_error(
                     "the FFT's rounding, not the grid, bounds the bracket",
-                ));
+                )));
             }
-            (h, fine) = (next_h, next_fine);
+            (h, fine) = step?;
+        }
+        if *best != before {
+            if let Some(k) = kept.as_deref_mut() {
+                *k = Some(c);
+            }
         }
     }
     Err(budget_error(
@@ -4671,5 +4793,31 @@ mod tests {
             lo <= 506.1909319155144 && hi >= 506.14037417163877,
             "[{lo}, {hi}]"
         );
+    }
+
+    /// ε(δ) read from δ(ε)'s passes (docs/accounting.md#eps-by-points), started from a bracket
+    /// 10 % wider than the answer either side: at T = 3, far in the tail at tiny q, the bracket it
+    /// returns certifies 6 digits and contains the nested integration's 8-digit ε(δ) of the same
+    /// direction (an independent route: certified nested quadrature of the step's δ).
+    #[test]
+    fn eps_by_points_contains_the_nested_integration() {
+        let nested = ComposeOptions {
+            digits: 8,
+            force_inversion: false,
+        };
+        for (q, s, delta) in [("0.001", "1", "1e-100"), ("0.01", "0.6", "1e-20")] {
+            let sched = schedule(q, s, 3);
+            let x: Scalar = delta.parse().unwrap();
+            let theirs = super::super::eps_for_delta(&sched, &x, &nested).unwrap();
+            assert!(theirs.route.contains("nested"), "{}", theirs.route);
+            let (r_lo, r_hi) = (theirs.remove.lo.to_f64(), theirs.remove.hi.to_f64());
+            let (law, _) = super::laws(&release(&sched));
+            let mut best = Some((0.9 * r_lo, 1.1 * r_hi));
+            super::eps_by_points(&law, 3, x.f64(), 6, None, &mut best);
+            let (lo, hi) = best.unwrap();
+            let case = format!("{q} {s} {delta}: [{lo}, {hi}] against [{r_lo}, {r_hi}]");
+            assert!(super::has_digits(lo, hi, 6), "{case}");
+            assert!(lo <= r_lo && r_hi <= hi, "{case}");
+        }
     }
 }
