@@ -15,13 +15,14 @@ benches/peers_accounting_small_t.csv.
 The grid (rule): every (q, T) with q in {0.001, 0.01, 0.1, 0.5, 1} and
 T in {1, 2, 3, 10, 100, 1000, 10000} at sigma = 1 (35 cases), plus sigma in {0.6, 2, 5} at
 T in {3, 100} for q in {0.001, 0.01, 0.1, 0.5} (24 cases): 59 eps(1e-5) cases; then far-tail
-points: delta(eps) as small as ~1e-260 and eps(delta) at delta = 1 - 1e-12. dpaudit runs with
+points: delta(eps) as small as ~1e-260 and eps(delta) at delta = 1 - 1e-12; and one case where
+dp_accounting's PLD is off (q = 0.3, sigma = 0.3, T = 1000, eps(0.9)). dpaudit runs with
 `--max-seconds 30` (change with --max-seconds N), at the same priority as the peers (which run in
 this process, interleaved case by case, so the times are of one run); its failures are recorded with the
 message. DPAUDIT_BIN overrides the binary. `--no-peers` runs dpaudit alone (the cheap survey,
 benches/peers_accounting_grid_dpaudit.csv); `--pld-only` runs dp_accounting's PLD alone
 (benches/peers_accounting_grid_pld.csv); with peers, PRV is skipped at
-T >= 1e4 (90 s and 4 GB per case) and on the far-tail points.
+T >= 1e4 (90 s and 4 GB per case), on the far-tail points and on the PLD case.
 """
 import csv
 import sys
@@ -94,6 +95,9 @@ def grid_cases():
     for (q, s, T) in ((0.01, 1.0, 1000), (0.01, 1.0, 3), (0.5, 1.0, 100), (0.1, 1.0, 10),
                       (0.5, 1.0, 1000), (0.5, 0.6, 1000)):
         out.append((f"tail_q{q}_s{s}_T{T}_delta1-1e-12", q, s, T, "eps", 1.0 - 1e-12))
+    # Stop 46: where dp_accounting's PLD is off by about 1.0 (its optimistic eps above the
+    # brute force's pessimistic one, benches/brute_force_pld.py; docs/accounting.md#peer-discrepancy).
+    out.append(("peer_q0.3_s0.3_T1000_delta0.9", 0.3, 0.3, 1000, "eps", 0.9))
     return out
 
 
@@ -164,7 +168,7 @@ def grid_main():
             except Exception as e:  # a peer's failure is an outcome
                 rows.append((name, q, s, T, quantity, at, label, "", "", "", "", f"error: {e}"))
             print(rows[-1], flush=True)
-        if T < 10_000 and not name.startswith("tail") and q < 1.0 and not pld_only:
+        if T < 10_000 and not name.startswith(("tail", "peer")) and q < 1.0 and not pld_only:
             from prv_accountant import PoissonSubsampledGaussianMechanism, PRVAccountant
 
             def prv():

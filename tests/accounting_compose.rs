@@ -749,3 +749,28 @@ fn small_sigma_eps_falls_back_to_the_discretised_route() {
     assert!(c.value.lo.to_f64() <= 69.81571191584709, "{:?}", c.value);
     assert!(c.value.hi.to_f64() >= 69.76210313413003, "{:?}", c.value);
 }
+
+/// Where dp_accounting's PLD is off (docs/accounting.md#peer-discrepancy): q = 0.3, σ = 0.3,
+/// T = 1000. An independent brute force (benches/brute_force_pld.py at h = 5·10⁻⁴: the step's
+/// exact P-masses, every loss rounded up or down, one FFT of 2²⁷ points that does not wrap)
+/// brackets the remove direction's ε(δ), which is the mechanism's (the add direction's loss is
+/// at most −ln(1 − q) per step, 357 in all): δ = 0.9 in [1052.814812, 1053.314812], δ = 0.51 in
+/// [1161.617236, 1162.117236]. The certified 6-digit bracket must lie inside; dp_accounting
+/// 0.6.0's PLD at 10⁻⁴ (optimistic 1054.0383, pessimistic 1054.0877 at δ = 0.9) does not: its ε
+/// search drops e^{ε−L}, which underflows above ε ≈ 708.
+#[test]
+fn eps_lies_inside_the_brute_force_where_pld_is_off() {
+    let sched = Schedule::homogeneous(&sg("0.3", "0.3"), 1000).unwrap();
+    for (delta, lo, hi) in [
+        ("0.9", 1052.814812, 1053.314812),
+        ("0.51", 1161.617236, 1162.117236),
+    ] {
+        let b = eps_for_delta(&sched, &s(delta), &opts(6, false)).unwrap();
+        let (l, h) = (b.value.lo.to_f64(), b.value.hi.to_f64());
+        assert!(b.value.digits() >= 6, "{delta}: [{l}, {h}]");
+        assert!(
+            lo <= l && h <= hi,
+            "{delta}: [{l}, {h}] outside [{lo}, {hi}]"
+        );
+    }
+}
