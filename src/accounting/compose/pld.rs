@@ -923,6 +923,12 @@ impl Composite {
         self.error(e, k)
     }
 
+    /// An ε above this composition's window (one loss unit past its last knot): the searches'
+    /// upper limit.
+    fn top(&self) -> f64 {
+        self.f.base + (self.f.ja + self.n() as i64) as f64 * self.f.h + 1.0
+    }
+
     /// An end of the ε(δ) bracket from this pair: the upper pair's ε with δ_hi(ε) ≤ δ (the
     /// smallest found), the lower pair's ε with δ_lo(ε) ≥ δ (the largest found; 0 when none).
     /// The search starts at the root of the approximate δ and steps outward, so the answer's
@@ -938,14 +944,6 @@ impl Composite {
             }
         };
         eps_end(top, upper, |e| self.approx(e) <= delta, ok)
-    }
-}
-
-impl Composite {
-    /// An ε above this composition's window (one loss unit past its last knot): the searches'
-    /// upper limit.
-    fn top(&self) -> f64 {
-        self.f.base + (self.f.ja + self.n() as i64) as f64 * self.f.h + 1.0
     }
 }
 
