@@ -774,3 +774,27 @@ fn eps_lies_inside_the_brute_force_where_pld_is_off() {
         );
     }
 }
+
+/// A release whose Rényi divergence is far below its moment's error (q = 10⁻⁶, σ = 10⁸: D_α is
+/// about 10⁻²⁸ at α ≈ 10⁴, the moment's bracket 10⁻¹⁹ wide): the composed RDP's lower end stays
+/// at or above 0 (D_α ≥ 0) and the RDP route converts it — `account` failed there with "invalid
+/// parameter eps_alpha = -3.5e-19" until stop 46. Mironov's conversion is then D + ln(1/δ)/(α − 1)
+/// with D negligible: the closed form of the second term, to 10⁻⁹.
+#[test]
+fn rdp_far_below_its_error_is_not_negative() {
+    let sched = Schedule::homogeneous(&sg("1e-6", "100000000"), 1000).unwrap();
+    let alpha = "9898.129059";
+    let b = composed_rdp(&sched, &s(alpha), 6).unwrap();
+    assert!(b.lo >= 0 && b.hi >= b.lo, "[{}, {}]", b.lo, b.hi);
+    let r = rdp_route(
+        &sched,
+        &s("1e-5"),
+        Some(&[s(alpha)]),
+        Conversion::Mironov,
+        6,
+    )
+    .unwrap();
+    let want = 1e5f64.ln() / (9898.129059 - 1.0);
+    let got = r.eps.to_f64();
+    assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
+}
