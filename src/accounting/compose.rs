@@ -1293,7 +1293,6 @@ fn eps_for_delta_inner(
     }
     let mut fallback = None;
     let need = opts.digits.min(60);
-    let answered = |f: &Option<Composed>| matches!(f, Some(c) if c.value.digits() >= need);
     let digits = opts.digits.clamp(1, 60);
     // The discretised route's tries (docs/accounting.md#discrete-complement): read for 1 − δ(ε)
     // from δ = 1/2 (its errors relative to 1 − δ), else directly.
@@ -1346,12 +1345,11 @@ fn eps_for_delta_inner(
     // Where the inversion falls short (small σ at small q, whose characteristic function decays
     // too slowly to bound its tail), the discretised route tries at any T ≥ 4 it accepts, for
     // 10⁻²⁸⁰ ≤ δ ≤ 0.99 directly, and from δ = 1/2 to 1 − 10⁻²⁸⁰ for 1 − δ
-    // (docs/accounting.md#limits) — not where its first try ran already (the same computation).
+    // (docs/accounting.md#limits) — not where its first try ran already (the same computation;
+    // only that try sets `fallback`).
     let short = !matches!(&inverted, Ok(c) if c.value.digits() >= need);
     let takes = near_one || pld::takes_delta(df, true);
-    if let (true, None, true, false, Some((m, t))) =
-        (short, &first, takes, answered(&fallback), accepted)
-    {
+    if let (true, None, true, Some((m, t))) = (short, &first, takes, accepted) {
         if crate::numeric::deadline::expired().is_none() {
             if let Ok(c) = discretised(&m, t, true) {
                 fallback = Some(c);
