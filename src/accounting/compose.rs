@@ -44,7 +44,10 @@ use invert::{
     chernoff_upper, ln_moment_total_f64, ln_saddle_objective, pole_gap, saddle, saddle_complement,
     scan_dampings, shift, Inversion,
 };
-use moment::{lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, MixEval};
+use moment::{
+    lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, sinc_gap, uniform_parts,
+    MixEval,
+};
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
 /// Largest noise multiplier of a subsampled release (q < 1) the bracket accepts.

@@ -3,8 +3,8 @@
 
 use super::{
     f64s, lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, precision_error,
-    Complex, Constant, Error, Factor, Float, MixEval, Result, LN_2, MAX_NODES, MAX_PROBES,
-    NODE_GRID, PI, PROBE_WORK,
+    sinc_gap, uniform_parts, Complex, Constant, Error, Factor, Float, MixEval, Result, LN_2,
+    MAX_NODES, MAX_PROBES, NODE_GRID, PI, PROBE_WORK,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -375,6 +375,13 @@ fn predicted_cost(factors: &[Factor], a: f64, h: f64, v: f64, eps0: f64, ln_targ
     (u / h) * (1.0 + u / 16.0)
 }
 
+/// How far (ln) the double-precision inner sums' rounding may exceed an inversion's target
+/// before it is built again with MPFR sums. A target carries guard digits ([`super::FIRST_GUARD`]
+/// and the scout's slope margin): q = 10⁻⁴, σ = 0.8–1, T = 10⁵ and σ = 1, T = 10⁶ certify 6 digits
+/// with the fast sums 10^2.5 above their first target, where MPFR sums doubled the time; a try
+/// that falls short is retried with more guard digits, whose lower target then calls for MPFR.
+const FAST_SLACK: f64 = 4.0 * std::f64::consts::LN_10;
+
 /// One direction's inversion at a fixed damping: cached node values of ln Π M^T and the error
 /// terms that do not depend on ε.
 pub(super) struct Inversion {
@@ -456,7 +463,16 @@ impl Inversion {
             d_hi,
             ln_rel,
         } = plan;
-        let ln_inner_rel = ln_rel - 8.0;
+        // Each moment's own error ρ enters as (1 + ρ)^T − 1 ≈ Tρ (T the subsampled steps): its
+        // target is e^{−8} of the inversion's, divided by T.
+        let steps: f64 = factors
+            .iter()
+            .map(|f| match f {
+                Factor::Mix(m) => m.count as f64,
+                Factor::Gauss { .. } => 0.0,
+            })
+            .sum();
+        let ln_inner_rel = ln_rel - 8.0 - steps.max(1.0).ln();
         let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec, fast)?;
         // The certified moments that enter the error bounds.
         let ln_m_a = dir.ln_moment_real_upper(a)?;
@@ -511,6 +527,20 @@ impl Inversion {
                     break;
                 }
             }
+        }
+        // The double-precision inner sums' rounding, propagated through (1 + ρ)^T, has a floor
+        // of about 2J·T·6u of M(a)^T (J nodes): at large T it can exceed the target (q = 10⁻⁴,
+        // σ = 0.8, T = 10⁶ reached 5 digits of ε against it), which MPFR sums then meet
+        // (docs/accounting.md#fast-inner).
+        if fast && (inner_rel * h / (2.0 * PI)).ln() > ln_rel + FAST_SLACK {
+            let plan = Plan {
+                a,
+                h,
+                d_lo,
+                d_hi,
+                ln_rel,
+            };
+            return Inversion::build_at(factors, a_saddle, plan, prec, false);
         }
         Ok(Inversion {
             a,
@@ -638,6 +668,8 @@ pub(super) fn tail_bound(
         ln_v: f64,
         /// ln of the envelope bound E(b).
         ln_env: f64,
+        /// Uniform parts (p, Δ) of the tilted loss ([`uniform_parts`]).
+        parts: Vec<(f64, f64)>,
     }
     let mut probes: Vec<P> = Vec::new();
     let mut gauss_inv_s2 = 0.0;
@@ -645,7 +677,7 @@ pub(super) fn tail_bound(
         match f {
             Factor::Gauss { inv_s2 } => gauss_inv_s2 += inv_s2.to_f64(),
             Factor::Mix(m) => {
-                let ev = MixEval::with_mode(m, &af, -30.0, probe_prec, true)?;
+                let ev = MixEval::probe(m, &af, -30.0)?;
                 let b = m.b(a);
                 let ln_env = ev.ln_env;
                 probes.push(P {
@@ -654,6 +686,7 @@ pub(super) fn tail_bound(
                     lip: lipschitz_rel(m, b),
                     ln_v: ln_ibp_constant(m, b) - ln_env,
                     ln_env,
+                    parts: uniform_parts(m, b, ln_env),
                 });
             }
         }
@@ -679,6 +712,30 @@ pub(super) fn tail_bound(
                 certified: 0,
                 what: format!("composition tail bound (time limit of {limit} s reached)"),
             });
+        }
+        // Uniform-part remainder from u on (docs/accounting.md#uniform-part): every factor is at
+        // most E·(1 − p·gap(uΔ/2)) at every node from u on, and Σ_{u_j ≥ u} 1/u_j² ≤ 1/u² + 1/(hu).
+        if u > 0.0 && probes.iter().all(|p| !p.parts.is_empty()) {
+            let ln_rho: f64 = probes
+                .iter()
+                .map(|p| {
+                    let best = p
+                        .parts
+                        .iter()
+                        .map(|&(pp, d)| pp * sinc_gap(u * d / 2.0))
+                        .fold(0.0f64, f64::max);
+                    p.count * (-best).ln_1p()
+                })
+                .sum();
+            let rem = ln_gauss(u) + ln_env_all + ln_rho + (1.0 / (u * u) + 1.0 / (h * u)).ln();
+            // Without a target (ln_allow = ∞, the bound is wanted whatever its size) the uniform
+            // remainder, valid from any u on, is taken only once it is below 1 % of the probed
+            // part or e^{−30} of the envelope Π E^T; otherwise the probes go on to where it, or
+            // the IBP bound, is small.
+            let negligible = rem < acc - 100f64.ln() || rem < ln_gauss(0.0) + ln_env_all - 30.0;
+            if rem < ln_allow - 1.0 && (ln_allow.is_finite() || negligible) {
+                return Ok(Some(f64s::log_add_exp(acc, rem)));
+            }
         }
         // IBP remainder from u on: Π (V/x)^T over x ≥ u − h, node sum ≤ (1/h)∫.
         if u > h && probes.iter().all(|p| p.ln_v < u.ln()) {

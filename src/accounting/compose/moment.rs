@@ -117,6 +117,21 @@ pub(super) struct Grid {
     pub(super) max_arg: f64,
     /// max |ℓ_j| (for the rounding bound).
     pub(super) max_ell: f64,
+    /// Nodes computed in double precision ([`Grid::new_f64`]): bounds on each node's relative
+    /// error in e_j, on its absolute error in ℓ_j, and on the underflowed nodes' absolute error
+    /// (in units of 2^scale) — they replace the MPFR term of [`MixEval::moment`]'s fast path.
+    pub(super) double_nodes: Option<NodeErrors>,
+}
+
+/// The error bounds of a grid whose nodes were computed in double precision.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct NodeErrors {
+    /// max_j |ẽ_j·2^scale − e_j| / e_j.
+    pub(super) env_rel: f64,
+    /// max_j |ℓ̃_j − ℓ_j|.
+    pub(super) ell_abs: f64,
+    /// Σ_j of the absolute errors of nodes below the normal range, in units of 2^scale.
+    pub(super) abs: f64,
 }
 
 /// Unit roundoff of IEEE double precision, 2^−53.
@@ -132,7 +147,13 @@ impl Grid {
         ln_tol: f64,
         prec: u32,
         fast: bool,
+        double_nodes: bool,
     ) -> Result<Grid> {
+        if double_nodes {
+            if let Some(g) = Grid::new_f64(m, b, hx, ln_tol)? {
+                return Ok(g);
+            }
+        }
         let bf = b.to_f64();
         let (xl, xr) = x_range(m, bf, hx, ln_tol);
         let n_lo = (xl / hx).round() as i64;
@@ -211,18 +232,7 @@ impl Grid {
             .map(|e| Float::with_val(prec, e >> scale).to_f64())
             .collect();
         let n = if fast { env_f.len() } else { env.len() };
-        // Sums of non-negative doubles: |fl(Σ) − Σ| ≤ γ_{n−1}·Σ (Higham, Accuracy and Stability of
-        // Numerical Algorithms, 2nd ed., §4.2, recursive summation).
-        let up = 1.0 + 1.01 * (n as f64) * U64;
-        let sum_env_f = env_f.iter().sum::<f64>() * up + (n as f64) * f64::MIN_POSITIVE;
-        let sum_env_ell_f = env_f
-            .iter()
-            .zip(&ell_f)
-            .map(|(e, l)| e * l.abs())
-            .sum::<f64>()
-            * up
-            * (1.0 + 2.0 * U64)
-            + (n as f64) * f64::MIN_POSITIVE;
+        let (sum_env_f, sum_env_ell_f) = upper_sums(&env_f, &ell_f);
         Ok(Grid {
             hx,
             ell,
@@ -237,8 +247,188 @@ impl Grid {
             ln_tails: ln_x_tails(m, bf, xl, xr, hx),
             max_arg,
             max_ell,
+            double_nodes: None,
         })
     }
+
+    /// The nodes of one grid computed in double precision (libm's exp, expm1 and log1p instead
+    /// of MPFR's, ~50× faster), with a bound on each node's error (docs/accounting.md#double-nodes):
+    /// for the tail-bound probes and the certified real moments, which need a few digits of a
+    /// moment, not the working precision's. None when a bound is not finite (q near 1, where
+    /// log1p's argument nears −1): the caller builds the grid in MPFR.
+    fn new_f64(m: &Mix, b: &Float, hx: f64, ln_tol: f64) -> Result<Option<Grid>> {
+        const U: f64 = U64;
+        // libm's exp, expm1, log1p: glibc documents ≤ 1 ulp on x86-64; we allow 4 ulp = 8u.
+        const LIBM: f64 = 8.0 * U;
+        let bf = b.to_f64();
+        let (xl, xr) = x_range(m, bf, hx, ln_tol);
+        let n_lo = (xl / hx).round() as i64;
+        let n_hi = (xr / hx).round() as i64;
+        // The doubles of q, σ, b and their relative errors (each ≤ u when correctly rounded;
+        // measured, not assumed).
+        let rel_of = |x: &Float, xf: f64| -> f64 {
+            let d = Float::with_val(64, x - xf)
+                .abs()
+                .to_f64_round(rug::float::Round::Up);
+            d / xf.abs() * (1.0 + 2.0 * U)
+        };
+        let (qf, sf) = (m.qf, m.sf);
+        let (eq, es) = (rel_of(&m.q, qf), rel_of(&m.sigma, sf));
+        let eb = if bf == 0.0 { 0.0 } else { rel_of(b, bf) };
+        if !(qf > 0.0 && qf < 1.0 && sf > 0.0 && eq < 1e-10 && es < 1e-10 && eb < 1e-10) {
+            return Ok(None);
+        }
+        let s2 = sf * sf;
+        // ŝ2 = σ²(1 + η): |η| ≤ 2es + u (+ second order).
+        let eta = (2.0 * es + U) * 1.01;
+        let ln_norm_mp = {
+            let mut c = Float::with_val(64, Constant::Pi) * 2u32;
+            c *= Float::with_val(64, m.sigma.square_ref());
+            c.ln() / 2u32
+        };
+        let ln_norm = ln_norm_mp.to_f64();
+        let ln_norm_err = (Float::with_val(64, &ln_norm_mp - ln_norm).abs().to_f64()
+            + ln_norm.abs() * 2f64.powi(-62))
+            * 1.01;
+        // ln r(x) = log1p(q·expm1(t)) at t = d/σ², with a bound on its absolute error: the error
+        // in t passes with a factor ≤ 1 (dℓ/dt = q e^t/r ∈ (0, 1]), expm1's, q's and the product's
+        // roundings are a relative error ≤ ε_y of y = q·expm1(t), which log1p turns into at most
+        // ε_y|y|/(1 + y) (1 + y ≥ 1 − q), and log1p's own ≤ 8u|ℓ|.
+        let ln_r = |x: f64, d: f64| -> (f64, f64) {
+            let t = d / s2;
+            let t_err = (eta + U) * 1.01 * t.abs() + 1.01 * U * (x.abs() + d.abs()) / s2;
+            let y = qf * t.exp_m1();
+            let l = y.ln_1p();
+            let ey = (LIBM + eq + U) * 1.01;
+            let den = (1.0 + y) - 2.0 * ey * y.abs() - U;
+            let y_err = if den > 0.0 {
+                ey * y.abs() / den
+            } else {
+                f64::INFINITY
+            };
+            (l, (t_err + y_err + LIBM * l.abs()) * 1.01)
+        };
+        let cap = (n_hi - n_lo + 1).max(0) as usize;
+        let mut ell_f = Vec::with_capacity(cap);
+        let mut args = Vec::with_capacity(cap);
+        let mut arg_err: f64 = 0.0;
+        let mut ell_abs: f64 = 0.0;
+        let mut max_arg = f64::NEG_INFINITY;
+        for j in n_lo..=n_hi {
+            if (j - n_lo) % 65536 == 65535 && crate::numeric::deadline::expired().is_some() {
+                // The MPFR builder reports the time limit.
+                return Ok(None);
+            }
+            // x̂ = fl(hx·j): |x̂ − x| ≤ u|x|, counted in t's and x²'s errors.
+            let x = hx * j as f64;
+            let (mut l, mut el) = ln_r(x, x - 0.5);
+            // Substitution: ℓ = ln r₊ − ln r₋ and the weight φ_σ r₋ (Q's density).
+            let (lm, em) = if m.subst {
+                ln_r(x, -(x + 0.5))
+            } else {
+                (0.0, 0.0)
+            };
+            if m.subst {
+                l -= lm;
+                el = (el + em) * (1.0 + U) + U * l.abs();
+            }
+            // x²/(2σ²): x̂² (2u + u), ŝ2 (η), the product and quotient (2u).
+            let lp = x * x / (2.0 * s2);
+            let p1 = bf * l;
+            let arg = p1 + lm - lp - ln_norm;
+            // |arg̃ − arg|: b·ℓ's input errors and rounding, ln r₋'s, x²/(2σ²)'s, ln_norm's, and
+            // the three additions' roundings.
+            let a_err = bf.abs() * el * (1.0 + eb) * 1.01
+                + (2.1 * U + eb) * p1.abs()
+                + em
+                + (eta + 5.0 * U) * 1.01 * lp
+                + ln_norm_err
+                + 3.1 * U * (p1.abs() + lm.abs() + lp + ln_norm.abs());
+            if !(arg.is_finite() && l.is_finite() && a_err.is_finite() && el.is_finite()) {
+                return Ok(None);
+            }
+            ell_f.push(l);
+            args.push(arg);
+            arg_err = arg_err.max(a_err);
+            ell_abs = ell_abs.max(el);
+            max_arg = max_arg.max(arg);
+        }
+        if args.is_empty() {
+            return Ok(None);
+        }
+        // ẽ_j = exp(fl(arg_j − fl(k·ln 2))) ≤ ~1, e_j ≈ ẽ_j·2^k: the shift's error 2u|k|ln 2, the
+        // subtraction's u|z|, exp's 8u relative (or, below the normal range, 4·2^−1074 absolute).
+        let k = (max_arg / LN_2).ceil();
+        if !k.is_finite() || k.abs() >= 1e6 {
+            return Ok(None);
+        }
+        let shift = k * LN_2;
+        let mut env_f = Vec::with_capacity(args.len());
+        let mut z_max: f64 = 0.0;
+        let mut n_sub = 0usize;
+        for &a in &args {
+            let z = a - shift;
+            z_max = z_max.max(z.abs());
+            let e = z.exp();
+            if e < f64::MIN_POSITIVE {
+                n_sub += 1;
+            }
+            env_f.push(e);
+        }
+        let a_tot = arg_err + 2.0 * U * k.abs() * LN_2 * 1.01 + U * z_max * 1.01;
+        let env_rel = (a_tot.exp_m1() + LIBM * a_tot.exp()) * 1.01;
+        let n = env_f.len();
+        let abs = n_sub as f64 * 4.0 * 2f64.powi(-1074) * (1.0 + a_tot);
+        let scale = k as i32;
+        let (sum_env_f, sum_env_ell_f) = upper_sums(&env_f, &ell_f);
+        // Σ hx·e_j ≤ hx·2^k·(Σ ẽ_j + abs)/(1 − env_rel): an upper bound (the envelope's use).
+        if !env_rel.is_finite() || env_rel >= 0.5 {
+            return Ok(None);
+        }
+        let mut env_sum =
+            Float::with_val(64, (sum_env_f + abs) / (1.0 - env_rel) * (1.0 + 4.0 * U));
+        env_sum *= hx;
+        env_sum <<= scale;
+        let max_ell = ell_f.iter().fold(0.0f64, |a, l| a.max(l.abs()));
+        Ok(Some(Grid {
+            hx,
+            ell: Vec::new(),
+            env: Vec::new(),
+            ell_f,
+            env_f,
+            scale,
+            sum_env_f,
+            sum_env_ell_f,
+            n,
+            env_sum,
+            ln_tails: ln_x_tails(m, bf, xl, xr, hx),
+            max_arg: max_arg.abs() + a_tot,
+            max_ell,
+            double_nodes: Some(NodeErrors {
+                env_rel,
+                ell_abs,
+                abs,
+            }),
+        }))
+    }
+}
+
+/// Upper bounds on Σ env_f and Σ env_f·|ell_f| (non-negative doubles): |fl(Σ) − Σ| ≤ γ_{n−1}·Σ
+/// (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., §4.2, recursive summation),
+/// the products' rounding, and n·2^−1022 for terms below the normal range.
+fn upper_sums(env_f: &[f64], ell_f: &[f64]) -> (f64, f64) {
+    let n = env_f.len() as f64;
+    let up = 1.0 + 1.01 * n * U64;
+    let sum_env = env_f.iter().sum::<f64>() * up + n * f64::MIN_POSITIVE;
+    let sum_env_ell = env_f
+        .iter()
+        .zip(ell_f)
+        .map(|(e, l)| e * l.abs())
+        .sum::<f64>()
+        * up
+        * (1.0 + 2.0 * U64)
+        + n * f64::MIN_POSITIVE;
+    (sum_env, sum_env_ell)
 }
 
 /// A single-step moment at complex β with its absolute error bound.
@@ -260,6 +450,8 @@ pub(super) struct MixEval {
     /// Sum the x-trapezoid in double precision with an a-priori rounding bound
     /// (docs/accounting.md#fast-inner) instead of MPFR.
     pub(super) fast: bool,
+    /// Build the grids' nodes in double precision (docs/accounting.md#double-nodes).
+    pub(super) double_nodes: bool,
 }
 
 impl MixEval {
@@ -288,6 +480,7 @@ impl MixEval {
             grids: Vec::new(),
             prec,
             fast,
+            double_nodes: false,
         };
         let g0 = me.grid_for(0.0)?;
         // E ≥ 1 (Jensen), so the tails and strip error are relative to at least 1.
@@ -298,6 +491,16 @@ impl MixEval {
         let ln_sum = ln_float(&g.env_sum) + 1e-12;
         me.ln_env = f64s::log_add_exp(ln_sum, g.ln_tails) - (-ln_k0.exp().min(0.5)).ln_1p();
         Ok(me)
+    }
+
+    /// A probe's evaluator: 64-bit arithmetic where MPFR is used, x-sums and grid nodes in
+    /// double precision (docs/accounting.md#double-nodes) — for bounds that need a few digits
+    /// of a moment: the tail bound's probes and the certified real moments.
+    pub(super) fn probe(mix: &Mix, a: &Float, ln_rel: f64) -> Result<MixEval> {
+        let mut ev = MixEval::with_mode(mix, a, ln_rel, 64, true)?;
+        ev.double_nodes = true;
+        // The v = 0 grid of `with_mode` was built in MPFR; later grids are built in doubles.
+        Ok(ev)
     }
 
     /// Number of x-nodes a moment at |Im β| = v would use.
@@ -354,7 +557,13 @@ impl MixEval {
             });
         }
         self.grids.push(Grid::new(
-            &self.mix, &self.b, hx, ln_tol, self.prec, self.fast,
+            &self.mix,
+            &self.b,
+            hx,
+            ln_tol,
+            self.prec,
+            self.fast,
+            self.double_nodes,
         )?);
         Ok(self.grids.len() - 1)
     }
@@ -367,18 +576,42 @@ impl MixEval {
         let g = &self.grids[gi];
         let hx = Float::with_val(prec, g.hx);
         let (mut value, round) = if self.fast {
-            let (re, im, ln_round) = fast_sum(g, v);
+            // With MPFR nodes, the real part is read as Σ e_j − Σ e_j·2 sin²(vℓ_j/2) (the first
+            // sum is the grid's MPFR envelope sum), so the double-precision rounding is relative
+            // to the deviation from the envelope, not to the envelope itself
+            // (docs/accounting.md#fast-deviation).
+            let deviation = g.double_nodes.is_none();
+            let (re, im, ln_round) = if deviation {
+                fast_sum_deviation(g, v)
+            } else {
+                fast_sum(g, v)
+            };
             let mut re = Float::with_val(prec, re) * &hx;
             let mut im = Float::with_val(prec, im) * &hx;
             re <<= g.scale;
             im <<= g.scale;
-            // MPFR's errors in env_j and ℓ_j (the rounding bound of the slow path, with the phase
-            // itself computed in double precision and bounded separately).
+            if deviation {
+                re = Float::with_val(prec, &g.env_sum - &re);
+            }
+            // The nodes' own errors: MPFR's in env_j and ℓ_j (the rounding bound of the slow
+            // path, with the phase itself computed in double precision and bounded separately),
+            // or, for nodes computed in double precision, their bounds (relative in e_j, absolute
+            // in ℓ_j, so v·|Δℓ_j| in the phase, and the underflowed nodes' absolute error).
             let n = g.n as f64;
-            let mp = ln_float(&g.env_sum)
-                + (n + 16.0 + 4.0 * (g.max_arg + vf.abs() * g.max_ell)).ln()
-                - f64::from(prec) * LN_2
-                + 4f64.ln();
+            let mp = match g.double_nodes {
+                None => {
+                    ln_float(&g.env_sum)
+                        + (n + 16.0 + 4.0 * (g.max_arg + vf.abs() * g.max_ell)).ln()
+                        - f64::from(prec) * LN_2
+                        + 4f64.ln()
+                }
+                Some(e) => {
+                    f64s::log_add_exp(
+                        ln_float(&g.env_sum) + (e.env_rel + vf.abs() * e.ell_abs).ln(),
+                        e.abs.ln() + g.hx.ln() + f64::from(g.scale) * LN_2,
+                    ) + 1e-9
+                }
+            };
             let ln_round = ln_round + g.hx.ln() + f64::from(g.scale) * LN_2 + 1e-9;
             (
                 Complex::with_val(prec, (re, im)),
@@ -455,6 +688,51 @@ fn fast_sum(g: &Grid, v: &Float) -> (f64, f64, f64) {
     (sr + cr, si + ci, bound.ln())
 }
 
+/// Σ_j ẽ_j·2 sin²(φ_j/2) and Σ_j ẽ_j sin φ_j, φ_j = fl(v·ℓ̃_j), in double precision with Sum2,
+/// and ln of a bound on their absolute errors (added) against Σ_j e_j·2 sin²(vℓ_j/2) and
+/// Σ_j e_j sin(vℓ_j) for the MPFR values e_j = (the source of ẽ_j)·2^scale and ℓ_j
+/// (docs/accounting.md#fast-deviation). Per term: ẽ_j's rounding (u), libm's sin (≤ 4 ulp,
+/// 8u relative), the squaring and products (u each): 21u of the term for the first sum and
+/// 11u for the second; the phase, δφ_j ≤ (3u + u²)|φ_j| + |v − fl(v)||ℓ̃_j| (ℓ̃_j's rounding
+/// included), moves 2 sin²(φ/2) by at most min(|φ|, 1)·δφ and sin φ by at most δφ; Sum2 adds
+/// u|S| + γ²_{n−1}Σ|x_j|; below the normal range 3·2^−1074 per term.
+fn fast_sum_deviation(g: &Grid, v: &Float) -> (f64, f64, f64) {
+    let vf = v.to_f64();
+    let dv = Float::with_val(64, v - vf).abs().to_f64() * 2.0;
+    let (mut s1, mut c1) = (0.0f64, 0.0f64);
+    let (mut s2, mut c2) = (0.0f64, 0.0f64);
+    let (mut abs1, mut abs2) = (0.0f64, 0.0f64);
+    let (mut ph1, mut ph2) = (0.0f64, 0.0f64);
+    for (&l, &e) in g.ell_f.iter().zip(&g.env_f) {
+        let phi = vf * l;
+        let sh = (0.5 * phi).sin();
+        let x1 = e * (2.0 * sh * sh);
+        let x2 = e * phi.sin();
+        let t = s1 + x1;
+        let z = t - s1;
+        c1 += (s1 - (t - z)) + (x1 - z);
+        s1 = t;
+        let t = s2 + x2;
+        let z = t - s2;
+        c2 += (s2 - (t - z)) + (x2 - z);
+        s2 = t;
+        abs1 += x1;
+        abs2 += x2.abs();
+        let dphi = (3.0 * U64 + U64 * U64) * phi.abs() * (1.0 + U64) + dv * l.abs();
+        ph1 += e * phi.abs().min(1.0) * dphi;
+        ph2 += e * dphi;
+    }
+    let n = g.n as f64;
+    let up = 1.0 + 1.01 * n * U64;
+    let (abs1, abs2, ph1, ph2) = (abs1 * up, abs2 * up, ph1 * up * 1.01, ph2 * up * 1.01);
+    let gamma = (n * U64) / (1.0 - n * U64);
+    let (r1, r2) = (s1 + c1, s2 + c2);
+    let e1 = U64 * r1.abs() * 1.01 + gamma * gamma * abs1 + 21.0 * U64 * abs1 + ph1;
+    let e2 = U64 * r2.abs() * 1.01 + gamma * gamma * abs2 + 11.0 * U64 * abs2 + ph2;
+    let bound = (e1 + e2 + 6.0 * n * 2.0f64.powi(-1074)) * (1.0 + 1e-6);
+    (r1, r2, bound.ln())
+}
+
 /// ln(e^x − 1) without overflow.
 pub(super) fn ln_expm1(x: f64) -> f64 {
     if x > 40.0 {
@@ -510,6 +788,59 @@ pub(super) fn lipschitz_rel(m: &Mix, b: f64) -> f64 {
     let ratio = (ln_moment_f64(m, b + 1.0) - ln_moment_f64(m, b)).exp();
     let q = m.qf;
     (-(-q).ln_1p() + (ratio - (1.0 - q)).max(0.0) + 1e-12) * (1.0 + 1e-6)
+}
+
+/// Uniform parts of the loss under the tilted law (docs/accounting.md#uniform-part): pairs
+/// (p, Δ) such that, for every u, |E_Q[r^{b+iu}]| ≤ E·(1 − p·(1 − |sinc(uΔ/2)|)), E = E_Q[r^b].
+///
+/// Under w = φ_σ r^b/E the loss ℓ = ln r is strictly increasing in x with ℓ′ = q e^t/(σ² r), so
+/// on an x-interval [x₁, x₂] its density w/ℓ′ = σ² φ_σ e^{−t} r^{b+1}/(q E) is at least
+/// c = σ²·min(g(x₁), g(x₂))·min(r(x₁)^{b+1}, r(x₂)^{b+1})/(q E), g = φ_σ e^{−t} being unimodal
+/// (a Gaussian centred at −1) and r^{b+1} monotone. The law of ℓ is then p·U[ℓ(x₁), ℓ(x₂)] plus
+/// a rest of mass 1 − p, p = cΔ, Δ = ℓ(x₂) − ℓ(x₁), and the uniform part's characteristic
+/// function has modulus |sinc(uΔ/2)|. Candidates: x₂ from −3σ to 7σ in steps of σ/4, widths
+/// σ/8 to 2σ; evaluated in double precision with a 10⁻⁶ relative margin on p and on Δ (libm
+/// errors are ~10⁻¹⁶). `ln_env` is ln of an upper bound on E. Empty for substitution factors.
+pub(super) fn uniform_parts(m: &Mix, b: f64, ln_env: f64) -> Vec<(f64, f64)> {
+    if m.subst {
+        return Vec::new();
+    }
+    let (q, s) = (m.qf, m.sf);
+    let s2 = s * s;
+    let ln_r = |x: f64| (q * ((x - 0.5) / s2).exp_m1()).ln_1p();
+    let ln_g = |x: f64| -((x + 1.0).powi(2) - 2.0) / (2.0 * s2) - (s * (2.0 * PI).sqrt()).ln();
+    let mut out = Vec::new();
+    for k in 0..=40 {
+        let x2 = -3.0 * s + f64::from(k) * s / 4.0;
+        for w in [0.125, 0.25, 0.5, 1.0, 2.0] {
+            let x1 = x2 - w * s;
+            let (l1, l2) = (ln_r(x1), ln_r(x2));
+            let delta = (l2 - l1) * (1.0 - 1e-6);
+            let ln_c = s2.ln() - q.ln() - ln_env
+                + ln_g(x1).min(ln_g(x2))
+                + ((b + 1.0) * l1).min((b + 1.0) * l2);
+            let p = (ln_c + delta.ln()).exp() * (1.0 - 1e-6);
+            if p.is_finite() && p > 0.0 && delta.is_finite() && delta > 0.0 {
+                out.push((p.min(1.0), delta));
+            }
+        }
+    }
+    out
+}
+
+/// A lower bound on 1 − sup_{z′ ≥ z} |sin z′/z′| (z ≥ 0): sinc decreases on [0, π] and
+/// |sinc z′| ≤ 1/z′ ≤ 1/π beyond; below 1/2 the alternating series z²/6 − z⁴/120 (a lower bound)
+/// avoids the cancellation of 1 − sin z/z.
+pub(super) fn sinc_gap(z: f64) -> f64 {
+    if z >= PI {
+        return 1.0 - 1.0 / z;
+    }
+    let v = if z < 0.5 {
+        z * z / 6.0 - z.powi(4) / 120.0
+    } else {
+        1.0 - z.sin() / z
+    };
+    (v * (1.0 - 1e-9)).min(1.0 - 1.0 / PI)
 }
 
 pub(super) fn ln_ibp_constant(m: &Mix, b: f64) -> f64 {
@@ -570,3 +901,184 @@ pub(super) fn ln_ibp_constant(m: &Mix, b: f64) -> f64 {
 }
 
 mod subst;
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Dir, Mix, SubsampledGaussian};
+    use super::{ln_float, MixEval};
+    use crate::scalar::Scalar;
+    use rug::{Complex, Float};
+
+    fn mix(q: &str, s: &str, dir: Dir, subst: bool) -> Mix {
+        let m = SubsampledGaussian::new(q.parse::<Scalar>().unwrap(), s.parse().unwrap()).unwrap();
+        if subst {
+            Mix::substitution(&m, 1, 256)
+        } else {
+            Mix::new(&m, 1, dir, 256)
+        }
+    }
+
+    /// Grids built in double precision (docs/accounting.md#double-nodes) against grids built
+    /// in MPFR at 256 bits, at the same nodes: each moment of a probe evaluator must lie within
+    /// its own error bound plus the MPFR moment's of the reference, and the bound must stay
+    /// useful (below 10⁻⁹ of the envelope). Cases: tiny and moderate q, small and large σ,
+    /// both directions and substitution, dampings b < 1 and b > 1, |Im β| up to 2·10⁴ (the
+    /// probes' reach at q = 10⁻⁴; grids of ~10⁵ nodes, |ℓ_j| up to ~50).
+    #[test]
+    fn double_nodes_meet_mpfr_nodes() {
+        let cases = [
+            ("0.0001", "1", Dir::Remove, false, 6.0),
+            ("0.0001", "0.8", Dir::Add, false, 5.9),
+            ("0.01", "0.5", Dir::Remove, false, 1.5),
+            ("0.3", "2", Dir::Add, false, 3.0),
+            ("0.01", "1", Dir::Remove, true, 2.0),
+            ("0.9", "0.6", Dir::Remove, false, 0.5),
+        ];
+        let mut checked = 0;
+        for (q, s, dir, subst, a) in cases {
+            let m = mix(q, s, dir, subst);
+            let af = Float::with_val(64, a);
+            let mut probe = MixEval::probe(&m, &af, -60.0).unwrap();
+            let mut exact = MixEval::with_mode(&m, &af, -60.0, 256, false).unwrap();
+            for v in [0.0, 3.0, 700.0, 2.0e4] {
+                let vf = Float::with_val(64, v);
+                let p = probe.moment(&vf).unwrap();
+                let g = probe.grids.last().unwrap();
+                // The reference at the probe's step (its own grid_for would pick the same).
+                let e = exact.moment(&vf).unwrap();
+                let ge = exact.grids.last().unwrap();
+                assert_eq!(g.hx, ge.hx, "q={q} σ={s} v={v}");
+                if v > 0.0 {
+                    assert!(g.double_nodes.is_some(), "q={q} σ={s} v={v}: not double");
+                }
+                if let Some(ne) = g.double_nodes {
+                    node_check(&m, &probe.b, g, ne, -62.0);
+                }
+                let diff = Complex::with_val(256, &p.value - &e.value);
+                let ln_diff = ln_float(&Float::with_val(64, diff.abs_ref()));
+                let allowed = super::f64s::log_add_exp(p.ln_err, e.ln_err);
+                assert!(
+                    ln_diff <= allowed,
+                    "q={q} σ={s} subst={subst} a={a} v={v}: |Δ| = e^{ln_diff:.2} > e^{allowed:.2}"
+                );
+                assert!(
+                    p.ln_err - probe.ln_env < -9.0 * std::f64::consts::LN_10,
+                    "q={q} σ={s} v={v}: bound e^{:.2} of the envelope",
+                    p.ln_err - probe.ln_env
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 24);
+    }
+
+    /// The fast path's deviation form (docs/accounting.md#fast-deviation) against the MPFR sum at
+    /// 256 bits on the same nodes: each moment must lie within the fast rounding bound plus the
+    /// MPFR node errors (the strip and tail terms cancel: same nodes), and at tiny q the bound
+    /// must sit far below the plain double-precision sum's (≈ 6u·E, the floor that made T = 10⁶
+    /// at q = 10⁻⁵ need MPFR sums).
+    #[test]
+    fn deviation_sums_meet_mpfr_sums() {
+        let cases = [
+            ("0.00001", "1", Dir::Remove, false, 4.0, true),
+            ("0.0001", "0.5", Dir::Add, false, 3.0, true),
+            ("0.01", "1", Dir::Remove, true, 2.0, false),
+            ("0.3", "0.8", Dir::Add, false, 5.0, false),
+        ];
+        for (q, s, dir, subst, a, tiny) in cases {
+            let m = mix(q, s, dir, subst);
+            let af = Float::with_val(64, a);
+            let mut fast = MixEval::with_mode(&m, &af, -40.0, 160, true).unwrap();
+            let mut slow = MixEval::with_mode(&m, &af, -40.0, 256, false).unwrap();
+            for v in [0.5, 30.0, 3000.0] {
+                let vf = Float::with_val(64, v);
+                let f = fast.moment(&vf).unwrap();
+                let e = slow.moment(&vf).unwrap();
+                let diff = Complex::with_val(256, &f.value - &e.value);
+                let ln_diff = ln_float(&Float::with_val(64, diff.abs_ref()));
+                assert!(f.ln_err.is_finite() && e.ln_err.is_finite());
+                // Same nodes, so the strip and tail terms cancel in the difference: it must lie
+                // within the fast sum's rounding bound plus both MPFR node errors.
+                let g = fast.grids.last().unwrap();
+                let ge = slow.grids.last().unwrap();
+                assert_eq!(g.hx, ge.hx);
+                let (_, _, ln_round) = super::fast_sum_deviation(g, &vf);
+                let scaled = ln_round + g.hx.ln() + f64::from(g.scale) * std::f64::consts::LN_2;
+                let mp = |gr: &super::Grid, prec: f64| {
+                    ln_float(&gr.env_sum)
+                        + (gr.n as f64 + 16.0 + 4.0 * (gr.max_arg + v * gr.max_ell)).ln()
+                        - prec * std::f64::consts::LN_2
+                        + 4f64.ln()
+                };
+                let allowed = super::f64s::log_add_exp(
+                    scaled,
+                    super::f64s::log_add_exp(mp(g, 160.0), mp(ge, 256.0)),
+                );
+                assert!(
+                    ln_diff <= allowed,
+                    "q={q} σ={s} v={v}: |Δ| = e^{ln_diff:.2} > e^{allowed:.2}"
+                );
+                // Against the plain double-precision sum's bound on the same grid.
+                let (_, _, ln_plain) = super::fast_sum(g, &vf);
+                // At tiny q it is about |v|·q of the plain bound (q = 10⁻⁵: 3.8·10⁻⁶ at v = 0.5,
+                // 2.3·10⁻⁴ at 30, 2.4·10⁻² at 3000; q = 10⁻⁴, σ = 0.5: 4.3·10⁻³ at 30).
+                let ratio = (ln_round - ln_plain).exp();
+                let qf: f64 = q.parse().unwrap();
+                if tiny {
+                    let cap = 10.0 * v.max(1.0) * qf;
+                    assert!(
+                        ratio < cap,
+                        "q={q} σ={s} v={v}: {ratio:.3e} of the plain bound"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Each double-precision node against its MPFR value at 256 bits (x_j = j·hx exactly):
+    /// |ℓ̃_j − ℓ_j| ≤ ell_abs and |ẽ_j·2^k − e_j| ≤ env_rel·e_j + abs·2^k.
+    fn node_check(m: &Mix, b: &Float, g: &super::Grid, ne: super::NodeErrors, ln_tol: f64) {
+        use rug::float::Constant;
+        let p = 256;
+        let bf = b.to_f64();
+        let (xl, _) = super::x_range(m, bf, g.hx, ln_tol);
+        let n_lo = (xl / g.hx).round() as i64;
+        let s2 = Float::with_val(p, m.sigma.square_ref());
+        let ln_norm = {
+            let mut c = Float::with_val(p, Constant::Pi) * 2u32;
+            c *= &s2;
+            c.ln() / 2u32
+        };
+        let ln_r = |d: &Float| -> Float {
+            let t = Float::with_val(p, d / &s2);
+            Float::with_val(p, t.exp_m1() * &m.q).ln_1p()
+        };
+        let scale = Float::with_val(p, 1u32) << g.scale;
+        let abs = Float::with_val(p, ne.abs) << g.scale;
+        let stride = (g.n / 20_000).max(1);
+        for i in (0..g.n).step_by(stride) {
+            let x = Float::with_val(p, g.hx) * (n_lo + i as i64);
+            let mut l = ln_r(&Float::with_val(p, &x - 0.5f64));
+            let lm = if m.subst {
+                ln_r(&-Float::with_val(p, &x + 0.5f64))
+            } else {
+                Float::new(p)
+            };
+            l -= &lm;
+            let mut arg = Float::with_val(p, b * &l) + &lm;
+            arg -= Float::with_val(p, x.square_ref()) / &s2 / 2u32;
+            arg -= &ln_norm;
+            let e = arg.exp();
+            let dl = Float::with_val(p, &l - g.ell_f[i]).abs().to_f64();
+            assert!(
+                dl <= ne.ell_abs,
+                "node {i}: x = {x}, ℓ = {l}, ℓ̃ = {:e}, |Δℓ| = {dl:e} > {:e}",
+                g.ell_f[i],
+                ne.ell_abs
+            );
+            let de = Float::with_val(p, Float::with_val(p, g.env_f[i] * &scale) - &e).abs();
+            let allowed = Float::with_val(p, &e * ne.env_rel) + &abs;
+            assert!(de <= allowed, "node {i}: |Δe| = {de:e} > {allowed:e}");
+        }
+    }
+}
