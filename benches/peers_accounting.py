@@ -16,7 +16,8 @@ The grid (rule): every (q, T) with q in {0.001, 0.01, 0.1, 0.5, 1} and
 T in {1, 2, 3, 10, 100, 1000, 10000} at sigma = 1 (35 cases), plus sigma in {0.6, 2, 5} at
 T in {3, 100} for q in {0.001, 0.01, 0.1, 0.5} (24 cases): 59 eps(1e-5) cases; then far-tail
 points: delta(eps) as small as ~1e-260 and eps(delta) at delta = 1 - 1e-12; and one case where
-dp_accounting's PLD is off (q = 0.3, sigma = 0.3, T = 1000, eps(0.9)). dpaudit runs with
+dp_accounting's PLD is off (q = 0.3, sigma = 0.3, T = 1000, eps(0.9)); then tiny q at large T
+(q in {1e-4, 1e-5}, sigma in {0.5, 0.8, 1, 2}, T in {1e5, 1e6}, eps(1e-5)). dpaudit runs with
 `--max-seconds 30` (change with --max-seconds N), at the same priority as the peers (which run in
 this process, interleaved case by case, so the times are of one run); its failures are recorded with the
 message. DPAUDIT_BIN overrides the binary. `--no-peers` runs dpaudit alone (the cheap survey,
@@ -98,6 +99,13 @@ def grid_cases():
     # Stop 46: where dp_accounting's PLD is off by about 1.0 (its optimistic eps above the
     # brute force's pessimistic one, benches/brute_force_pld.py; docs/accounting.md#peer-discrepancy).
     out.append(("peer_q0.3_s0.3_T1000_delta0.9", 0.3, 0.3, 1000, "eps", 0.9))
+    # Stop 47: tiny q at large T (a large dataset, small batches), eps(1e-5): q in {1e-4, 1e-5},
+    # sigma in {0.5, 0.8, 1, 2}, T in {1e5, 1e6} (before this stop: 6 of the q = 1e-4 cases
+    # refused or slower than PLD, every q = 1e-5 case refused).
+    for q in (1e-4, 1e-5):
+        for s in (0.5, 0.8, 1.0, 2.0):
+            for T in (100_000, 1_000_000):
+                out.append((f"tinyq_q{q:g}_s{s:g}_T{T:g}", q, s, T, "eps", DELTA))
     return out
 
 
