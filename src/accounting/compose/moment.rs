@@ -253,9 +253,10 @@ impl Grid {
 
     /// The nodes of one grid computed in double precision (libm's exp, expm1 and log1p instead
     /// of MPFR's, ~50× faster), with a bound on each node's error (docs/accounting.md#double-nodes):
-    /// for the tail-bound probes and the certified real moments, which need a few digits of a
-    /// moment, not the working precision's. None when a bound is not finite (q near 1, where
-    /// log1p's argument nears −1): the caller builds the grid in MPFR.
+    /// for the tail-bound probes, which need a few digits of a moment, not the working
+    /// precision's (the certified real moments of `ln_moment_upper` keep MPFR nodes). None when
+    /// a bound is not finite (q near 1, where log1p's argument nears −1): the caller builds the
+    /// grid in MPFR.
     fn new_f64(m: &Mix, b: &Float, hx: f64, ln_tol: f64) -> Result<Option<Grid>> {
         const U: f64 = U64;
         // libm's exp, expm1, log1p: glibc documents ≤ 1 ulp on x86-64; we allow 4 ulp = 8u.
@@ -495,7 +496,7 @@ impl MixEval {
 
     /// A probe's evaluator: 64-bit arithmetic where MPFR is used, x-sums and grid nodes in
     /// double precision (docs/accounting.md#double-nodes) — for bounds that need a few digits
-    /// of a moment: the tail bound's probes and the certified real moments.
+    /// of a moment: the tail bound's probes.
     pub(super) fn probe(mix: &Mix, a: &Float, ln_rel: f64) -> Result<MixEval> {
         let mut ev = MixEval::with_mode(mix, a, ln_rel, 64, true)?;
         ev.double_nodes = true;
