@@ -651,6 +651,16 @@ impl MixEval {
     }
 }
 
+/// One step of Sum2: TwoSum (Knuth) adds x to s exactly as the new s plus an error term, which
+/// is accumulated in c.
+#[inline]
+fn two_sum(s: &mut f64, c: &mut f64, x: f64) {
+    let t = *s + x;
+    let z = t - *s;
+    *c += (*s - (t - z)) + (x - z);
+    *s = t;
+}
+
 /// Σ_j env_f[j]·(cos, sin)(v·ell_f[j]) in double precision, compensated (Ogita, Rump & Oishi,
 /// SIAM J. Sci. Comput. 26 (2005), Alg. 4.4 "Sum2"), with ln of an a-priori bound on its absolute
 /// error against Σ_j e_j (cos, sin)(v·ℓ_j) for the MPFR values e_j = env_f-source·2^{−scale} and
@@ -665,15 +675,8 @@ fn fast_sum(g: &Grid, v: &Float) -> (f64, f64, f64) {
     for (&l, &e) in g.ell_f.iter().zip(&g.env_f) {
         let (sn, cs) = (vf * l).sin_cos();
         let (xr, xi) = (e * cs, e * sn);
-        // TwoSum (Knuth): s + c = old s + x exactly.
-        let t = sr + xr;
-        let z = t - sr;
-        cr += (sr - (t - z)) + (xr - z);
-        sr = t;
-        let t = si + xi;
-        let z = t - si;
-        ci += (si - (t - z)) + (xi - z);
-        si = t;
+        two_sum(&mut sr, &mut cr, xr);
+        two_sum(&mut si, &mut ci, xi);
     }
     let n = g.n as f64;
     let se = g.sum_env_f;
@@ -709,14 +712,8 @@ fn fast_sum_deviation(g: &Grid, v: &Float) -> (f64, f64, f64) {
         let sh = (0.5 * phi).sin();
         let x1 = e * (2.0 * sh * sh);
         let x2 = e * phi.sin();
-        let t = s1 + x1;
-        let z = t - s1;
-        c1 += (s1 - (t - z)) + (x1 - z);
-        s1 = t;
-        let t = s2 + x2;
-        let z = t - s2;
-        c2 += (s2 - (t - z)) + (x2 - z);
-        s2 = t;
+        two_sum(&mut s1, &mut c1, x1);
+        two_sum(&mut s2, &mut c2, x2);
         abs1 += x1;
         abs2 += x2.abs();
         let dphi = (3.0 * U64 + U64 * U64) * phi.abs() * (1.0 + U64) + dv * l.abs();
