@@ -100,8 +100,8 @@ def grid_cases():
     # brute force's pessimistic one, benches/brute_force_pld.py; docs/accounting.md#peer-discrepancy).
     out.append(("peer_q0.3_s0.3_T1000_delta0.9", 0.3, 0.3, 1000, "eps", 0.9))
     # Stop 47: tiny q at large T (a large dataset, small batches), eps(1e-5): q in {1e-4, 1e-5},
-    # sigma in {0.5, 0.8, 1, 2}, T in {1e5, 1e6} (before this stop: 6 of the q = 1e-4 cases
-    # refused or slower than PLD, every q = 1e-5 case refused).
+    # sigma in {0.5, 0.8, 1, 2}, T in {1e5, 1e6} (before this stop: 7 of the 8 q = 1e-4 cases
+    # refused or slower than PLD, all 8 q = 1e-5 cases refused).
     for q in (1e-4, 1e-5):
         for s in (0.5, 0.8, 1.0, 2.0):
             for T in (100_000, 1_000_000):
