@@ -28,12 +28,14 @@ impl Direction {
         ln_rel: f64,
         prec: u32,
         fast: bool,
+        shared: bool,
     ) -> Result<Direction> {
         let af = Float::with_val(prec, a);
         let evals = factors
             .iter()
             .map(|f| match f {
-                Factor::Mix(m) => MixEval::with_mode(m, &af, ln_rel, prec, fast).map(Some),
+                Factor::Mix(m) => MixEval::with_mode(m, &af, ln_rel, prec, fast)
+                    .map(|ev| Some(if shared { ev.share_envelope() } else { ev })),
                 Factor::Gauss { .. } => Ok(None),
             })
             .collect::<Result<Vec<_>>>()?;
@@ -382,6 +384,10 @@ fn predicted_cost(factors: &[Factor], a: f64, h: f64, v: f64, eps0: f64, ln_targ
 /// that falls short is retried with more guard digits, whose lower target then calls for MPFR.
 const FAST_SLACK: f64 = 4.0 * std::f64::consts::LN_10;
 
+/// The same for the shared-envelope grids (docs/accounting.md#shared-envelope), whose nodes are
+/// computed in double precision: above it the build is repeated with MPFR nodes.
+const SHARED_SLACK: f64 = 2.0 * std::f64::consts::LN_10;
+
 /// One direction's inversion at a fixed damping: cached node values of ln Π M^T and the error
 /// terms that do not depend on ε.
 pub(super) struct Inversion {
@@ -420,7 +426,7 @@ impl Inversion {
     ) -> Result<Inversion> {
         let a_saddle = saddle(factors, eps0);
         let plan = Plan::choose(factors, a_saddle, eps0, ln_rel, ln_scale);
-        Inversion::build_at(factors, a_saddle, plan, prec, fast)
+        Inversion::build_at(factors, a_saddle, plan, prec, fast, fast)
     }
 
     /// The complementary inversion (docs/accounting.md#complement): on a line 0 < a < 1 between
@@ -446,7 +452,7 @@ impl Inversion {
             d_hi: d,
             ln_rel: ln_target - ln_f,
         };
-        Inversion::build_at(factors, a, plan, prec, fast)
+        Inversion::build_at(factors, a, plan, prec, fast, fast)
     }
 
     fn build_at(
@@ -455,6 +461,7 @@ impl Inversion {
         plan: Plan,
         prec: u32,
         fast: bool,
+        shared: bool,
     ) -> Result<Inversion> {
         let Plan {
             a,
@@ -473,7 +480,7 @@ impl Inversion {
             })
             .sum();
         let ln_inner_rel = ln_rel - 8.0 - steps.max(1.0).ln();
-        let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec, fast)?;
+        let mut dir = Direction::new(factors.to_vec(), a, ln_inner_rel, prec, fast, shared)?;
         // The certified moments that enter the error bounds.
         let ln_m_a = dir.ln_moment_real_upper(a)?;
         let edges = (
@@ -532,15 +539,19 @@ impl Inversion {
         // of about 2J·T·6u of M(a)^T (J nodes): at large T it can exceed the target (q = 10⁻⁴,
         // σ = 0.8, T = 10⁶ reached 5 digits of ε against it), which MPFR sums then meet
         // (docs/accounting.md#fast-inner).
-        if fast && (inner_rel * h / (2.0 * PI)).ln() > ln_rel + FAST_SLACK {
-            let plan = Plan {
-                a,
-                h,
-                d_lo,
-                d_hi,
-                ln_rel,
-            };
-            return Inversion::build_at(factors, a_saddle, plan, prec, false);
+        let ln_floor = (inner_rel * h / (2.0 * PI)).ln();
+        let plan = Plan {
+            a,
+            h,
+            d_lo,
+            d_hi,
+            ln_rel,
+        };
+        if shared && ln_floor > ln_rel + SHARED_SLACK {
+            return Inversion::build_at(factors, a_saddle, plan, prec, fast, false);
+        }
+        if fast && ln_floor > ln_rel + FAST_SLACK {
+            return Inversion::build_at(factors, a_saddle, plan, prec, false, false);
         }
         Ok(Inversion {
             a,
