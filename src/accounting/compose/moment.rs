@@ -16,35 +16,43 @@ pub(super) fn ln_x_tails(m: &Mix, b: f64, xl: f64, xr: f64, hx: f64) -> f64 {
     }
     let (q, s) = (m.qf, m.sf);
     let l = xl + hx;
-    let r = xr - hx;
-    if b >= 1.0 {
+    let left = if b >= 1.0 {
         // Jensen: r^b ≤ (1−q) + q e^{bt}; φ_σ(x) e^{bt} = e^{b(b−1)/(2σ²)} φ_σ(x − b).
         let c = b * (b - 1.0) / (2.0 * s * s) + q.ln();
-        let left = f64s::log_add_exp(
+        f64s::log_add_exp(
             (-q).ln_1p() + f64s::log_ndtr(l / s),
             c + f64s::log_ndtr((l - b) / s),
-        );
-        let right = f64s::log_add_exp(
-            (-q).ln_1p() + f64s::log_ndtr(-r / s),
-            c + f64s::log_ndtr(-(r - b) / s),
-        );
-        f64s::log_add_exp(left, right)
+        )
     } else if b > 0.0 {
         // 0 < b < 1: r^b ≤ max(1, r) ≤ 1 + q e^t, and φ_σ(x) e^t = φ_σ(x − 1).
-        let left = f64s::log_add_exp(
+        f64s::log_add_exp(
             f64s::log_ndtr(l / s),
             q.ln() + f64s::log_ndtr((l - 1.0) / s),
-        );
-        let right = f64s::log_add_exp(
-            f64s::log_ndtr(-r / s),
-            q.ln() + f64s::log_ndtr(-(r - 1.0) / s),
-        );
-        f64s::log_add_exp(left, right)
+        )
     } else {
         // b ≤ 0: r ≥ 1 − q everywhere and r ≥ 1 for x ≥ 1/2.
-        let left = b * (-q).ln_1p() + f64s::log_ndtr(l / s);
-        let right = f64s::log_ndtr(-r / s);
-        f64s::log_add_exp(left, right)
+        b * (-q).ln_1p() + f64s::log_ndtr(l / s)
+    };
+    f64s::log_add_exp(left, ln_right_mass(m, b, xr - hx))
+}
+
+/// ln of a bound on ∫_{x ≥ x₀} φ_σ(x) r(x)^b dx (add/remove factor; x₀ ≥ ½ when b ≤ 0), by the
+/// majorants of [`ln_x_tails`].
+fn ln_right_mass(m: &Mix, b: f64, x0: f64) -> f64 {
+    let (q, s) = (m.qf, m.sf);
+    if b >= 1.0 {
+        let c = b * (b - 1.0) / (2.0 * s * s) + q.ln();
+        f64s::log_add_exp(
+            (-q).ln_1p() + f64s::log_ndtr(-x0 / s),
+            c + f64s::log_ndtr(-(x0 - b) / s),
+        )
+    } else if b > 0.0 {
+        f64s::log_add_exp(
+            f64s::log_ndtr(-x0 / s),
+            q.ln() + f64s::log_ndtr(-(x0 - 1.0) / s),
+        )
+    } else {
+        f64s::log_ndtr(-x0 / s)
     }
 }
 
@@ -78,6 +86,134 @@ pub(super) fn x_step(m: &Mix, b: f64, v: f64, ln_rel: f64) -> (f64, f64) {
     let ln_strip = y * y / (2.0 * s2) + strip_args(m) * v.abs() * y / s2 + ln_cb(m, b, y);
     let hx = 2.0 * PI * y / (big_l + ln_strip + 1.0);
     (hx, ln_strip)
+}
+
+/// The x-trapezoid's step at |Im β| = v from [`x_step_split`]: the strip half-width y it
+/// assumes, the step hx, and ln of the strip factor.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Step {
+    pub(super) hx: f64,
+    pub(super) y: f64,
+    pub(super) ln_strip: f64,
+}
+
+/// As [`x_step`] with the sharper strip factor of a split at x₀ (docs/accounting.md#strip-split):
+/// on the strip |Im x| ≤ y, θ = y/σ² ≤ π/4, |arg r(x+iy′)| ≤ min(θ, ρ(x) sin θ) with
+/// ρ = q e^t/(1 − q) (arg(1 + ρe^{iθ′}) ≤ ρ|sin θ′| for cos θ′ > 0), so below x₀ the phase
+/// factor |r^{iv}| = e^{−v arg r} is at most e^{|v|ρ(x₀) sin θ}, and above it e^{|v|θ} on a mass
+/// R(x₀) = ∫_{x₀}^∞ φ_σ r^b ([`OuterMass`]); relative to E ≥ 1 (Jensen),
+/// ∫|f(x+iy′)| dx ≤ e^{y²/(2σ²)} c_b E·(e^{|v|ρ(x₀) sin θ} + e^{|v|θ} R(x₀)). At small q the
+/// phase is small wherever the Gaussian weight is not, and a wider strip (a coarser step) pays:
+/// the half-width is the best of the v = 0 choice and a scan ymax·0.6^k, k < 24.
+pub(super) fn x_step_split(
+    m: &Mix,
+    b: f64,
+    v: f64,
+    ln_rel: f64,
+    outer: Option<&OuterMass>,
+) -> Step {
+    let (hx, ln_strip) = x_step(m, b, v, ln_rel);
+    let mut best = Step {
+        hx,
+        y: y_of(m, ln_rel),
+        ln_strip,
+    };
+    let Some(outer) = outer else {
+        return best;
+    };
+    if v == 0.0 {
+        return best;
+    }
+    let s2 = m.sf * m.sf;
+    let big_l = LN_2 - ln_rel;
+    let ymax = PI * s2 / 4.0;
+    // |v| rounded up (the caller's v may be a rounded MPFR value).
+    let kv = v.abs() * (1.0 + 1e-12);
+    let mut y = ymax;
+    for _ in 0..24 {
+        let theta = y / s2;
+        let ln_strip = y * y / (2.0 * s2) + ln_cb(m, b, y) + outer.ln_phase(kv, theta);
+        let hx = 2.0 * PI * y / (big_l + ln_strip + 1.0);
+        if hx > best.hx {
+            best = Step { hx, y, ln_strip };
+        }
+        y *= 0.6;
+    }
+    best
+}
+
+/// Upper bounds on the mass R(x₀) = ∫_{x₀}^∞ φ_σ r^b dx of the add/remove factor at the nodes
+/// x₀ = ½ + iΔ (docs/accounting.md#strip-split): an upper Riemann sum — on each cell φ_σ is
+/// decreasing and r^b monotone, so the cell is at most Δ·φ_σ(left end)·max of r^b at its ends
+/// (double precision with an absolute slack of 10⁻⁶ in the logarithm, far above its rounding) —
+/// plus the closed-form majorant of [`ln_x_tails`] beyond the last node, which lies past 2|b| + 12σ.
+pub(super) struct OuterMass {
+    /// ln ρ(x₀) = ln(q/(1 − q)) + (x₀ − ½)/σ², and ln R(x₀), at the nodes.
+    ln_rho: Vec<f64>,
+    ln_mass: Vec<f64>,
+}
+
+impl OuterMass {
+    /// None for substitution factors and q = 1 (the old strip factor serves them).
+    pub(super) fn new(m: &Mix, b: f64) -> Option<OuterMass> {
+        let (q, s) = (m.qf, m.sf);
+        if m.subst || !(q > 0.0 && q < 1.0) || !b.is_finite() {
+            return None;
+        }
+        let s2 = s * s;
+        let x_end = 0.5 + 2.0 * b.abs() + 12.0 * s;
+        let dx = (s / 8.0).max((x_end - 0.5) / 4000.0);
+        let n = ((x_end - 0.5) / dx).ceil() as usize;
+        let ln_norm = 0.5 * (2.0 * PI * s2).ln();
+        let xs: Vec<f64> = (0..=n).map(|i| 0.5 + i as f64 * dx).collect();
+        let bl: Vec<f64> = xs
+            .iter()
+            .map(|&x| b * (q * ((x - 0.5) / s2).exp_m1()).ln_1p())
+            .collect();
+        let mut ln_mass = vec![0.0; n + 1];
+        ln_mass[n] = ln_right_mass(m, b, xs[n]) + 1e-6;
+        for i in (0..n).rev() {
+            let ln_phi = -xs[i] * xs[i] / (2.0 * s2) - ln_norm;
+            let cell = dx.ln() + ln_phi + bl[i].max(bl[i + 1]);
+            let cell = cell + 1e-6 + 1e-12 * (ln_phi.abs() + bl[i].abs() + bl[i + 1].abs());
+            ln_mass[i] = f64s::log_add_exp(cell, ln_mass[i + 1]);
+        }
+        let ln_rho0 = q.ln() - (-q).ln_1p();
+        let ln_rho = xs
+            .iter()
+            .map(|&x| ln_rho0 + (x - 0.5) / s2 + 1e-12 * (x / s2).abs())
+            .collect();
+        if ln_mass.iter().any(|v| v.is_nan()) {
+            return None;
+        }
+        Some(OuterMass { ln_rho, ln_mass })
+    }
+
+    /// min over the split points of ln(e^{kv·ρ(x₀) sin θ} + e^{kv·θ} R(x₀)), and kv·θ (no split).
+    /// The first term increases with x₀ and the second decreases: the minimum is searched near
+    /// their crossing (any x₀ gives a valid bound).
+    fn ln_phase(&self, kv: f64, theta: f64) -> f64 {
+        let sin_t = theta.sin();
+        let inner = |i: usize| kv * sin_t * self.ln_rho[i].exp();
+        let outer = |i: usize| kv * theta + self.ln_mass[i];
+        let (mut lo, mut hi) = (0usize, self.ln_mass.len() - 1);
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if inner(mid) < outer(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let mut best = kv * theta;
+        for i in lo.saturating_sub(2)..=(hi + 2).min(self.ln_mass.len() - 1) {
+            let v = f64s::log_add_exp(inner(i), outer(i));
+            if v < best {
+                best = v;
+            }
+        }
+        best
+    }
 }
 
 /// |r(x+iy)|^b ≤ c_b r(x)^b: ln c_b = −|b| ln cos(y/σ²) for b < 0, 0 for b ≥ 0 (y/σ² ≤ π/4).
@@ -534,6 +670,9 @@ pub(super) struct MixEval {
     /// ln max(E_Q[r^{b−1}], E_Q[r^{b+1}]) for the latter's bound
     /// (docs/accounting.md#shared-envelope).
     reference: Option<(Grid, f64)>,
+    /// The outer masses of the strip split (add/remove factors; [`x_step_split`]), built on
+    /// the first step at v ≠ 0.
+    outer: std::cell::OnceCell<Option<OuterMass>>,
 }
 
 /// The radius ρ of the Cauchy estimate in [`MixEval::share`]: the tail bounds' Gaussian
@@ -577,6 +716,7 @@ impl MixEval {
             // on the fast path, the later grids' envelope sum.
             nodes: NodeMode::Mpfr,
             reference: None,
+            outer: std::cell::OnceCell::new(),
         };
         let g0 = me.grid_for(0.0)?;
         // E ≥ 1 (Jensen), so the tails and strip error are relative to at least 1.
@@ -608,10 +748,23 @@ impl MixEval {
         Ok(ev)
     }
 
+    /// The x-trapezoid's step at |Im β| = v ([`x_step_split`]).
+    fn step(&self, v: f64) -> Step {
+        let bf = self.b.to_f64();
+        let outer = if v == 0.0 {
+            None
+        } else {
+            self.outer
+                .get_or_init(|| OuterMass::new(&self.mix, bf))
+                .as_ref()
+        };
+        x_step_split(&self.mix, bf, v, self.ln_rel, outer)
+    }
+
     /// Number of x-nodes a moment at |Im β| = v would use.
     pub(super) fn grid_size(&self, v: f64) -> f64 {
         let bf = self.b.to_f64();
-        let (need, _) = x_step(&self.mix, bf, v, self.ln_rel);
+        let need = self.step(v).hx;
         let (xl, xr) = x_range(&self.mix, bf, need, self.ln_rel - 2.0);
         (xr - xl) / need
     }
@@ -619,7 +772,7 @@ impl MixEval {
     /// Index of a cached grid fine enough for |Im β| = v (steps halve from the v = 0 step).
     pub(super) fn grid_for(&mut self, v: f64) -> Result<usize> {
         let bf = self.b.to_f64();
-        let (need, _) = x_step(&self.mix, bf, v, self.ln_rel);
+        let need = self.step(v).hx;
         for (i, g) in self.grids.iter().enumerate() {
             if g.hx <= need {
                 return Ok(i);
@@ -833,9 +986,8 @@ impl MixEval {
                 + 4f64.ln();
             (Complex::with_val(prec, (re, im)), round)
         };
-        let (_, ln_strip) = x_step(&self.mix, self.b.to_f64(), vf, self.ln_rel);
-        let y = y_of(&self.mix, self.ln_rel);
-        let strip = LN_2 + ln_strip + self.ln_env - ln_expm1(2.0 * PI * y / g.hx);
+        let st = self.step(vf);
+        let strip = LN_2 + st.ln_strip + self.ln_env - ln_expm1(2.0 * PI * st.y / g.hx);
         if self.mix.flip {
             // M_add(a + iu) = E_Q[r^{1−a−iu}] = conj(E_Q[r^{1−a+iu}]).
             value = value.conj();
@@ -1284,6 +1436,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The strip split (docs/accounting.md#strip-split) against the trapezoid's actual error: an
+    /// MPFR grid at exactly the step `x_step_split` asks for (not the halved cached one) must give
+    /// a moment within its claimed error of a reference at e^{−90} on a finer grid. Cases: the
+    /// tiny-q dampings (b = 46.3 at σ = 2, b = 11.8 at σ = 1), q = 10⁻⁴ and a moderate q, both
+    /// directions, |Im β| from 100 to 4700; the split must also pay somewhere (σ = 2: a step at
+    /// least twice the unsplit one).
+    #[test]
+    fn strip_split_bounds_the_discretisation() {
+        let cases = [
+            ("0.00001", "2", Dir::Remove, 46.28),
+            ("0.00001", "1", Dir::Remove, 11.8),
+            ("0.0001", "0.8", Dir::Add, 6.0),
+            ("0.01", "1", Dir::Remove, 3.0),
+        ];
+        let mut gain: f64 = 0.0;
+        for (q, s, dir, a) in cases {
+            let m = mix(q, s, dir, false);
+            let af = Float::with_val(64, a);
+            let ln_rel = -24.0;
+            let mut ev = MixEval::new(&m, &af, ln_rel, 192).unwrap();
+            let mut refe = MixEval::new(&m, &af, -90.0, 256).unwrap();
+            let bf = ev.b.to_f64();
+            for v in [100.0, 1000.0, 4700.0] {
+                let st = ev.step(v);
+                let old = super::x_step(&m, bf, v, ln_rel).0;
+                gain = gain.max(st.hx / old);
+                let g = super::Grid::new(
+                    &m,
+                    &ev.b,
+                    st.hx,
+                    ln_rel - 2.0,
+                    192,
+                    false,
+                    super::NodeMode::Mpfr,
+                )
+                .unwrap();
+                ev.grids.push(g);
+                let vf = Float::with_val(64, v);
+                let f = ev.moment(&vf).unwrap();
+                assert_eq!(
+                    ev.grids
+                        .iter()
+                        .position(|g| g.hx <= st.hx)
+                        .map(|i| ev.grids[i].hx),
+                    Some(st.hx)
+                );
+                let e = refe.moment(&vf).unwrap();
+                let diff = Complex::with_val(256, &f.value - &e.value);
+                let ln_diff = ln_float(&Float::with_val(64, diff.abs_ref()));
+                let allowed = super::f64s::log_add_exp(f.ln_err, e.ln_err);
+                assert!(
+                    ln_diff <= allowed,
+                    "q={q} σ={s} b={bf} v={v}: |Δ| = e^{ln_diff:.2} > e^{allowed:.2} (step {:.3e}, y {:.3e})",
+                    st.hx,
+                    st.y
+                );
+                ev.grids.pop();
+            }
+        }
+        assert!(gain >= 2.0, "the split never paid: {gain}");
     }
 
     /// The uniform-part bound (docs/accounting.md#uniform-part) against the moment itself:
