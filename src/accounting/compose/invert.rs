@@ -487,7 +487,12 @@ impl Inversion {
             dir.ln_moment_real_upper(a - d_lo)?,
             dir.ln_moment_real_upper(a + d_hi)?,
         );
-        let ln_allow = ln_m_a + ln_rel - 1.0;
+        // The tail's share of the target e^{ln_rel}·F(a), F(a) = Π M(a)^T e^{−(a−1)ε}/|a(a−1)|:
+        // `delta` counts it as (h/π)·e^{−(a−1)ε}·Σ_{j>J}, so the allowance on Σ_{j>J} carries the
+        // 1/|a(a−1)| and π/h factors (without them the tail took e^{6.7} of the target at
+        // q = 10⁻⁵, σ = 2, T = 10⁵, a = 46, and the 6-digit try fell short; test
+        // `the_tail_meets_its_share_of_the_target`).
+        let ln_allow = ln_m_a - (a * (a - 1.0)).abs().ln() - (h / PI).ln() + ln_rel - 1.0;
         // Nodes until the tail bound takes over.
         let mut nodes = Vec::new();
         let mut inner_rel: f64 = 0.0;
@@ -806,4 +811,35 @@ pub(super) fn tail_bound(
             "composition: the characteristic function decays too slowly to bound the inversion's tail (u = {u:.4e} reached within the probe budget)"
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Dir, Release, Schedule, SubsampledGaussian};
+    use super::{Inversion, PI};
+    use rug::Float;
+
+    /// An inversion meets its target e^{ln_rel}·δ-scale in its u-tail too: at q = 10⁻⁵, σ = 2,
+    /// T = 10⁵ (ε(10⁻⁵) ≈ 3.6·10⁻³, damping a ≈ 46 off the saddle), the tail term of the δ(ε)
+    /// error stays within e of the target (it was e^{6.7} above it when the tail's allowance
+    /// ignored F(a)'s 1/|a(a−1)|).
+    #[test]
+    fn the_tail_meets_its_share_of_the_target() {
+        let m = SubsampledGaussian::new("0.00001".parse().unwrap(), "2".parse().unwrap()).unwrap();
+        let sched = Schedule::new(vec![(Release::Subsampled(m), 100_000)]).unwrap();
+        let factors = sched.factors(Dir::Remove, 141);
+        let eps0 = 3.6009e-3;
+        let ln_delta = 1e-5f64.ln();
+        let ln_rel = -8.0 * std::f64::consts::LN_10;
+        let inv = Inversion::build(&factors, eps0, ln_rel, 141, true, Some(ln_delta)).unwrap();
+        let (v, _, _) = inv.delta(&Float::with_val(141, eps0));
+        let tail = (inv.h / PI).ln() + inv.ln_tail - (inv.a - 1.0) * eps0;
+        let target = ln_delta + ln_rel;
+        assert!(inv.a > 10.0, "a = {}", inv.a);
+        assert!((v.to_f64().ln() - ln_delta).abs() < 0.1, "δ(ε₀) = {v}");
+        assert!(
+            tail <= target + 1.0,
+            "tail e^{tail:.2} against the target e^{target:.2}"
+        );
+    }
 }
