@@ -239,8 +239,9 @@ fn strip_args(m: &Mix) -> f64 {
 }
 
 /// Cached trapezoid nodes of one factor at one b: x_j, φ_σ(x_j) r(x_j)^b (the envelope) and
-/// ℓ_j = ln r(x_j), at one precision and step. Both are computed in MPFR; the fast (double
-/// precision) evaluation keeps only their doubles (docs/accounting.md#fast-inner).
+/// ℓ_j = ln r(x_j), at one precision and step. Computed in MPFR, the fast (double precision)
+/// evaluation keeping only their doubles (docs/accounting.md#fast-inner), or in double precision
+/// with error bounds ([`NodeMode`]: the probes' grids and the shared-envelope grids).
 pub(super) struct Grid {
     pub(super) hx: f64,
     /// The node range [xl, xr].
@@ -906,10 +907,11 @@ impl MixEval {
         let g = &self.grids[gi];
         let hx = Float::with_val(prec, g.hx);
         let (mut value, round) = if self.fast {
-            // With MPFR nodes, the real part is read as Σ e_j − Σ e_j·2 sin²(vℓ_j/2) (the first
-            // sum is the grid's MPFR envelope sum), so the double-precision rounding is relative
-            // to the deviation from the envelope, not to the envelope itself
-            // (docs/accounting.md#fast-deviation).
+            // With MPFR nodes or a shared envelope, the real part is read as
+            // Σ e_j − Σ e_j·2 sin²(vℓ_j/2) (the first sum is the grid's or the reference's MPFR
+            // envelope sum), so the double-precision rounding is relative to the deviation from
+            // the envelope, not to the envelope itself (docs/accounting.md#fast-deviation); the
+            // imaginary part likewise from its linear term (#shared-envelope).
             let deviation = g.double_nodes.is_none() || g.sum_err.is_some();
             let linear = deviation && g.ell_sum.is_some();
             let (re, im, ln_round) = if deviation {
@@ -1048,6 +1050,12 @@ fn fast_sum(g: &Grid, v: &Float) -> (f64, f64, f64) {
 /// 11u for the second; the phase, δφ_j ≤ (3u + u²)|φ_j| + |v − fl(v)||ℓ̃_j| (ℓ̃_j's rounding
 /// included), moves 2 sin²(φ/2) by at most min(|φ|, 1)·δφ and sin φ by at most δφ; Sum2 adds
 /// u|S| + γ²_{n−1}Σ|x_j|; below the normal range 3·2^−1074 per term.
+///
+/// With `linear`, the second sum is Σ_j ẽ_j (φ_j − sin φ_j) instead (the imaginary part being
+/// v·Σ e_jℓ_j minus it, docs/accounting.md#shared-envelope): 64u of the term for
+/// [`phi_minus_sin`] and the product's u, and the phase moves φ − sin φ by at most
+/// min(2, (|φ| + δφ)²/2)·δφ. Grids with nodes in double precision (shared envelopes) add each
+/// node's own relative error of ẽ_j to the terms and |v|·|Δℓ_j| to δφ_j.
 fn fast_sum_deviation(g: &Grid, v: &Float, linear: bool) -> (f64, f64, f64) {
     let vf = v.to_f64();
     let dv = Float::with_val(64, v - vf).abs().to_f64() * 2.0;
