@@ -389,7 +389,9 @@ impl Grid {
             max_ell = max_ell.max(lf.abs());
             let e = arg.exp();
             env_sum += &e;
-            ell_sum += Float::with_val(prec, &e * &l);
+            if fast {
+                ell_sum += Float::with_val(prec, &e * &l);
+            }
             if fast {
                 ell_f.push(lf);
                 env_mp.push(e);
@@ -426,7 +428,8 @@ impl Grid {
             sum_env_ell_f,
             n,
             env_sum,
-            ell_sum: Some((ell_sum, 0.0)),
+            // Only the fast path's deviation form reads it (and a shared reference, built fast).
+            ell_sum: fast.then_some((ell_sum, 0.0)),
             ln_tails: ln_x_tails(m, bf, xl, xr, hx),
             max_arg,
             max_ell,
@@ -886,10 +889,8 @@ impl MixEval {
             ]) - rho.ln()
         };
         let rn = r.n as f64;
-        let ln_prec = f64::from(self.prec) * LN_2;
-        let round_env =
-            ln_float(&r.env_sum) + (rn + 16.0 + 4.0 * r.max_arg).ln() - ln_prec + 4f64.ln();
-        let round_ell = ln_float(&r.env_sum) + (r.max_ell * (rn + 8.0)).ln() - ln_prec + 4f64.ln();
+        let round_env = ln_mpfr_round(&r.env_sum, rn + 16.0 + 4.0 * r.max_arg, self.prec);
+        let round_ell = ln_mpfr_round(&r.env_sum, r.max_ell * (rn + 8.0), self.prec);
         let sum_err = f64s::log_sum_exp(&[env(r.hx, r.ln_tails), env(g.hx, g.ln_tails), round_env]);
         let ell_err = f64s::log_sum_exp(&[deriv(r), deriv(g), round_ell]);
         let (d, _) = r.ell_sum.as_ref().expect("an MPFR grid has its linear sum");
@@ -933,9 +934,7 @@ impl MixEval {
                 // The MPFR sum's rounding, times |v|: ≤ 2^−prec (n + 8)·Σ e_j|ℓ_j|, and
                 // Σ e_j|ℓ_j| ≤ env_sum·max|ℓ_j|; and the sum's own bound.
                 ln_lin = f64s::log_add_exp(
-                    ln_float(&g.env_sum) + (vf.abs() * g.max_ell * (g.n as f64 + 8.0)).ln()
-                        - f64::from(prec) * LN_2
-                        + 4f64.ln(),
+                    ln_mpfr_round(&g.env_sum, vf.abs() * g.max_ell * (g.n as f64 + 8.0), prec),
                     (vf.abs() * d_err).ln(),
                 );
             }
@@ -948,12 +947,11 @@ impl MixEval {
                 // Shared envelope: its bound; the nodes' errors in the deviation sums are inside
                 // `fast_sum_deviation`'s.
                 (_, Some(err)) => err.ln(),
-                (None, None) => {
-                    ln_float(&g.env_sum)
-                        + (n + 16.0 + 4.0 * (g.max_arg + vf.abs() * g.max_ell)).ln()
-                        - f64::from(prec) * LN_2
-                        + 4f64.ln()
-                }
+                (None, None) => ln_mpfr_round(
+                    &g.env_sum,
+                    n + 16.0 + 4.0 * (g.max_arg + vf.abs() * g.max_ell),
+                    prec,
+                ),
                 (Some(e), None) => {
                     f64s::log_add_exp(
                         ln_float(&g.env_sum) + (e.env_rel + vf.abs() * e.ell_abs).ln(),
@@ -983,9 +981,7 @@ impl MixEval {
             re *= &hx;
             im *= &hx;
             let n = g.env.len() as f64;
-            let round = ln_float(&g.env_sum) + (n + 16.0 + 4.0 * (g.max_arg + max_ph)).ln()
-                - f64::from(prec) * LN_2
-                + 4f64.ln();
+            let round = ln_mpfr_round(&g.env_sum, n + 16.0 + 4.0 * (g.max_arg + max_ph), prec);
             (Complex::with_val(prec, (re, im)), round)
         };
         let st = self.step(vf);
@@ -1137,6 +1133,13 @@ fn phi_minus_sin(p: f64) -> f64 {
     } else {
         p - p.sin()
     }
+}
+
+/// ln of the MPFR rounding bound 4·Σ·k·2^−prec used for the x-sums at `prec` bits: Σ the
+/// envelope sum, k the sum's count of roundings and argument sizes (n + 16 + 4·max|arg| for the
+/// envelope-weighted sums).
+fn ln_mpfr_round(env_sum: &Float, k: f64, prec: u32) -> f64 {
+    ln_float(env_sum) + k.ln() - f64::from(prec) * LN_2 + 4f64.ln()
 }
 
 /// ln(e^x − 1) without overflow.
