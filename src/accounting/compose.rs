@@ -751,7 +751,7 @@ fn add_direction(
 ) -> Result<DirBracket> {
     let factors = sched.factors(Dir::Add, prec);
     // The Chernoff bound costs one certified real moment.
-    if let Ok(Some(up)) = chernoff_upper(&factors, x.to_f64(), x_is_eps, prec) {
+    if let Ok(Some(up)) = chernoff_upper(&factors, x.to_f64(), x_is_eps, rm.lo.to_f64(), prec) {
         let hi = Float::with_val(prec, up);
         if hi <= rm.lo {
             let lo = Float::new(prec);

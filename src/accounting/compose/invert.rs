@@ -136,11 +136,14 @@ fn ln_chernoff_const(a: f64) -> f64 {
 /// Certified upper bound from the Chernoff bound δ(ε) ≤ Π M(a)^T e^{−(a−1)ε} C(a) (every a > 1):
 /// on δ(x) when `x_is_eps`, else on ε(x) = the smallest ε where that bound is ≤ x. The damping
 /// is chosen in double precision, the moment at it is certified; None when no a > 1 gives a
-/// finite bound (docs/accounting.md#chernoff-scout).
+/// finite bound (docs/accounting.md#chernoff-scout), or when the double-precision bound is above
+/// `useful` by 1 % (the certified one would be too: the caller needs it below `useful`, and the
+/// certified moment is the cost).
 pub(super) fn chernoff_upper(
     factors: &[Factor],
     x: f64,
     x_is_eps: bool,
+    useful: f64,
     prec: u32,
 ) -> Result<Option<f64>> {
     let ln_x = x.ln();
@@ -151,9 +154,13 @@ pub(super) fn chernoff_upper(
             (ln_m + ln_chernoff_const(a) - ln_x) / (a - 1.0)
         }
     };
-    let Some((_, a)) = scan_dampings(|a| value(ln_moment_total_f64(factors, a), a)) else {
+    let Some((estimate, a)) = scan_dampings(|a| value(ln_moment_total_f64(factors, a), a)) else {
         return Ok(None);
     };
+    let estimate = if x_is_eps { estimate.exp() } else { estimate };
+    if estimate > 1.01 * useful {
+        return Ok(None);
+    }
     let v = value(ln_moment_upper(factors, a, prec)?, a);
     // A relative margin far above the roundings of these few double operations.
     Ok(v.is_finite().then(|| {
