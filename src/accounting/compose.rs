@@ -618,7 +618,7 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
         return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
     }
     let mut fallback = None;
-    let first = pld::applies(sched, opts.digits);
+    let first = pld::applies(sched, opts.digits, true);
     let need = opts.digits.min(60);
     let discretised = |m: &SubsampledGaussian, t: u64, blocks: bool| {
         pld::delta_for_eps(sched, m, t, eps, opts.digits.clamp(1, 60), blocks)
@@ -1320,7 +1320,7 @@ fn eps_for_delta_inner(
         .as_ref()
         .is_some_and(|(m, _)| m.sigma().f64() < pld::SMALL_SIGMA);
     let first = (!opts.force_inversion)
-        .then(|| pld::applies(sched, opts.digits))
+        .then(|| pld::applies(sched, opts.digits, false))
         .flatten()
         .filter(|_| pld::takes_delta(df, false))
         .or_else(|| {

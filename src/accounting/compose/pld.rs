@@ -3561,18 +3561,29 @@ pub(super) fn accepts(sched: &super::Schedule, digits: u32) -> Option<(Subsample
 
 /// The schedules this route takes first (docs/accounting.md#discretised-dispatch): T identical
 /// subsampled releases (add/remove) at most [`MAX_DIGITS`] digits, where the inversion was
-/// measured slower: 4 ≤ T ≤ 100 with q ≤ 0.05; 100 < T ≤ 3000 with q ≤ 0.002 and σ < 1 or
-/// σ ≥ 2; 100 < T ≤ 1000 with q ≤ 0.01 and σ < 1 (the inversion's damping is squeezed below
-/// c* ≈ 2σ² ln(1/q) there; docs/accounting.md#damping).
-/// Elsewhere, and whenever this route cannot certify the digits within its FFT cap, the
-/// inversion answers.
-pub(super) fn applies(sched: &super::Schedule, digits: u32) -> Option<(SubsampledGaussian, u64)> {
+/// measured slower: 4 ≤ T ≤ 100 with q ≤ 0.05; 100 < T ≤ 300 with q ≤ 0.01 and σ < 1 (the
+/// inversion's damping is squeezed below c* ≈ 2σ² ln(1/q) there; docs/accounting.md#damping);
+/// 100 < T ≤ 3000 with q ≤ 3·10⁻⁴ and σ ≥ 2; for δ(ε) (`delta_query`) also 100 < T ≤ 1000 with
+/// 0.002 < q ≤ 0.01 and σ < 1. Until stop 49 also σ < 1 up to T = 3000 (q ≤ 0.002) and T = 1000
+/// (q ≤ 0.01, both queries), and σ ≥ 2 up to q = 0.002: since the decayed-node bound
+/// (docs/accounting.md#decayed-nodes) the inversion is faster there (T = 1000: ε(10⁻⁸) at
+/// q = 10⁻⁴, σ = 0.7 3.1 s against 31.6 s, δ(2) at q = 10⁻³, σ = 0.7 0.14 s against 4.1 s; T = 3000,
+/// q = 10⁻³, σ = 2, ε(10⁻⁸): 0.12 s against 0.36 s), except δ(ε) at q = 0.01, σ = 0.6, T = 1000,
+/// ε = 10 (32 s against 1.5 s). Elsewhere, and whenever this route cannot certify the digits
+/// within its FFT cap, the inversion answers.
+pub(super) fn applies(
+    sched: &super::Schedule,
+    digits: u32,
+    delta_query: bool,
+) -> Option<(SubsampledGaussian, u64)> {
     accepts(sched, digits).filter(|(m, n)| {
         let (q, s, n) = (m.q().f64(), m.sigma().f64(), *n);
         let small = (4..=100).contains(&n) && q <= 0.05;
-        let longer = (101..=3000).contains(&n) && q <= 0.002 && !(1.0..2.0).contains(&s);
-        let middle = (101..=1000).contains(&n) && q <= 0.01 && s < 1.0;
-        small || longer || middle
+        let small_sigma = (101..=300).contains(&n) && q <= 0.01 && s < 1.0;
+        let large_sigma = (101..=3000).contains(&n) && q <= 3e-4 && s >= 2.0;
+        let delta_middle =
+            delta_query && (101..=1000).contains(&n) && q > 0.002 && q <= 0.01 && s < 1.0;
+        small || small_sigma || large_sigma || delta_middle
     })
 }
 
