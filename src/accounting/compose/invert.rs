@@ -56,7 +56,7 @@ impl Direction {
     /// decayed (m̂^T ≪ 1) the bound falls with it: (1 + ρ)^T − 1, the bound at m̂ = 1, counted
     /// every node at full weight, and at q = 10⁻⁴, σ = 1.5, T = 1000 (nodes to u ≈ 4,500, where
     /// |M_T| ≈ e^{−52} of M(a)^T) that floor left the first try 5 digits of ε(10⁻⁸)
-    /// (docs/accounting.md#fast-inner).
+    /// (docs/accounting.md#decayed-nodes).
     pub(super) fn ln_moment(&mut self, u: &Float) -> Result<(Complex, f64)> {
         let prec = self.prec;
         let s = Complex::with_val(prec, (&self.a, u));
