@@ -391,8 +391,6 @@ impl Grid {
             env_sum += &e;
             if fast {
                 ell_sum += Float::with_val(prec, &e * &l);
-            }
-            if fast {
                 ell_f.push(lf);
                 env_mp.push(e);
             } else {
