@@ -798,3 +798,24 @@ fn rdp_far_below_its_error_is_not_negative() {
     let got = r.eps.to_f64();
     assert!((got - want).abs() <= 1e-9 * want, "{got} vs {want}");
 }
+
+/// q = 1e-4, sigma = 0.6, T = 300, eps(1e-5): the inversion's tail bound ran out of probes
+/// ("decays too slowly ... u = 3.83e3") until the step-part bound (docs/accounting.md#step-part)
+/// closed it: forced, it must certify 6 digits and lie inside the discretised route's 5-digit
+/// bracket (an independent route: the PLD convolution with its pessimistic/optimistic pair).
+#[test]
+fn small_sigma_tiny_q_inversion_meets_the_discretised_bracket() {
+    let sched = Schedule::homogeneous(&sg("0.0001", "0.6"), 300).unwrap();
+    let delta = s("1e-5");
+    let inv = eps_for_delta(&sched, &delta, &opts(6, true)).unwrap();
+    assert_eq!(inv.route, "mgf inversion");
+    assert!(inv.value.digits() >= 6, "{:?}", inv.value);
+    let pld = eps_for_delta(&sched, &delta, &opts(5, false)).unwrap();
+    assert!(pld.route.contains("discretised"), "{}", pld.route);
+    assert!(
+        pld.value.lo <= inv.value.lo && inv.value.hi <= pld.value.hi,
+        "inversion {:?} outside the discretised {:?}",
+        inv.value,
+        pld.value
+    );
+}

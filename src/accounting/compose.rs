@@ -45,8 +45,8 @@ use invert::{
     scan_dampings, shift, Inversion,
 };
 use moment::{
-    lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, sinc_gap, uniform_parts,
-    MixEval,
+    lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, sinc_gap, step_deficit,
+    step_parts, uniform_parts, MixEval,
 };
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
@@ -663,7 +663,10 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
 /// digits (then [`enough_digits`] reports it, with its digits, rather than the inversion's
 /// failure: `account --q 0.001 --sigma 5 --steps 1000 --eps 0.1` said "only 0 certified" where
 /// the discretised route had certified 2), or its bracket of as many digits where the inversion
-/// has none (below the floor, [0, 2·10⁻³⁰⁰]).
+/// has none (below the floor, [0, 2·10⁻³⁰⁰]), or whenever the inversion's refusal carries no
+/// bracket (its digit count alone bounds nothing: stop 50's step part gives the inversion 1 digit
+/// of δ(30) ≈ e^{−15000} at q = 0.01, σ = 5, T = 100, and the refusal still reports the route's
+/// certified [0, 2·10⁻³⁰⁰]).
 fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<Composed> {
     let Some(f) = fallback else {
         return inverted;
@@ -673,9 +676,16 @@ fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<C
         Err(Error::Precision { certified, .. }) => *certified,
         Err(_) => 0,
     };
+    let bare = matches!(
+        &inverted,
+        Err(Error::Precision {
+            narrowest: None,
+            ..
+        })
+    );
     // At equal digits (none, below the route's floor of 10⁻³⁰⁰), the route's bracket still bounds
     // δ from above where the inversion has no bracket to report.
-    if f.value.digits() > got || (f.value.digits() == got && inverted.is_err()) {
+    if f.value.digits() > got || (inverted.is_err() && (f.value.digits() == got || bare)) {
         Ok(f)
     } else {
         inverted

@@ -3,8 +3,8 @@
 
 use super::{
     f64s, lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, precision_error,
-    sinc_gap, uniform_parts, Complex, Constant, Error, Factor, Float, MixEval, Result, LN_2,
-    MAX_NODES, MAX_PROBES, NODE_GRID, PI, PROBE_WORK,
+    sinc_gap, step_deficit, step_parts, uniform_parts, Complex, Constant, Error, Factor, Float,
+    MixEval, Result, LN_2, MAX_NODES, MAX_PROBES, NODE_GRID, PI, PROBE_WORK,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -696,7 +696,8 @@ pub(super) fn shift(x: &Float, ln_err: f64, up: bool, prec: u32) -> Float {
 
 /// Bound on ln Σ_{j ≥ j0} |Π M^T(a + i j h)| / |s(s−1)| by probes (Lipschitz bound on each
 /// subsampled factor between probes, exact modulus for the Gaussian factor) and, beyond the
-/// probes, the integration-by-parts decay |M(a+iu)| ≤ V/u (docs/accounting.md#composition).
+/// probes, the uniform- and step-part decay (docs/accounting.md#uniform-part, #step-part) or the
+/// integration-by-parts decay |M(a+iu)| ≤ V/u (docs/accounting.md#composition).
 /// Returns None when the bound does not drop below e^{ln_allow} (more nodes needed), an error
 /// when the probes cannot reach the decay region within their budget.
 pub(super) fn tail_bound(
@@ -719,6 +720,8 @@ pub(super) fn tail_bound(
         ln_env: f64,
         /// Uniform parts (p, Δ) of the tilted loss ([`uniform_parts`]).
         parts: Vec<(f64, f64)>,
+        /// Step parts (P, V) of its law ([`step_parts`]).
+        steps: Vec<(f64, f64)>,
     }
     let mut probes: Vec<P> = Vec::new();
     let mut gauss_inv_s2 = 0.0;
@@ -736,6 +739,7 @@ pub(super) fn tail_bound(
                     ln_v: ln_ibp_constant(m, b) - ln_env,
                     ln_env,
                     parts: uniform_parts(m, b, ln_env),
+                    steps: step_parts(m, b, ln_env),
                 });
             }
         }
@@ -762,9 +766,14 @@ pub(super) fn tail_bound(
                 what: format!("composition tail bound (time limit of {limit} s reached)"),
             });
         }
-        // Uniform-part remainder from u on (docs/accounting.md#uniform-part): every factor is at
-        // most E·(1 − p·gap(uΔ/2)) at every node from u on, and Σ_{u_j ≥ u} 1/u_j² ≤ 1/u² + 1/(hu).
-        if u > 0.0 && probes.iter().all(|p| !p.parts.is_empty()) {
+        // Uniform- and step-part remainder from u on (docs/accounting.md#uniform-part,
+        // #step-part): every factor is at most E·(1 − max(p·gap(uΔ/2), P − V/u)) at every node
+        // from u on, and Σ_{u_j ≥ u} 1/u_j² ≤ 1/u² + 1/(hu).
+        if u > 0.0
+            && probes
+                .iter()
+                .all(|p| !p.parts.is_empty() || !p.steps.is_empty())
+        {
             let ln_rho: f64 = probes
                 .iter()
                 .map(|p| {
@@ -772,7 +781,7 @@ pub(super) fn tail_bound(
                         .parts
                         .iter()
                         .map(|&(pp, d)| pp * sinc_gap(u * d / 2.0))
-                        .fold(0.0f64, f64::max);
+                        .fold(step_deficit(&p.steps, u), f64::max);
                     p.count * (-best).ln_1p()
                 })
                 .sum();
