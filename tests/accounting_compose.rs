@@ -819,3 +819,35 @@ fn small_sigma_tiny_q_inversion_meets_the_discretised_bracket() {
         pld.value
     );
 }
+
+/// q = 1e-6, sigma = 0.5, T = 1e6, eps(1e-5): refused until stop 50 ("decays too slowly", u =
+/// 1.5e3: the uniform part claimed T·ln ρ ≈ −1.1 at u = 1.2e3 where the truth is about −40); the
+/// quadratic part's walk (docs/accounting.md#quadratic-part) closes the tail where the nodes
+/// stop. The answer must certify 6 digits and lie inside dp_accounting 0.6's PLD bracket
+/// (`from_gaussian_mechanism`, discretisation 1e-4, composed 1e6 times: optimistic 0,
+/// pessimistic 0.039376; a peer's figure, 0 digits) and below the RDP route's epsilon.
+#[test]
+fn tiny_q_small_sigma_tail_is_closed_by_the_quadratic_part() {
+    let sched = Schedule::homogeneous(&sg("0.000001", "0.5"), 1_000_000).unwrap();
+    let c = eps_for_delta(&sched, &s("1e-5"), &opts(6, false)).unwrap();
+    assert!(c.value.digits() >= 6, "{:?}", c.value);
+    assert!(
+        c.value.lo > 0 && c.value.hi < 0.0394,
+        "outside PLD's [0, 0.0394]: {:?}",
+        c.value
+    );
+    let rdp = rdp_route(
+        &sched,
+        &s("1e-5"),
+        None,
+        Conversion::CanonneKamathSteinke,
+        6,
+    )
+    .unwrap();
+    assert!(
+        c.value.hi < rdp.eps.value,
+        "{:?} vs RDP {}",
+        c.value,
+        rdp.eps.value
+    );
+}

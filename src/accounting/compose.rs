@@ -45,8 +45,8 @@ use invert::{
     scan_dampings, shift, Inversion,
 };
 use moment::{
-    lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, sinc_gap, step_deficit,
-    step_parts, uniform_parts, MixEval,
+    lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, quad_part, sinc_gap,
+    step_deficit, step_parts, uniform_parts, MixEval,
 };
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 

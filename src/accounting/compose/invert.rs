@@ -3,8 +3,8 @@
 
 use super::{
     f64s, lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, precision_error,
-    sinc_gap, step_deficit, step_parts, uniform_parts, Complex, Constant, Error, Factor, Float,
-    MixEval, Result, LN_2, MAX_NODES, MAX_PROBES, NODE_GRID, PI, PROBE_WORK,
+    quad_part, sinc_gap, step_deficit, step_parts, uniform_parts, Complex, Constant, Error, Factor,
+    Float, MixEval, Result, LN_2, MAX_NODES, MAX_PROBES, NODE_GRID, PI, PROBE_WORK,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -557,9 +557,15 @@ impl Inversion {
                 .flatten()
                 .any(|ev| ev.grid_size(next_u) > NODE_GRID);
             if j >= MAX_NODES || too_fine {
-                // Give up on the target: bound the tail whatever its size (a wider bracket).
-                ln_tail = tail_bound(&dir, a, h, j, f64::INFINITY)?
-                    .expect("an infinite allowance is never exceeded");
+                // The target first (a tail bound from here may still meet it: the quadratic
+                // part's walk, docs/accounting.md#quadratic-part); else give up on the target
+                // and bound the tail whatever its size (a wider bracket).
+                ln_tail = match tail_bound(&dir, a, h, j, ln_allow) {
+                    Ok(Some(t)) => t,
+                    Err(e) if crate::numeric::deadline::expired().is_some() => return Err(e),
+                    _ => tail_bound(&dir, a, h, j, f64::INFINITY)?
+                        .expect("an infinite allowance is never exceeded"),
+                };
                 break;
             }
             // A failed tail bound is retried 8 nodes later at first, then at geometrically
@@ -722,6 +728,26 @@ pub(super) fn tail_bound(
         parts: Vec<(f64, f64)>,
         /// Step parts (P, V) of its law ([`step_parts`]).
         steps: Vec<(f64, f64)>,
+        /// Its quadratic part ([`quad_part`]).
+        quad: Option<super::moment::QuadPart>,
+    }
+    /// ln Π (1 − deficit)^T over the factors: the uniform and step parts' deficit, valid from u
+    /// on, and with `upto` = Some(u₂) the quadratic part's, valid on [u, u₂].
+    fn ln_rho(probes: &[P], u: f64, upto: Option<f64>) -> f64 {
+        probes
+            .iter()
+            .map(|p| {
+                let mut best = p
+                    .parts
+                    .iter()
+                    .map(|&(pp, d)| pp * sinc_gap(u * d / 2.0))
+                    .fold(step_deficit(&p.steps, u), f64::max);
+                if let (Some(u2), Some(qp)) = (upto, &p.quad) {
+                    best = best.max(qp.deficit(u, u2));
+                }
+                p.count * (-best).ln_1p()
+            })
+            .sum()
     }
     let mut probes: Vec<P> = Vec::new();
     let mut gauss_inv_s2 = 0.0;
@@ -740,6 +766,7 @@ pub(super) fn tail_bound(
                     ln_env,
                     parts: uniform_parts(m, b, ln_env),
                     steps: step_parts(m, b, ln_env),
+                    quad: quad_part(m, b, ln_env),
                 });
             }
         }
@@ -774,24 +801,42 @@ pub(super) fn tail_bound(
                 .iter()
                 .all(|p| !p.parts.is_empty() || !p.steps.is_empty())
         {
-            let ln_rho: f64 = probes
-                .iter()
-                .map(|p| {
-                    let best = p
-                        .parts
-                        .iter()
-                        .map(|&(pp, d)| pp * sinc_gap(u * d / 2.0))
-                        .fold(step_deficit(&p.steps, u), f64::max);
-                    p.count * (-best).ln_1p()
-                })
-                .sum();
-            let rem = ln_gauss(u) + ln_env_all + ln_rho + (1.0 / (u * u) + 1.0 / (h * u)).ln();
+            let node_sum = |v: f64| (1.0 / (v * v) + 1.0 / (h * v)).ln();
+            let mut rem = ln_gauss(u) + ln_env_all + ln_rho(&probes, u, None) + node_sum(u);
             // Without a target (ln_allow = ∞, the bound is wanted whatever its size) the uniform
             // remainder, valid from any u on, is taken only once it is below 1 % of the probed
             // part or e^{−30} of the envelope Π E^T; otherwise the probes go on to where it, or
             // the IBP bound, is small.
-            let negligible = rem < acc - 100f64.ln() || rem < ln_gauss(0.0) + ln_env_all - 30.0;
-            if rem < ln_allow - 1.0 && (ln_allow.is_finite() || negligible) {
+            let takes = |rem: f64| {
+                let negligible = rem < acc - 100f64.ln() || rem < ln_gauss(0.0) + ln_env_all - 30.0;
+                rem < ln_allow - 1.0 && (ln_allow.is_finite() || negligible)
+            };
+            // The quadratic part's walk (docs/accounting.md#quadratic-part): doubling
+            // u-intervals [v, 2v), each at most e^{ln_gauss + ln E^T}·Π(1 − deficit)^T times its
+            // v/h + 1 nodes over |s(s−1)| ≥ gap² + v², until the remainder from the walk's end
+            // is below 1 % of the walk's sum.
+            if !takes(rem) && probes.iter().all(|p| p.quad.is_some()) {
+                let mut sum = f64::NEG_INFINITY;
+                let mut v = u;
+                for _ in 0..48 {
+                    let term = ln_gauss(v)
+                        + ln_env_all
+                        + ln_rho(&probes, v, Some(2.0 * v))
+                        + (v / h + 1.0).ln()
+                        - (pole_gap(a).powi(2) + v * v).ln();
+                    sum = f64s::log_add_exp(sum, term);
+                    if sum > ln_allow {
+                        break;
+                    }
+                    v *= 2.0;
+                    let far = ln_gauss(v) + ln_env_all + ln_rho(&probes, v, None) + node_sum(v);
+                    if far < sum - 100f64.ln() {
+                        rem = rem.min(f64s::log_add_exp(sum, far));
+                        break;
+                    }
+                }
+            }
+            if takes(rem) {
                 return Ok(Some(f64s::log_add_exp(acc, rem)));
             }
         }
