@@ -1720,10 +1720,45 @@ mod tests {
         assert!(gain >= 2.0, "the split never paid: {gain}");
     }
 
-    /// The uniform-part bound (docs/accounting.md#uniform-part) against the moment itself:
-    /// |M(b + iu)| ≤ E·(1 − p·gap(uΔ/2)) for the best candidate at each u, with M by the MPFR
-    /// quadrature (its lower end |M̂| − err) and E by its upper bound, over u from 0.01 to 3·10⁴
-    /// for tiny and large q, small and large σ, both directions.
+    /// The tail bounds' deficits against the moment itself, for each case (q, σ, direction, a) at
+    /// u = u₀·1.7^k up to 3·10⁴: every deficit d that `claims(mix, b, ln E)` gives at u must
+    /// leave |M(b + iu)|/E ≤ 1 − d, with M by the MPFR quadrature (its lower end |M̂| − err) and
+    /// E by its upper bound. Returns the largest claimed / observed deficit (how close the bound
+    /// comes).
+    fn check_deficits(
+        cases: &[(&str, &str, Dir, f64)],
+        u0: f64,
+        claims: impl Fn(&Mix, f64, f64) -> Box<dyn Fn(f64) -> Vec<f64>>,
+    ) -> f64 {
+        let mut tight: f64 = 0.0;
+        for &(q, s, dir, a) in cases {
+            let m = mix(q, s, dir, false);
+            let af = Float::with_val(64, a);
+            let mut ev = MixEval::with_mode(&m, &af, -40.0, 128, true).unwrap();
+            let claimed = claims(&m, ev.b.to_f64(), ev.ln_env);
+            let mut u = u0;
+            while u <= 3.0e4 {
+                let mo = ev.moment(&Float::with_val(64, u)).unwrap();
+                let abs = Float::with_val(64, mo.value.abs_ref()).to_f64();
+                let lhs = (abs - mo.ln_err.exp()) / ev.ln_env.exp();
+                for best in claimed(u) {
+                    assert!(
+                        lhs <= 1.0 - best,
+                        "q={q} σ={s} u={u}: |M|/E ≥ {lhs} > 1 − {best}"
+                    );
+                    if best > 0.0 {
+                        tight = tight.max(best / (1.0 - lhs));
+                    }
+                }
+                u *= 1.7;
+            }
+        }
+        tight
+    }
+
+    /// The uniform-part bound (docs/accounting.md#uniform-part): |M(b + iu)| ≤ E·(1 − p·gap(uΔ/2))
+    /// for the best candidate at each u, over u from 0.01 to 3·10⁴ for tiny and large q, small and
+    /// large σ, both directions.
     #[test]
     fn uniform_parts_bound_the_moment() {
         let cases = [
@@ -1733,34 +1768,16 @@ mod tests {
             ("0.9", "0.3", Dir::Add, 2.0),
             ("0.01", "2", Dir::Remove, 30.0),
         ];
-        let mut tight: f64 = 0.0;
-        for (q, s, dir, a) in cases {
-            let m = mix(q, s, dir, false);
-            let af = Float::with_val(64, a);
-            let mut ev = MixEval::with_mode(&m, &af, -40.0, 128, true).unwrap();
-            let b = ev.b.to_f64();
-            let parts = super::uniform_parts(&m, b, ev.ln_env);
-            assert!(!parts.is_empty(), "q={q} σ={s}");
-            let mut u: f64 = 0.01;
-            while u <= 3.0e4 {
-                let best = parts
+        let tight = check_deficits(&cases, 0.01, |m, b, ln_env| {
+            let parts = super::uniform_parts(m, b, ln_env);
+            assert!(!parts.is_empty(), "q={} σ={}", m.qf, m.sf);
+            Box::new(move |u| {
+                vec![parts
                     .iter()
                     .map(|&(p, d)| p * super::sinc_gap(u * d / 2.0))
-                    .fold(0.0f64, f64::max);
-                let mo = ev.moment(&Float::with_val(64, u)).unwrap();
-                let abs = Float::with_val(64, mo.value.abs_ref()).to_f64();
-                let lhs = (abs - mo.ln_err.exp()) / ev.ln_env.exp();
-                assert!(
-                    lhs <= 1.0 - best,
-                    "q={q} σ={s} u={u}: |M|/E ≥ {lhs} > 1 − {best}"
-                );
-                // How close the bound comes: the deficit it claims against the one observed.
-                if best > 0.0 {
-                    tight = tight.max(best / (1.0 - lhs));
-                }
-                u *= 1.7;
-            }
-        }
+                    .fold(0.0f64, f64::max)]
+            })
+        });
         // 0.36 here (the bound is not vacuous). Taking the larger endpoint density in c instead
         // of the smaller fails the test at q = 10⁻⁴, u = 0.01 (checked).
         assert!(
@@ -1769,11 +1786,10 @@ mod tests {
         );
     }
 
-    /// The step-part bound (docs/accounting.md#step-part) against the moment itself:
-    /// |M(b + iu′)| ≤ E·(1 − max(P − V/u)) at u′ = u and at u′ = 1.7u (it claims every u′ ≥ u),
-    /// with M by the MPFR quadrature (its lower end |M̂| − err) and E by its upper bound, over
-    /// u from 1 to 3·10⁴, for the refused case that brought it (q = 10⁻⁴, σ = 0.6 at its
-    /// saddle) and tiny and large q, small and large σ, both directions.
+    /// The step-part bound (docs/accounting.md#step-part): |M(b + iu′)| ≤ E·(1 − max(P − V/u))
+    /// at u′ = u and at u′ = 1.7u (it claims every u′ ≥ u), over u from 1 to 3·10⁴, for the
+    /// refused case that brought it (q = 10⁻⁴, σ = 0.6 at its saddle) and tiny and large q, small
+    /// and large σ, both directions.
     #[test]
     fn step_parts_bound_the_moment() {
         let cases = [
@@ -1784,34 +1800,16 @@ mod tests {
             ("0.9", "0.3", Dir::Add, 2.0),
             ("0.01", "2", Dir::Remove, 30.0),
         ];
-        let mut tight: f64 = 0.0;
-        for (q, s, dir, a) in cases {
-            let m = mix(q, s, dir, false);
-            let af = Float::with_val(64, a);
-            let mut ev = MixEval::with_mode(&m, &af, -40.0, 128, true).unwrap();
-            let b = ev.b.to_f64();
-            let parts = super::step_parts(&m, b, ev.ln_env);
-            assert!(!parts.is_empty(), "q={q} σ={s}");
-            let mut u: f64 = 1.0;
-            while u <= 3.0e4 {
-                let mo = ev.moment(&Float::with_val(64, u)).unwrap();
-                let abs = Float::with_val(64, mo.value.abs_ref()).to_f64();
-                let lhs = (abs - mo.ln_err.exp()) / ev.ln_env.exp();
-                for claim in [u, u / 1.7] {
-                    let best = super::step_deficit(&parts, claim);
-                    assert!(
-                        lhs <= 1.0 - best,
-                        "q={q} σ={s} u={u} (claimed from {claim}): |M|/E ≥ {lhs} > 1 − {best}"
-                    );
-                }
-                // How close the bound comes: the deficit it claims against the one observed.
-                let best = super::step_deficit(&parts, u);
-                if best > 0.0 {
-                    tight = tight.max(best / (1.0 - lhs));
-                }
-                u *= 1.7;
-            }
-        }
+        let tight = check_deficits(&cases, 1.0, |m, b, ln_env| {
+            let parts = super::step_parts(m, b, ln_env);
+            assert!(!parts.is_empty(), "q={} σ={}", m.qf, m.sf);
+            Box::new(move |u| {
+                vec![
+                    super::step_deficit(&parts, u),
+                    super::step_deficit(&parts, u / 1.7),
+                ]
+            })
+        });
         // The bound is not vacuous: it claims 0.98 of the observed deficit at best here. Halving
         // V, or taking the larger endpoint density in c, fails the test (checked: q = 0.01,
         // σ = 2 at u ≈ 70, and q = 10⁻⁴).
@@ -1821,11 +1819,10 @@ mod tests {
         );
     }
 
-    /// The quadratic-part bound (docs/accounting.md#quadratic-part) against the moment itself:
-    /// |M(b + iu)| ≤ E·(1 − deficit) for the deficit claimed on [u/1.5, u] and on [u, 1.5u],
-    /// with M by the MPFR quadrature (its lower end |M̂| − err) and E by its upper bound, over u
-    /// from 1 to 3·10⁴, for the case that brought it (q = 10⁻⁶, σ = 0.5 at its saddle) and tiny
-    /// and large q, small and large σ, both directions.
+    /// The quadratic-part bound (docs/accounting.md#quadratic-part): the deficit claimed on
+    /// [u/1.5, u] and on [u, 1.5u] at u, over u from 1 to 3·10⁴, for the case that brought it
+    /// (q = 10⁻⁶, σ = 0.5 at its saddle) and tiny and large q, small and large σ, both
+    /// directions.
     #[test]
     fn quad_part_bounds_the_moment() {
         let cases = [
@@ -1836,31 +1833,10 @@ mod tests {
             ("0.9", "0.3", Dir::Add, 2.0),
             ("0.01", "2", Dir::Remove, 30.0),
         ];
-        let mut tight: f64 = 0.0;
-        for (q, s, dir, a) in cases {
-            let m = mix(q, s, dir, false);
-            let af = Float::with_val(64, a);
-            let mut ev = MixEval::with_mode(&m, &af, -40.0, 128, true).unwrap();
-            let b = ev.b.to_f64();
-            let part = super::quad_part(&m, b, ev.ln_env).unwrap();
-            let mut u: f64 = 1.0;
-            while u <= 3.0e4 {
-                let mo = ev.moment(&Float::with_val(64, u)).unwrap();
-                let abs = Float::with_val(64, mo.value.abs_ref()).to_f64();
-                let lhs = (abs - mo.ln_err.exp()) / ev.ln_env.exp();
-                for (u1, u2) in [(u / 1.5, u), (u, 1.5 * u)] {
-                    let best = part.deficit(u1, u2);
-                    assert!(
-                        lhs <= 1.0 - best,
-                        "q={q} σ={s} u={u} (claimed on [{u1}, {u2}]): |M|/E ≥ {lhs} > 1 − {best}"
-                    );
-                    if best > 0.0 {
-                        tight = tight.max(best / (1.0 - lhs));
-                    }
-                }
-                u *= 1.7;
-            }
-        }
+        let tight = check_deficits(&cases, 1.0, |m, b, ln_env| {
+            let part = super::quad_part(m, b, ln_env).unwrap();
+            Box::new(move |u| vec![part.deficit(u / 1.5, u), part.deficit(u, 1.5 * u)])
+        });
         // 0.36 here (the bound is not vacuous). Counting the pairs up to u₂·d_max ≤ 4π instead
         // of π fails the test (checked: q = 10⁻⁶, u = 1).
         assert!(
