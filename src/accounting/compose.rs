@@ -685,7 +685,7 @@ fn better_of(inverted: Result<Composed>, fallback: Option<Composed>) -> Result<C
     );
     // At equal digits (none, below the route's floor of 10⁻³⁰⁰), the route's bracket still bounds
     // δ from above where the inversion has no bracket to report.
-    if f.value.digits() > got || (inverted.is_err() && (f.value.digits() == got || bare)) {
+    if f.value.digits() > got || bare || (f.value.digits() == got && inverted.is_err()) {
         Ok(f)
     } else {
         inverted

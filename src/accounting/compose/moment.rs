@@ -1197,6 +1197,23 @@ pub(super) fn lipschitz_rel(m: &Mix, b: f64) -> f64 {
     (-(-q).ln_1p() + (ratio - (1.0 - q)).max(0.0) + 1e-12) * (1.0 + 1e-6)
 }
 
+/// ln of the lower bound c on the density of ℓ = ln r under the tilted law w = φ_σ r^b/E on
+/// the x-cell [x₁, x₂] (ℓ₁, ℓ₂ its ends; docs/accounting.md#uniform-part): ℓ′ = q e^t/(σ² r), so
+/// the density w/ℓ′ = σ² g r^{b+1}/(qE) with g = φ_σ e^{−t} a Gaussian centred at −1 (unimodal)
+/// and r^{b+1} monotone, each at least its smaller endpoint value.
+fn ln_density_floor(
+    m: &Mix,
+    b: f64,
+    ln_env: f64,
+    (x1, l1): (f64, f64),
+    (x2, l2): (f64, f64),
+) -> f64 {
+    let (q, s) = (m.qf, m.sf);
+    let s2 = s * s;
+    let ln_g = |x: f64| -((x + 1.0).powi(2) - 2.0) / (2.0 * s2) - (s * (2.0 * PI).sqrt()).ln();
+    s2.ln() - q.ln() - ln_env + ln_g(x1).min(ln_g(x2)) + ((b + 1.0) * l1).min((b + 1.0) * l2)
+}
+
 /// Uniform parts of the loss under the tilted law (docs/accounting.md#uniform-part): pairs
 /// (p, Δ) such that, for every u, |E_Q[r^{b+iu}]| ≤ E·(1 − p·(1 − |sinc(uΔ/2)|)), E = E_Q[r^b].
 ///
@@ -1215,7 +1232,6 @@ pub(super) fn uniform_parts(m: &Mix, b: f64, ln_env: f64) -> Vec<(f64, f64)> {
     let (q, s) = (m.qf, m.sf);
     let s2 = s * s;
     let ln_r = |x: f64| (q * ((x - 0.5) / s2).exp_m1()).ln_1p();
-    let ln_g = |x: f64| -((x + 1.0).powi(2) - 2.0) / (2.0 * s2) - (s * (2.0 * PI).sqrt()).ln();
     let mut out = Vec::new();
     for k in 0..=40 {
         let x2 = -3.0 * s + f64::from(k) * s / 4.0;
@@ -1223,9 +1239,7 @@ pub(super) fn uniform_parts(m: &Mix, b: f64, ln_env: f64) -> Vec<(f64, f64)> {
             let x1 = x2 - w * s;
             let (l1, l2) = (ln_r(x1), ln_r(x2));
             let delta = (l2 - l1) * (1.0 - 1e-6);
-            let ln_c = s2.ln() - q.ln() - ln_env
-                + ln_g(x1).min(ln_g(x2))
-                + ((b + 1.0) * l1).min((b + 1.0) * l2);
+            let ln_c = ln_density_floor(m, b, ln_env, (x1, l1), (x2, l2));
             let p = (ln_c + delta.ln()).exp() * (1.0 - 1e-6);
             if p.is_finite() && p > 0.0 && delta.is_finite() && delta > 0.0 {
                 out.push((p.min(1.0), delta));
@@ -1290,7 +1304,6 @@ pub(super) fn step_parts(m: &Mix, b: f64, ln_env: f64) -> Vec<(f64, f64)> {
     };
     let (q, s) = (m.qf, m.sf);
     let s2 = s * s;
-    let ln_g = |x: f64| -((x + 1.0).powi(2) - 2.0) / (2.0 * s2) - (s * (2.0 * PI).sqrt()).ln();
     let c1 = b + 1.0;
     let dx_max = s / 64.0;
     let mut heights = Vec::new();
@@ -1302,7 +1315,7 @@ pub(super) fn step_parts(m: &Mix, b: f64, ln_env: f64) -> Vec<(f64, f64)> {
         let dx = dx_max.min(0.05 * s2 / (c1.abs() * lt_far).max(1e-300));
         let x2 = x + dx;
         let (l2, pad2, _) = loss_point(q, s2, x2);
-        let ln_c = s2.ln() - q.ln() - ln_env + ln_g(x).min(ln_g(x2)) + (c1 * l1).min(c1 * l2);
+        let ln_c = ln_density_floor(m, b, ln_env, (x, l1), (x2, l2));
         let slack = 1e-12 * (ln_c.abs() + (c1 * l1).abs() + (c1 * l2).abs() + ln_env.abs());
         heights.push((ln_c - slack).exp() * (1.0 - 1e-6));
         widths.push((l2 - l1 - pad1 - pad2).max(0.0));
