@@ -1362,20 +1362,33 @@ pub(super) struct QuadPart {
 }
 
 impl QuadPart {
-    /// A lower bound on 1 − |M(b + iu)|/M(b) at every u in [u₁, u₂]: the pairs with
-    /// u₂·d_max ≤ π (so u·d ≤ π for each of them and every u ≤ u₂), where
-    /// 1 − cos z ≥ (2/π²)z² gives 1 − |φ(u)|² ≥ x = (2/π²)·u₁²·S, and 1 − |φ| ≥ x/(1 + √(1 − x)).
+    /// A lower bound on 1 − |M(b + iu)|/M(b) at every u in [u₁, u₂]: for a reach Z ≤ π, the
+    /// pairs with u₂·d_max ≤ Z (so |u·d| ≤ Z for each of them and every u ≤ u₂), where
+    /// 1 − cos z ≥ c(Z)·z², c(Z) = (1 − cos Z)/Z² = sinc²(Z/2)/2 (decreasing on [0, 2π]: 2/π² at
+    /// π, ½ as Z → 0), gives 1 − |φ(u)|² ≥ x = c(Z)·u₁²·S; the best of [`QUAD_REACH`]'s reaches,
+    /// and 1 − |φ| ≥ x/(1 + √(1 − x)).
     pub(super) fn deficit(&self, u1: f64, u2: f64) -> f64 {
-        let n = self
-            .limits
-            .partition_point(|&d| d * u2 <= PI * (1.0 - 1e-12));
-        if n == 0 {
-            return 0.0;
-        }
-        let x = (2.0 / (PI * PI) * u1 * u1 * self.sums[n - 1] * (1.0 - 1e-9)).min(1.0);
+        let x = QUAD_REACH
+            .iter()
+            .map(|&z| {
+                let n = self
+                    .limits
+                    .partition_point(|&d| d * u2 <= z * (1.0 - 1e-12));
+                if n == 0 {
+                    return 0.0;
+                }
+                let half = z / 2.0;
+                let c = 0.5 * (half.sin() / half).powi(2);
+                c * u1 * u1 * self.sums[n - 1] * (1.0 - 1e-9)
+            })
+            .fold(0.0, f64::max)
+            .min(1.0);
         x / (1.0 + (1.0 - x).sqrt())
     }
 }
+
+/// The reaches Z of [`QuadPart::deficit`]: c(Z) from 2/π² ≈ 0.203 at π to 0.497 at ⅛.
+const QUAD_REACH: [f64; 8] = [PI, 2.5, 2.0, 1.5, 1.0, 0.5, 0.25, 0.125];
 
 /// Cells for [`QuadPart`] over the [`core_range`]: x-steps of σ/64, merged while the merged
 /// cell's ℓ-width stays within 1/64 of the central mass's ℓ-range (from 10⁻³ to 1 − 10⁻³ of
@@ -1856,6 +1869,44 @@ mod tests {
             tight > 0.1,
             "largest claimed / observed deficit {tight:.3e}"
         );
+    }
+
+    /// [`QuadPart::deficit`] on two-point laws (masses m, 1 − m at distance d), where
+    /// 1 − |φ(u)|² = 2m(1 − m)(1 − cos ud) exactly: the claim on [u₁, u₂] lies below
+    /// 1 − |φ(u)| at 400 points of it, for u₂·d from 0.05 to 4 (past π: no pair counts), and
+    /// reaches 0.99 of it at small ud (the reach ⅛). Taking c = ½ at every reach fails it (at
+    /// u₂·d = π the claim is π²/4 times the truth; checked).
+    #[test]
+    fn quad_reaches_bound_two_point_laws() {
+        let mut tight: f64 = 0.0;
+        for m in [0.5, 0.1, 1e-4] {
+            for d in [1e-3, 1.0, 7.0] {
+                let w = 2.0 * m * (1.0 - m);
+                let part = super::QuadPart {
+                    limits: vec![d],
+                    sums: vec![w * d * d],
+                };
+                for k in 0..=80 {
+                    let u2 = (0.05 + 3.95 * f64::from(k) / 80.0) / d;
+                    for u1 in [u2, u2 / 1.5] {
+                        let claim = part.deficit(u1, u2);
+                        for i in 0..=400 {
+                            let u = u1 + (u2 - u1) * f64::from(i) / 400.0;
+                            let z = u * d;
+                            let truth = 1.0 - (1.0 - w * 2.0 * (z / 2.0).sin().powi(2)).sqrt();
+                            assert!(
+                                claim <= truth,
+                                "m = {m}, d = {d}, u in [{u1}, {u2}], u = {u}: {claim:e} > {truth:e}"
+                            );
+                            if u1 == u2 {
+                                tight = tight.max(claim / truth);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(tight > 0.99, "largest claimed / true deficit {tight}");
     }
 
     /// Each double-precision node against its MPFR value at 256 bits (x_j = j·hx exactly):
