@@ -340,6 +340,9 @@ fn ln_edge(factors: &[Factor], c: f64, eps0: f64) -> f64 {
 
 /// The largest step h whose aliasing through a strip of half-width d is below e^{ln_target},
 /// over d = (a − 1)·k/20, k ∈ `ks`, for the side `sign` (−1 towards the pole at 1, +1 away).
+/// h = 2πd/max(need(d), 1) with need convex in d (ln Π M^T is convex, the rest linear or
+/// −ln(c − 1)) and positive at 0 is unimodal in d, so the scan stops once h has fallen below
+/// half its best (the moments are f64 estimates: half, not any fall, for their noise).
 fn best_side(
     factors: &[Factor],
     a: f64,
@@ -355,6 +358,8 @@ fn best_side(
         let h = 2.0 * PI * d / need.max(1.0);
         if h > best.0 {
             best = (h, d);
+        } else if h < best.0 / 2.0 {
+            break;
         }
     }
     best
