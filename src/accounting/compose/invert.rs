@@ -681,7 +681,7 @@ impl Inversion {
     /// ε-independent factors are computed once ([`NodeTerms`]); each ε multiplies them by
     /// e^{−(a−1)ε}·ω^j, ω = e^{−ihε}, the powers by recurrence. Rounding: every complex operation
     /// is correctly rounded per component, so within 2·2^−p of its modulus and its inputs'
-    /// errors; the cached factors carry about 6·2^−p, the power ω^j at most j·4·2^−p plus the
+    /// errors; the cached factors carry about 8·2^−p, the power ω^j at most j·4·2^−p plus the
     /// phase error of fl(hε) (j·h·ε·2^−p), the product and the sum n·2^−p: per term
     /// (5n + jhε + (a−1)ε + 12)·2^−p of its modulus, within the 8·(max_arg + 16 + n)·2^−p the bound
     /// below takes, max_arg covering |ln Π M^T| + J·h·ε + |a − 1|·ε.
