@@ -4,6 +4,7 @@
 //! the library and present its results; what this module decides is which exit status a result
 //! earns (`finish`, `train_audit_exit`) and whether progress may be drawn (stderr a terminal).
 
+use crate::bounds::conversion::Conversion;
 use crate::divergence::Method;
 use crate::eval::{self, EvalOptions};
 use crate::report::{self, ReportOptions};
@@ -1433,6 +1434,22 @@ impl MergeArgs {
     }
 }
 
+/// The text name of an RDP conversion.
+fn rdp_name(c: Conversion) -> &'static str {
+    match c {
+        Conversion::CanonneKamathSteinke => "Canonne-Kamath-Steinke",
+        Conversion::Mironov => "Mironov Prop. 3",
+    }
+}
+
+/// The JSON key of an RDP conversion (docs/json.md).
+fn rdp_key(c: Conversion) -> &'static str {
+    match c {
+        Conversion::CanonneKamathSteinke => "canonne_kamath_steinke",
+        Conversion::Mironov => "mironov_prop3",
+    }
+}
+
 /// The text `dpaudit account` prints.
 fn render_account(
     spec: &crate::accounting::file::AccountSpec,
@@ -1487,8 +1504,8 @@ fn render_account(
         "optimised over alpha"
     };
     for (name, r) in [
-        ("Canonne-Kamath-Steinke", &a.rdp_cks),
-        ("Mironov Prop. 3", &a.rdp_mironov),
+        (rdp_name(Conversion::CanonneKamathSteinke), &a.rdp_cks),
+        (rdp_name(Conversion::Mironov), &a.rdp_mironov),
     ] {
         if let Some(r) = r {
             let _ = writeln!(
@@ -1499,6 +1516,13 @@ fn render_account(
                 r.eps.digits
             );
         }
+    }
+    for (c, e) in &a.rdp_refused {
+        let _ = writeln!(
+            o,
+            "RDP route ({}, {grid}): not computed (the brackets above stand): {e}",
+            rdp_name(*c)
+        );
     }
     let _ = writeln!(o, "bracket time: {:.2} s", a.bracket_seconds);
     o
@@ -1932,9 +1956,19 @@ fn account_json(
         results.push(composed("delta_for_eps", e.to_string(), c));
     }
     let mut rdp = Vec::new();
+    let rdp_refused = a
+        .rdp_refused
+        .iter()
+        .map(|(c, e)| {
+            Json::obj(vec![
+                ("conversion", Json::str(rdp_key(*c))),
+                ("error", Json::str(e.to_string())),
+            ])
+        })
+        .collect();
     for (name, r) in [
-        ("canonne_kamath_steinke", &a.rdp_cks),
-        ("mironov_prop3", &a.rdp_mironov),
+        (rdp_key(Conversion::CanonneKamathSteinke), &a.rdp_cks),
+        (rdp_key(Conversion::Mironov), &a.rdp_mironov),
     ] {
         if let Some(r) = r {
             rdp.push(Json::obj(vec![
@@ -1975,6 +2009,7 @@ fn account_json(
             ("digits", Json::Int(u64::from(spec.digits))),
             ("results", Json::Arr(results)),
             ("rdp", Json::Arr(rdp)),
+            ("rdp_refused", Json::Arr(rdp_refused)),
             ("seconds", Json::Num(a.bracket_seconds)),
         ],
     )

@@ -580,6 +580,52 @@ fn report_json_lists_every_spec_the_golden_and_the_controls() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The RDP routes are a comparison: when they fail (here at the given order α = 10⁶, whose
+/// composed moment needs more than 10⁶ quadrature nodes) the certified bracket still stands, exit
+/// status 0, and each failed conversion is listed in `rdp_refused` with its error (docs/json.md);
+/// the text output says so beside the bracket. Before, the whole `account` failed (exit 2) and
+/// the bracket was lost.
+#[test]
+fn account_rdp_failure_leaves_the_bracket_standing() {
+    let d = tmp_dir("rdp_refused");
+    let spec = d.join("orders.toml");
+    std::fs::write(
+        &spec,
+        "delta = \"1e-5\"\ndigits = 6\norders = [\"1000000\"]\n[[release]]\nkind = \"subsampled_gaussian\"\nq = \"0.01\"\nsigma = \"1\"\ncount = 1000\n",
+    )
+    .unwrap();
+    let spec_s = spec.to_str().unwrap();
+    let o = run(bin().args(["account", spec_s, "--format", "json"]));
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let v = doc(&o, "account");
+    assert_eq!(v["ok"], true, "{v}");
+    let value = &v["results"][0]["value"];
+    let (lo, hi) = (dec(&value["lo"]), dec(&value["hi"]));
+    assert!(lo > 1.8 && hi < 1.9 && lo < hi, "{v}");
+    assert_eq!(v["rdp"].as_array().map(Vec::len), Some(0), "{v}");
+    let refused = v["rdp_refused"].as_array().expect("rdp_refused");
+    let names: Vec<&str> = refused
+        .iter()
+        .map(|r| r["conversion"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["canonne_kamath_steinke", "mironov_prop3"], "{v}");
+    assert!(
+        refused
+            .iter()
+            .all(|r| r["error"].as_str().unwrap().contains("quadrature nodes")),
+        "{v}"
+    );
+    let o = run(bin().args(["account", spec_s]));
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(out.contains("eps(delta = 1e-5): [1.8282"), "{out}");
+    assert!(
+        out.contains("not computed (the brackets above stand)"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A refused `account` query carries its narrowest certified bracket as `refused` (docs/json.md):
 /// q = 0.01, σ = 5, T = 10, δ(0.5) at 8 digits within 2 s, where neither route certifies 8 in
 /// that time (the discretised one reaches 7 at the FFT cap in about 45 s). The digits named are the bracket's own, its ends are the ones the message

@@ -242,6 +242,10 @@ pub struct Accounted {
     pub rdp_cks: Option<RdpRoute>,
     /// RDP route (Mironov 2017 Prop. 3) at δ.
     pub rdp_mironov: Option<RdpRoute>,
+    /// The RDP routes that failed (an order whose moment cannot be certified, the time limit
+    /// reached after the brackets): the conversion and the error. A comparison, so its failure
+    /// leaves the certified brackets standing.
+    pub rdp_refused: Vec<(Conversion, Error)>,
     /// Wall time of the bracket, seconds.
     pub bracket_seconds: f64,
 }
@@ -265,17 +269,25 @@ fn account_inner(spec: &AccountSpec) -> Result<Accounted> {
     let eps = bracket(&spec.delta, compose::eps_for_delta)?;
     let delta = bracket(&spec.eps, compose::delta_for_eps)?;
     let bracket_seconds = t0.elapsed().as_secs_f64();
-    let route = |c: Conversion| -> Result<Option<RdpRoute>> {
-        spec.delta
-            .as_ref()
-            .map(|d| compose::rdp_route(&spec.schedule, d, spec.orders.as_deref(), c, spec.digits))
-            .transpose()
+    let mut rdp_refused = Vec::new();
+    let mut route = |c: Conversion| -> Option<RdpRoute> {
+        let d = spec.delta.as_ref()?;
+        match compose::rdp_route(&spec.schedule, d, spec.orders.as_deref(), c, spec.digits) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                rdp_refused.push((c, e));
+                None
+            }
+        }
     };
+    let rdp_cks = route(Conversion::CanonneKamathSteinke);
+    let rdp_mironov = route(Conversion::Mironov);
     Ok(Accounted {
         eps,
         delta,
-        rdp_cks: route(Conversion::CanonneKamathSteinke)?,
-        rdp_mironov: route(Conversion::Mironov)?,
+        rdp_cks,
+        rdp_mironov,
+        rdp_refused,
         bracket_seconds,
     })
 }
