@@ -463,8 +463,8 @@ struct NodeTerms {
     g: Vec<Complex>,
     /// w_j·Π M^T(s_j)/s_j.
     gd: Vec<Complex>,
-    /// ln w_j + Re ln Π M^T(s_j) − ln|s_j(s_j − 1)|.
-    ln_abs: Vec<f64>,
+    /// ln Σ_j w_j·|Π M^T(s_j)|/|s_j(s_j − 1)| (the terms' moduli but for e^{−(a−1)ε}).
+    ln_abs_sum: f64,
     /// max_j |ln Π M^T(s_j)|₁ (real plus imaginary part).
     max_ln_m: f64,
 }
@@ -672,7 +672,7 @@ impl Inversion {
         NodeTerms {
             g,
             gd,
-            ln_abs,
+            ln_abs_sum: f64s::log_sum_exp(&ln_abs),
             max_ln_m,
         }
     }
@@ -708,8 +708,7 @@ impl Inversion {
         let ef_abs = eps.to_f64().abs();
         let n_nodes = self.nodes.len() as f64;
         let max_arg = terms.max_ln_m + n_nodes * self.h * ef_abs + (self.a - 1.0).abs() * ef_abs;
-        let damp_ln = -(self.a - 1.0) * eps.to_f64();
-        let ln_abs: Vec<f64> = terms.ln_abs.iter().map(|l| l + damp_ln).collect();
+        let ln_abs_sum = terms.ln_abs_sum - (self.a - 1.0) * eps.to_f64();
         let scale = Float::with_val(prec, self.h) / (Float::with_val(prec, Constant::Pi) * 2u32);
         let value = Float::with_val(prec, &sum * &scale);
         let deriv = -Float::with_val(prec, &dsum * &scale);
@@ -734,10 +733,9 @@ impl Inversion {
         let inner = ln_scale + self.inner_rel.ln() + self.ln_m_a
             - (a - 1.0) * ef
             - (a * (a - 1.0)).abs().ln();
-        let round =
-            ln_scale + f64s::log_sum_exp(&ln_abs) + (max_arg + 16.0 + self.nodes.len() as f64).ln()
-                - f64::from(prec) * LN_2
-                + 8f64.ln();
+        let round = ln_scale + ln_abs_sum + (max_arg + 16.0 + self.nodes.len() as f64).ln()
+            - f64::from(prec) * LN_2
+            + 8f64.ln();
         let ln_err = f64s::log_sum_exp(&[alias, tail, inner, round]);
         (value, ln_err, deriv)
     }

@@ -1355,7 +1355,8 @@ pub(super) fn step_deficit(parts: &[(f64, f64)], u: f64) -> f64 {
 
 /// The quadratic part of the loss's law (docs/accounting.md#quadratic-part): for cell pairs
 /// sorted by their largest ℓ-distance d_max, the running sums S of 2·m_j m_k d_min² (both
-/// orders), so that the pairs with u·d_max ≤ π give 1 − |φ(u)|² ≥ (2/π²)·u²·S.
+/// orders), so that the pairs with u·d_max ≤ Z give 1 − |φ(u)|² ≥ c(Z)·u²·S
+/// ([`QuadPart::deficit`]).
 pub(super) struct QuadPart {
     limits: Vec<f64>,
     sums: Vec<f64>,
