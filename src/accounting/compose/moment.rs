@@ -59,10 +59,14 @@ fn ln_right_mass(m: &Mix, b: f64, x0: f64) -> f64 {
 /// Range [xl, xr] (multiples of hx) whose omitted nodes carry at most e^{ln_tol}.
 pub(super) fn x_range(m: &Mix, b: f64, hx: f64, ln_tol: f64) -> (f64, f64) {
     let s = m.sf;
+    // The left tail's majorants of [`ln_x_tails`] (φ_σ times a constant, or plus a Gaussian
+    // centred at b ≥ 0) increase on x ≤ 0 for every b: the range starts from 0 (from b for
+    // b < 0 before, which at b = −870 — the add direction at q = 10⁻⁶ — asked for 10⁵ nodes
+    // where the integrand lives within a few σ of 0).
     let (lo_mono, hi_mono) = if m.subst {
         subst::centre_range(m, b)
     } else {
-        (b.min(0.0), b.max(0.5))
+        (0.0, b.max(0.5))
     };
     let mut w = 8.0 * s;
     loop {
