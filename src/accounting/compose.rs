@@ -45,8 +45,8 @@ use invert::{
     scan_dampings, shift, Inversion,
 };
 use moment::{
-    lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, quad_part, sinc_gap,
-    step_deficit, step_parts, uniform_parts, MixEval,
+    lipschitz_rel, ln_cut_loss, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, quad_part,
+    sinc_gap, step_deficit, step_parts, uniform_parts, MixEval,
 };
 pub use rdp::{composed_rdp, rdp_route, RdpRoute};
 
@@ -378,6 +378,18 @@ struct Mix {
     /// likelihood ratio is r₊/r₋ (docs/accounting.md#substitution-composition). The pair is
     /// symmetric, so both directions use the same (unflipped) factor.
     subst: bool,
+    /// The analytic cut of the loss's right tail (remove direction only; set by the inversion,
+    /// docs/accounting.md#tail-cut): the step's law weighted by w(x) = 1/(1 + e^{λ(x − x_c)}).
+    cut: Option<Cut>,
+}
+
+/// The weight w(x) = 1/(1 + e^{λ(x − x_c)}) of a cut factor (docs/accounting.md#tail-cut): in
+/// (0, 1) on ℝ, analytic with |w(x + iy)| ≤ (2/√3)·w(x) on the strip |y| ≤ π/(3λ), and
+/// w(x) ≤ e^{−λ(x − x_c)}, 1 − w(x) ≤ min(1, e^{λ(x − x_c)}).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Cut {
+    xc: f64,
+    lam: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -399,6 +411,7 @@ impl Mix {
             count,
             flip: dir == Dir::Add,
             subst: false,
+            cut: None,
         }
     }
 
@@ -422,6 +435,14 @@ impl Mix {
             "subsampled_gaussian(q={}, sigma={}, {dir})",
             self.qf, self.sf
         )
+    }
+
+    /// The same factor without its tail cut.
+    fn uncut(&self) -> Mix {
+        Mix {
+            cut: None,
+            ..self.clone()
+        }
     }
 
     /// Real part b of β for s = a + iu.

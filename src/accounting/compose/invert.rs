@@ -4,9 +4,10 @@
 use rug::Assign;
 
 use super::{
-    f64s, lipschitz_rel, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64, precision_error,
-    quad_part, sinc_gap, step_deficit, step_parts, uniform_parts, Complex, Constant, Error, Factor,
-    Float, MixEval, Result, LN_2, MAX_NODES, MAX_PROBES, NODE_GRID, PI, PROBE_WORK,
+    f64s, lipschitz_rel, ln_cut_loss, ln_expm1, ln_float, ln_ibp_constant, ln_moment_f64,
+    precision_error, quad_part, sinc_gap, step_deficit, step_parts, uniform_parts, Complex,
+    Constant, Cut, Error, Factor, Float, MixEval, Result, LN_2, MAX_NODES, MAX_PROBES, NODE_GRID,
+    PI, PROBE_WORK,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -453,6 +454,72 @@ pub(super) struct Inversion {
     /// Per node, the ε-independent parts of [`Inversion::delta`]'s terms, built on its first
     /// call.
     terms: std::cell::OnceCell<NodeTerms>,
+    /// The tail cut's allowance τ ≥ Σ_j T_j·E_P[1 − w_j] (0 uncut): the trapezoid inverts the
+    /// cut moments, and δ ∈ [δ_w, δ_w + τ] (docs/accounting.md#tail-cut).
+    pub(super) tau: f64,
+}
+
+/// The tail cut's candidates λσ² (docs/accounting.md#tail-cut): the cut's strip cap π/(3λ)
+/// makes the x-step 3λσ²/4 times finer than the uncut πσ²/4 allows (2× and 4× here), and a
+/// larger λ keeps the cut moments small further out in Re s (a wider strip, a coarser u-step).
+/// At λσ² = 4/3 (no x-cost) the u-step never moved on the traced plans: the cut is then too
+/// soft to hold the moments down.
+const CUT_LAMS: [f64; 2] = [8.0 / 3.0, 16.0 / 3.0];
+
+/// The factors with every remove-direction subsampled factor cut at λ = `lam_s2`/σ², each cut
+/// point x_c the smallest (to 10⁻⁶σ, by bisection) whose lost mass T_j·E_P[1 − w] =
+/// T_j·E_Q[(1 − w) r] is at most its share of e^{ln_budget}; with τ, the certified sum of
+/// those masses. None when no factor is cut.
+fn cut_factors(factors: &[Factor], lam_s2: f64, ln_budget: f64) -> Option<(Vec<Factor>, f64)> {
+    let cuttable = |m: &super::Mix| !m.flip && !m.subst && m.qf > 0.0 && m.qf < 1.0;
+    let n = factors
+        .iter()
+        .filter(|f| matches!(f, Factor::Mix(m) if cuttable(m)))
+        .count();
+    if n == 0 {
+        return None;
+    }
+    let ln_share = ln_budget - (n as f64).ln();
+    let mut tau = 0.0;
+    let mut out = Vec::with_capacity(factors.len());
+    for f in factors {
+        match f {
+            Factor::Mix(m) if cuttable(m) => {
+                let lam = lam_s2 / (m.sf * m.sf);
+                let ln_lost =
+                    |xc: f64| ln_cut_loss(m, 1.0, Cut { xc, lam }) + (m.count as f64).ln();
+                let (mut lo, mut hi) = (1.0, 1.0 + 4.0 * m.sf);
+                while ln_lost(hi) > ln_share {
+                    lo = hi;
+                    hi = 1.0 + 2.0 * (hi - 1.0);
+                    if hi > 1e6 {
+                        return None;
+                    }
+                }
+                while hi - lo > 1e-6 * m.sf {
+                    let mid = 0.5 * (lo + hi);
+                    if ln_lost(mid) > ln_share {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                let cut = Cut { xc: hi, lam };
+                tau += ln_lost(hi).exp();
+                let mut m = m.clone();
+                m.cut = Some(cut);
+                out.push(Factor::Mix(m));
+            }
+            _ => out.push(f.clone()),
+        }
+    }
+    Some((out, tau * (1.0 + 1e-9)))
+}
+
+/// The strip cap's cost of a cut at λσ² = `lam_s2`: the x-step shrinks with the cap π/(3λ)
+/// below πσ²/4, by 4/(3λσ²).
+fn cut_step_ratio(lam_s2: f64) -> f64 {
+    (4.0 / (3.0 * lam_s2)).min(1.0)
 }
 
 /// The ε-independent factors of the node terms: with s_j = a + i·j·h and
@@ -482,6 +549,36 @@ impl Inversion {
     ) -> Result<Inversion> {
         let a_saddle = saddle(factors, eps0);
         let plan = Plan::choose(factors, a_saddle, eps0, ln_rel, ln_scale);
+        // The tail cut (docs/accounting.md#tail-cut), where the strip is pinned by the moments'
+        // explosion (its far side at most 0.15 of a − 1: 4 of the grid's 57 plans, and every
+        // plan that hit the node cap at tiny q), and a candidate's u-step, discounted by its
+        // finer x-step, is at least twice the uncut one; its lost mass τ is held to e^{−5} of
+        // the target (δ's scale times e^{ln_rel}).
+        let ln_f = ln_saddle_objective(factors, a_saddle, eps0);
+        let ln_scale_est = ln_scale.map_or(ln_f, |l| l.min(ln_f));
+        let mut best: Option<(f64, Vec<Factor>, f64, Plan, f64)> = None;
+        let pinned = plan.d_hi <= 0.15 * (plan.a - 1.0);
+        for lam_s2 in CUT_LAMS.into_iter().filter(|_| pinned) {
+            let Some((cut, tau)) = cut_factors(factors, lam_s2, ln_scale_est + ln_rel - 5.0) else {
+                break;
+            };
+            let a_c = saddle(&cut, eps0);
+            let p = Plan::choose(&cut, a_c, eps0, ln_rel, ln_scale);
+            let score = p.h * cut_step_ratio(lam_s2);
+            if score >= 2.0 * plan.h && best.as_ref().is_none_or(|b| score > b.0) {
+                best = Some((score, cut, tau, p, a_c));
+            }
+        }
+        if let Some((_, cut, tau, p, a_c)) = best {
+            match Inversion::build_at(&cut, a_c, p, prec, fast, fast) {
+                Ok(mut inv) => {
+                    inv.tau = tau;
+                    return Ok(inv);
+                }
+                Err(e) if crate::numeric::deadline::expired().is_some() => return Err(e),
+                Err(_) => {}
+            }
+        }
         Inversion::build_at(factors, a_saddle, plan, prec, fast, fast)
     }
 
@@ -635,6 +732,7 @@ impl Inversion {
             prec,
             moment_evals: dir.moment_evals,
             terms: std::cell::OnceCell::new(),
+            tau: 0.0,
         })
     }
 
@@ -737,6 +835,17 @@ impl Inversion {
             - f64::from(prec) * LN_2
             + 8f64.ln();
         let ln_err = f64s::log_sum_exp(&[alias, tail, inner, round]);
+        if self.tau > 0.0 {
+            // The cut: δ ∈ [δ_w, δ_w + τ], read as its midpoint ± τ/2 (the addition's rounding,
+            // ≤ 2^−p of the sum, included).
+            let half = self.tau / 2.0;
+            let value = Float::with_val(prec, &value + half);
+            let ln_round =
+                ln_float(&Float::with_val(64, value.abs_ref()).max(&Float::with_val(64, half)))
+                    - f64::from(prec - 1) * LN_2;
+            let ln_err = f64s::log_sum_exp(&[ln_err, half.ln() + 1e-9, ln_round]);
+            return (value, ln_err, deriv);
+        }
         (value, ln_err, deriv)
     }
 }
@@ -792,6 +901,9 @@ pub(super) fn tail_bound(
         steps: Vec<(f64, f64)>,
         /// Its quadratic part ([`quad_part`]).
         quad: Option<super::moment::QuadPart>,
+        /// A cut factor's η: |E_Q[w r^s]| ≤ |E_Q[r^s]| + η·E, so each deficit of the uncut
+        /// law, relative to the uncut envelope E, loses η (docs/accounting.md#tail-cut).
+        eta: f64,
     }
     /// ln Π (1 − deficit)^T over the factors: the uniform and step parts' deficit, valid from u
     /// on, and with `upto` = Some(u₂) the quadratic part's, valid on [u, u₂].
@@ -807,7 +919,7 @@ pub(super) fn tail_bound(
                 if let (Some(u2), Some(qp)) = (upto, &p.quad) {
                     best = best.max(qp.deficit(u, u2));
                 }
-                p.count * (-best).ln_1p()
+                p.count * (-(best - p.eta).max(0.0)).ln_1p()
             })
             .sum()
     }
@@ -819,16 +931,24 @@ pub(super) fn tail_bound(
             Factor::Mix(m) => {
                 let ev = MixEval::probe(m, &af, -30.0)?;
                 let b = m.b(a);
-                let ln_env = ev.ln_env;
+                // The uncut envelope (the parts are those of the uncut law; a probe's |M̂| is
+                // read against it too). A cut factor's loss density is h·w, h the uncut one and
+                // w monotone in ℓ from 1 to 0: TV(h·w) ≤ TV(h) + max h ≤ (3/2)·TV(h), h vanishing
+                // at both ends (docs/accounting.md#tail-cut).
+                let ln_env = ev.ln_env_unw;
+                let eta = ev.eta;
+                let ln_cut_tv = if m.cut.is_some() { 1.5f64.ln() } else { 0.0 };
+                let ln_v = ln_ibp_constant(m, b) + ln_cut_tv - ln_env;
                 probes.push(P {
                     eval: ev,
                     count: m.count as f64,
                     lip: lipschitz_rel(m, b),
-                    ln_v: ln_ibp_constant(m, b) - ln_env,
+                    ln_v,
                     ln_env,
                     parts: uniform_parts(m, b, ln_env),
                     steps: step_parts(m, b, ln_env),
                     quad: quad_part(m, b, ln_env),
+                    eta,
                 });
             }
         }
@@ -1039,6 +1159,52 @@ mod tests {
         assert!(
             tail <= target + 1.0,
             "tail e^{tail:.2} against the target e^{target:.2}"
+        );
+    }
+
+    /// The tail cut's allowance (docs/accounting.md#tail-cut): a cut placed deliberately
+    /// shallow (its lost mass τ about 10⁻³ of δ) at q = 0.01, σ = 0.8, T = 1000, ε = 3: the cut
+    /// inversion's bracket contains δ of the uncut inversion (12 digits), and without τ it does
+    /// not — the trapezoid of the cut moments alone lies below δ by more than its own error,
+    /// so the test fails if τ is dropped from the bracket.
+    #[test]
+    fn the_cut_bracket_keeps_the_lost_mass() {
+        let m = SubsampledGaussian::new("0.01".parse().unwrap(), "0.8".parse().unwrap()).unwrap();
+        let sched = Schedule::new(vec![(Release::Subsampled(m), 1000)]).unwrap();
+        let prec = 160;
+        let factors = sched.factors(Dir::Remove, prec);
+        let eps = 3.0;
+        let ef = Float::with_val(prec, eps);
+        let ln_rel = -14.0 * std::f64::consts::LN_10;
+        let uncut = Inversion::build(&factors, eps, ln_rel, prec, false, None).unwrap();
+        let (truth, ln_err_t, _) = uncut.delta(&ef);
+        let truth = truth.to_f64();
+        assert!(ln_err_t.exp() < 1e-12 * truth, "reference δ = {truth:e}");
+        let (cut, tau) =
+            super::cut_factors(&factors, super::CUT_LAMS[0], (1e-3 * truth).ln()).unwrap();
+        assert!(
+            tau > 1e-4 * truth && tau <= 1.0001e-3 * truth,
+            "τ = {tau:e}, δ = {truth:e}"
+        );
+        let a = super::saddle(&cut, eps);
+        let plan = super::Plan::choose(&cut, a, eps, ln_rel, None);
+        let mut inv = Inversion::build_at(&cut, a, plan, prec, false, false).unwrap();
+        let (v_w, ln_err_w, _) = inv.delta(&ef);
+        let (v_w, err_w) = (v_w.to_f64(), ln_err_w.exp());
+        assert!(
+            truth > v_w + err_w + 1e-12 * truth,
+            "the cut moments alone: [{:e}, {:e}] already reach δ = {truth:e}",
+            v_w - err_w,
+            v_w + err_w
+        );
+        inv.tau = tau;
+        let (v, ln_err, _) = inv.delta(&ef);
+        let (v, err) = (v.to_f64(), ln_err.exp());
+        assert!(
+            (v - truth).abs() <= err,
+            "cut bracket [{:e}, {:e}] misses δ = {truth:e} (τ = {tau:e})",
+            v - err,
+            v + err
         );
     }
 
