@@ -505,7 +505,12 @@ fn cut_factors(factors: &[Factor], lam_s2: f64, ln_budget: f64) -> Option<(Vec<F
                     }
                 }
                 let cut = Cut { xc: hi, lam };
-                tau += ln_lost(hi).exp();
+                let lost = ln_lost(hi).exp();
+                if !lost.is_finite() {
+                    // A bound that did not evaluate: no cut (τ must be a number).
+                    return None;
+                }
+                tau += lost;
                 let mut m = m.clone();
                 m.cut = Some(cut);
                 out.push(Factor::Mix(m));
@@ -1177,6 +1182,7 @@ mod tests {
         let ef = Float::with_val(prec, eps);
         let ln_rel = -14.0 * std::f64::consts::LN_10;
         let uncut = Inversion::build(&factors, eps, ln_rel, prec, false, None).unwrap();
+        assert_eq!(uncut.tau, 0.0, "the reference must not be cut itself");
         let (truth, ln_err_t, _) = uncut.delta(&ef);
         let truth = truth.to_f64();
         assert!(ln_err_t.exp() < 1e-12 * truth, "reference δ = {truth:e}");

@@ -141,7 +141,12 @@ fn ln_cut_floor(m: &Mix, b: f64, c: Cut, ln_cut: f64) -> f64 {
         let v = f64s::log_ndtr(x0 / m.sf) - softplus(c.lam * (x0 - c.xc)) + ln_rb;
         best = best.max(v);
     }
-    best - 1e-6
+    // A value that did not evaluate claims nothing (an infinite strip factor).
+    if best.is_nan() {
+        f64::NEG_INFINITY
+    } else {
+        best - 1e-6
+    }
 }
 
 /// ln of a lower bound on E_Q[r^b]: 1 for b ∉ (0, 1) (Jensen), (1 − q)^b inside (r ≥ 1 − q).
@@ -894,6 +899,17 @@ impl MixEval {
         let ln_cut = mix
             .cut
             .map_or(f64::NEG_INFINITY, |c| ln_cut_loss(mix, bf, c));
+        if ln_cut.is_nan() {
+            return Err(Error::Precision {
+                narrowest: None,
+                requested: 0,
+                certified: 0,
+                what: format!(
+                    "composition: the tail cut's lost mass of {} did not evaluate",
+                    mix.describe()
+                ),
+            });
+        }
         if let Some(c) = mix.cut {
             me.ln_cut_strip =
                 (2.0 / 3f64.sqrt()).ln() + (-ln_cut_floor(mix, bf, c, ln_cut)).max(0.0) + 1e-12;
