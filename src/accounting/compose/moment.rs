@@ -229,8 +229,9 @@ pub(super) struct Step {
 /// on the strip |Im x| ≤ y, θ = y/σ² ≤ π/4, |arg r(x+iy′)| ≤ min(θ, ρ(x) sin θ) with
 /// ρ = q e^t/(1 − q) (arg(1 + ρe^{iθ′}) ≤ ρ|sin θ′| for cos θ′ > 0), so below x₀ the phase
 /// factor |r^{iv}| = e^{−v arg r} is at most e^{|v|ρ(x₀) sin θ}, and above it e^{|v|θ} on a mass
-/// R(x₀) = ∫_{x₀}^∞ φ_σ r^b ([`OuterMass`]); relative to E ≥ 1 (Jensen),
-/// ∫|f(x+iy′)| dx ≤ e^{y²/(2σ²)} c_b E·(e^{|v|ρ(x₀) sin θ} + e^{|v|θ} R(x₀)). At small q the
+/// R(x₀) = ∫_{x₀}^∞ φ_σ r^b ([`OuterMass`]); relative to E ≥ E_floor (1 by Jensen for
+/// b ∉ (0, 1), (1 − q)^b inside: [`ln_moment_floor`]),
+/// ∫|f(x+iy′)| dx ≤ e^{y²/(2σ²)} c_b E·(e^{|v|ρ(x₀) sin θ} + e^{|v|θ} R(x₀))/min(1, E_floor). At small q the
 /// phase is small wherever the Gaussian weight is not, and a wider strip (a coarser step) pays:
 /// the half-width is the best of the v = 0 choice and a scan ymax·0.6^k, k < 24.
 pub(super) fn x_step_split(
@@ -255,12 +256,15 @@ pub(super) fn x_step_split(
     let s2 = m.sf * m.sf;
     let big_l = LN_2 - ln_rel;
     let ymax = y_cap(m);
+    // The outer mass R(x₀) is absolute: relative to E it is at most R(x₀)/E_floor, E_floor = 1
+    // for b ∉ (0, 1) (Jensen) but (1 − q)^b inside (the complementary inversion's dampings).
+    let ln_floor = ln_moment_floor(m, b).min(0.0);
     // |v| rounded up (the caller's v may be a rounded MPFR value).
     let kv = v.abs() * (1.0 + 1e-12);
     let mut y = ymax;
     for _ in 0..24 {
         let theta = y / s2;
-        let ln_strip = y * y / (2.0 * s2) + ln_cb(m, b, y) + outer.ln_phase(kv, theta);
+        let ln_strip = y * y / (2.0 * s2) + ln_cb(m, b, y) + outer.ln_phase(kv, theta) - ln_floor;
         let hx = 2.0 * PI * y / (big_l + ln_strip + 1.0);
         if hx > best.hx {
             best = Step { hx, y, ln_strip };
