@@ -188,7 +188,7 @@ pub(super) fn x_range(m: &Mix, b: f64, hx: f64, ln_tol: f64) -> (f64, f64) {
     let (lo_mono, hi_mono) = if m.subst {
         subst::centre_range(m, b)
     } else if let Some(c) = m.cut {
-        (0.0, cut_mono(m, b, c).min(b.max(0.5)))
+        (0.0, cut_mono(m, b, c))
     } else {
         (0.0, b.max(0.5))
     };
@@ -827,7 +827,8 @@ pub(super) struct MixEval {
     pub(super) eta: f64,
     /// ln of the factor a cut factor's strip bounds carry on top of the uncut ones, relative to
     /// E_w (0 uncut): |w(x + iy)| ≤ (2/√3)·w(x) on the strip, and the strip split's outer mass,
-    /// taken relative to E ≥ 1, is relative to E_w ≥ E_floor − L here.
+    /// an absolute mass, over E_w's certified floor ([`ln_cut_floor`]; `x_step_split` already
+    /// divides it by the uncut floor, so this overcounts by that factor, ≤ 1/(1 − q)).
     pub(super) ln_cut_strip: f64,
     pub(super) ln_rel: f64,
     pub(super) grids: Vec<Grid>,
