@@ -732,22 +732,40 @@ fn eps_near_one_contains_the_mpmath_reference() {
     assert!(at(&b.value.hi).lo <= d, "delta(eps_hi) above 0.995");
 }
 
-/// Small σ at small q (q = 0.01, σ = 0.3, T = 1000, δ = 10⁻⁵): the inversion cannot bound its
-/// tail there; since stop 44 the discretised route answers ε(δ) as its fallback at any T ≥ 4 (it
-/// was tried first only inside `pld::applies`). dp_accounting 0.6.0's PLD at 10⁻⁴ on this machine
-/// (stop 44): pessimistic (Connect-the-Dots, an upper bound on ε) 69.81571191584709, optimistic
-/// 69.76210313413003: the certified bracket must reach below the first and above the second.
+/// Small σ at small q (σ = 0.3, T = 1000, δ = 10⁻⁵): the discretised route answers ε(δ) first
+/// where T·q < 1 (q = 10⁻⁴), and the inversion, which since its tail cut bounds its tail there,
+/// where T·q ≥ 1 (q = 0.01; until stop 53 the discretised route went first at every T·q, and
+/// before stop 44 it was the inversion's fallback) — docs/accounting.md#small-sigma. dp_accounting
+/// 0.6.0's PLD at 10⁻⁴ on this machine: pessimistic (Connect-the-Dots, an upper bound on ε) and
+/// optimistic, 8.209974126768543 and 8.193398322168818 at q = 10⁻⁴ (stop 53), 69.81571191584709
+/// and 69.76210313413003 at q = 0.01 (stop 44): each certified bracket must reach below the first
+/// and above the second.
 #[test]
-fn small_sigma_eps_falls_back_to_the_discretised_route() {
-    let sched = Schedule::homogeneous(&sg("0.01", "0.3"), 1000).unwrap();
-    let c = accounting::with_time_limit(Some(60.0), || {
-        eps_for_delta(&sched, &s("1e-5"), &opts(6, false))
-    })
-    .unwrap();
-    assert_eq!(c.route, "discretised convolution (double precision)");
-    assert!(c.value.digits() >= 6);
-    assert!(c.value.lo.to_f64() <= 69.81571191584709, "{:?}", c.value);
-    assert!(c.value.hi.to_f64() >= 69.76210313413003, "{:?}", c.value);
+fn small_sigma_eps_takes_the_route_by_t_q() {
+    for (q, route, pess, opt) in [
+        (
+            "1e-4",
+            "discretised convolution (double precision)",
+            8.209974126768543,
+            8.193398322168818,
+        ),
+        (
+            "0.01",
+            "mgf inversion",
+            69.81571191584709,
+            69.76210313413003,
+        ),
+    ] {
+        let sched = Schedule::homogeneous(&sg(q, "0.3"), 1000).unwrap();
+        let c = accounting::with_time_limit(Some(60.0), || {
+            eps_for_delta(&sched, &s("1e-5"), &opts(6, false))
+        })
+        .unwrap();
+        assert_eq!(c.route, route, "q = {q}");
+        assert!(c.value.digits() >= 6, "q = {q}: {:?}", c.value);
+        assert!(c.value.lo.to_f64() <= pess, "q = {q}: {:?}", c.value);
+        assert!(c.value.hi.to_f64() >= opt, "q = {q}: {:?}", c.value);
+    }
 }
 
 /// Where dp_accounting's PLD is off (docs/accounting.md#peer-discrepancy): q = 0.3, σ = 0.3,

@@ -1357,11 +1357,12 @@ fn eps_for_delta_inner(
     };
     let accepted = pld::accepts(sched, opts.digits).filter(|_| !opts.force_inversion);
     // First, where it is measured faster: inside `pld::applies` for δ in its first range, and at
-    // small σ (below SMALL_SIGMA) for any δ it takes, where the inversion cannot bound its tail
-    // and took 5–47 s to fail.
-    let small = accepted
-        .as_ref()
-        .is_some_and(|(m, _)| m.sigma().f64() < pld::SMALL_SIGMA);
+    // small σ (below SMALL_SIGMA) for δ ≥ 1/2 it takes and, below 1/2, where T·q is below
+    // SMALL_SIGMA_MAX_TQ: there the inversion cannot bound its tail (docs/accounting.md#small-sigma).
+    let small = accepted.as_ref().is_some_and(|(m, t)| {
+        m.sigma().f64() < pld::SMALL_SIGMA
+            && (near_one || m.q().f64() * (*t as f64) < pld::SMALL_SIGMA_MAX_TQ)
+    });
     let first = (!opts.force_inversion)
         .then(|| pld::applies(sched, opts.digits, false))
         .flatten()

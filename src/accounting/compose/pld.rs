@@ -3879,6 +3879,14 @@ pub(super) fn eps_for_delta(
 /// σ = 0.4, T ≥ 10⁴ near δ = 1, which it still answers after this route's try).
 pub(super) const SMALL_SIGMA: f64 = 0.5;
 
+/// Below σ = [`SMALL_SIGMA`] and δ < 1/2, the dispatcher tries this route first only where T·q is
+/// below this (docs/accounting.md#small-sigma): since the inversion's tail cut (stop 52) it
+/// answers the rest first, in 0.05–1.8 s at 6 digits where this route took up to 16 s (sweep of
+/// stop 53: σ ∈ {0.3, 0.4}, q from 10⁻⁶ to 0.5, T from 10³ to 10⁶, δ = 10⁻⁵, and δ down to 10⁻²⁰ at
+/// four points), while at T·q ≤ 0.1 and σ = 0.3 it still fails where this route answers
+/// (q = 10⁻⁶, T = 10⁵: 1.7 s here, 1 digit after 30 s there).
+pub(super) const SMALL_SIGMA_MAX_TQ: f64 = 1.0;
+
 /// Smallest 1 − δ of an ε(δ) query the complement takes (its truncation budget is 10^{−(d+3)}
 /// of 1 − δ, and stays a normal double).
 const MIN_GAMMA: f64 = 1e-280;
