@@ -17,7 +17,8 @@ T in {1, 2, 3, 10, 100, 1000, 10000} at sigma = 1 (35 cases), plus sigma in {0.6
 T in {3, 100} for q in {0.001, 0.01, 0.1, 0.5} (24 cases): 59 eps(1e-5) cases; then far-tail
 points: delta(eps) as small as ~1e-260 and eps(delta) at delta = 1 - 1e-12; and one case where
 dp_accounting's PLD is off (q = 0.3, sigma = 0.3, T = 1000, eps(0.9)); then tiny q at large T
-(q in {1e-4, 1e-5}, sigma in {0.5, 0.8, 1, 2}, T in {1e5, 1e6}, eps(1e-5)). dpaudit runs with
+(q in {1e-4, 1e-5}, sigma in {0.5, 0.8, 1, 2}, T in {1e5, 1e6}, eps(1e-5)); then small sigma at
+tiny q (q in {1e-6, 1e-5, 1e-4}, sigma in {0.3, 0.4}, T in {1e3, 1e5}, eps(1e-5)). dpaudit runs with
 `--max-seconds 30` (change with --max-seconds N), at the same priority as the peers (which run in
 this process, interleaved case by case, so the times are of one run); its failures are recorded with the
 message. DPAUDIT_BIN overrides the binary. `--no-peers` runs dpaudit alone (the cheap survey,
@@ -106,6 +107,13 @@ def grid_cases():
         for s in (0.5, 0.8, 1.0, 2.0):
             for T in (100_000, 1_000_000):
                 out.append((f"tinyq_q{q:g}_s{s:g}_T{T:g}", q, s, T, "eps", DELTA))
+    # Stop 53: small sigma at tiny q, eps(1e-5): q in {1e-6, 1e-5, 1e-4}, sigma in {0.3, 0.4},
+    # T in {1e3, 1e5} (q = 1e-6, sigma = 0.3, T = 1e5 was refused until stop 53; at sigma = 0.4
+    # and T*q <= 1e-3 neither route answers, a known gap).
+    for q in (1e-6, 1e-5, 1e-4):
+        for s in (0.3, 0.4):
+            for T in (1000, 100_000):
+                out.append((f"smallsig_q{q:g}_s{s:g}_T{T:g}", q, s, T, "eps", DELTA))
     return out
 
 
