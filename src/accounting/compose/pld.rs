@@ -3202,13 +3202,80 @@ fn pass(
     rel: f64,
     fine: bool,
 ) -> Result<Both> {
+    work_allows(h)?;
     // The fine core is cut from a grid with its knot at ℓ_min ([`core_of`]).
     let p = if fine {
         discretise(law, h, budget / t as f64)?
     } else {
         discretise_at_pile(law, h, budget / t as f64)?
     };
-    compose(&p, t, budget, query, calib, blocks, rel, fine)
+    let c = compose(&p, t, budget, query, calib, blocks, rel, fine)?;
+    let knots: f64 = c.parts.iter().map(|(u, _)| u.n() as f64).sum();
+    WORK.with(|w| {
+        let mut v = w.get();
+        v.spent += knots;
+        v.last = Some((knots, h));
+        w.set(v);
+    });
+    Ok(c)
+}
+
+/// The passes' work on this thread, in composed knots (the FFTs' lengths summed over a pass's
+/// compositions): a deterministic measure of their cost, for [`eps_one`]'s share of the reads at
+/// points. `budget`: the knots the passes may still compose (None: no bound); `last`: the last
+/// pass's knots and step, to predict the next.
+#[derive(Clone, Copy, Default)]
+struct Work {
+    spent: f64,
+    budget: Option<f64>,
+    last: Option<(f64, f64)>,
+}
+
+thread_local! {
+    static WORK: std::cell::Cell<Work> = std::cell::Cell::new(Work::default());
+}
+
+/// Runs `f` with at most `budget` more composed knots for its passes (None: no bound), restoring
+/// the previous bound afterwards.
+fn with_work<T>(budget: Option<f64>, f: impl FnOnce() -> T) -> T {
+    let old = WORK.with(|w| {
+        let old = w.get();
+        w.set(Work {
+            budget: budget.map(|b| old.spent + b),
+            last: None,
+            ..old
+        });
+        old
+    });
+    let out = f();
+    WORK.with(|w| {
+        let now = w.get();
+        w.set(Work {
+            budget: old.budget,
+            last: now.last,
+            spent: now.spent,
+        })
+    });
+    out
+}
+
+/// The knots composed on this thread so far.
+fn work_spent() -> f64 {
+    WORK.with(|w| w.get().spent)
+}
+
+/// Before a pass at step h: an error when a work bound is set and the pass, predicted from the
+/// last one (knots go as 1/h), would pass it.
+fn work_allows(h: f64) -> Result<()> {
+    let w = WORK.with(|w| w.get());
+    if let (Some(limit), Some((knots, h_last))) = (w.budget, w.last) {
+        if w.spent + knots * (h_last / h).max(1.0) > limit {
+            return Err(budget_error(
+                "the reads at points' share of the work is spent",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The discretisation's predicted reduction by the fine core, for the first pass that uses it
@@ -3350,7 +3417,7 @@ fn has_digits(lo: f64, hi: f64, digits: u32) -> bool {
 /// Where the passes fall short with a bracket, δ(ε) at points narrows it ([`eps_by_points`]).
 fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> Result<(f64, f64)> {
     narrowest(|best| {
-        let started = std::time::Instant::now();
+        let before = work_spent();
         let passes = eps_passes(law, t, delta, digits, settle, best);
         let done =
             |&(lo, hi): &(f64, f64)| has_digits(lo, hi, digits) || settle.is_some_and(|x| hi <= x);
@@ -3358,24 +3425,14 @@ fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> R
             Ok(b) if done(&b) => Ok(b),
             _ if best.is_some_and(|(lo, hi)| lo > 0.0 && hi.is_finite()) => {
                 // From σ = SMALL_SIGMA up, where the inversion that follows answers, the reads at
-                // points get at most POINTS_SHARE times what the passes took (and never past this
-                // thread's own limit): a rescue, not the route's main cost. Below, this route is
-                // the one that answers (q = 10⁻⁶, σ = 0.3, T = 10³: 9 s of reads after 2 s of
-                // passes give the digits; the inversion fails), and they run to the limit.
-                let own = crate::numeric::deadline::current();
-                let limit = if law.sigma >= SMALL_SIGMA {
-                    let took = started.elapsed().mul_f64(POINTS_SHARE).max(POINTS_MIN);
-                    let until = std::time::Instant::now() + took;
-                    match own {
-                        Some((t_own, s)) if t_own <= until => Some((t_own, s)),
-                        _ => Some((until, took.as_secs_f64())),
-                    }
-                } else {
-                    own
-                };
-                crate::numeric::deadline::within(limit, || {
-                    eps_by_points(law, t, delta, digits, settle, best)
-                });
+                // points may compose at most POINTS_SHARE times the knots the passes composed
+                // (a deterministic share, not a time): a rescue, not the route's main cost.
+                // Below, this route is the one that answers (q = 10⁻⁶, σ = 0.3, T = 10³: 9 s of
+                // reads after 2 s of passes give the digits; the inversion fails), and they run
+                // to the limit.
+                let share =
+                    (law.sigma >= SMALL_SIGMA).then(|| POINTS_SHARE * (work_spent() - before));
+                with_work(share, || eps_by_points(law, t, delta, digits, settle, best));
                 let b = best.expect("kept");
                 if done(&b) {
                     Ok(b)
@@ -3390,14 +3447,11 @@ fn eps_one(law: &Law, t: u64, delta: f64, digits: u32, settle: Option<f64>) -> R
     })
 }
 
-/// The reads at points' time from σ = [`SMALL_SIGMA`] up, as a multiple of the ε(δ) passes'
-/// before them ([`eps_one`]; docs/accounting.md#eps-by-points): at q = 10⁻⁴, σ = 0.6, T = 300,
-/// without a time limit, they took 37 s to reach the digits that the inversion after them gives
-/// in 7 s.
+/// The reads at points' work from σ = [`SMALL_SIGMA`] up, as a multiple of the knots the ε(δ)
+/// passes before them composed ([`eps_one`]; docs/accounting.md#eps-by-points): at q = 10⁻⁴,
+/// σ = 0.6, T = 300, without a time limit, they took 37 s to reach the digits that the inversion
+/// after them gives in 7 s.
 const POINTS_SHARE: f64 = 2.0;
-
-/// The reads at points' least time.
-const POINTS_MIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// ε(δ) of one direction read from δ(ε)'s passes (docs/accounting.md#eps-by-points), after the
 /// ε(δ) passes fell short with the bracket in `best`, which it narrows. The δ(ε) passes compose
@@ -4021,7 +4075,7 @@ mod tests {
     use super::{
         choose_tilt, compose, compose_part, core_spectrum, discretise, discretise_at_pile, forward,
         initial_h, knot_weights, lower_pair, lower_pair_tilted, pass, pick_tilt, power_spectrum,
-        twiddle, window, Cell, Dir, FftErr, Law, Query, PLANNER, U,
+        twiddle, window, with_work, Cell, Dir, FftErr, Law, Query, PLANNER, U,
     };
     use crate::accounting::compose::{ComposeOptions, Composed, Schedule};
     use crate::accounting::SubsampledGaussian;
@@ -4155,6 +4209,36 @@ mod tests {
         let (hi, lo) = (up.eps(delta, true), low.eps(delta, false));
         assert!(lo > 3.5 && hi < 3.503, "[{lo}, {hi}]");
         assert!(hi - lo < 1e-5 * hi, "[{lo}, {hi}]: width {:e}", hi - lo);
+    }
+
+    /// The reads at points' work share ([`with_work`]): inside a bound of 1.5 times one pass's
+    /// knots, that pass runs and the next at half its step (predicted twice its knots) is
+    /// refused before it starts; outside the bound the same pass runs.
+    #[test]
+    fn a_work_share_refuses_the_pass_that_would_spend_it() {
+        let law = Law::new(0.01, 1.0, Dir::Remove);
+        let (t, delta) = (10u64, 1e-5);
+        let h = initial_h(&law, delta * 1e-9 / t as f64);
+        let run = |h: f64| {
+            pass(
+                &law,
+                t,
+                h,
+                delta * 1e-9,
+                Query::Eps(delta, None),
+                1.0,
+                false,
+                1.0,
+                false,
+            )
+        };
+        let knots = |c: &super::Both| c.parts.iter().map(|(u, _)| u.n() as f64).sum::<f64>();
+        let k0 = knots(&run(h).unwrap());
+        with_work(Some(1.5 * k0), || {
+            assert!(run(h).is_ok());
+            assert!(run(0.5 * h).is_err(), "the pass past the share ran");
+        });
+        assert!(run(0.5 * h).is_ok());
     }
 
     /// Every twiddle is within 3.7u (modulus) of e^{−2πim/N} at 128 bits, in every octant.
