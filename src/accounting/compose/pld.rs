@@ -1299,6 +1299,11 @@ struct Both {
 }
 
 impl Both {
+    /// The knots this pass composed: its compositions' lengths summed ([`Work`]).
+    fn knots(&self) -> f64 {
+        self.parts.iter().map(|(u, _)| u.n() as f64).sum()
+    }
+
     /// δ at ε, the upper or lower end: the sum over the parts, with `extra` on the upper end.
     fn delta(&self, eps: f64, upper: bool) -> f64 {
         let pick = |(u, l): (&Composite, &Composite)| {
@@ -2750,8 +2755,7 @@ const HEAVY_SHARE: f64 = 0.05;
 /// inputs; the margin 1.01 on the whole. Used when that bound is below half the plain one.
 fn forward(z: &mut [Complex64], fwd: &dyn rustfft::Fft<f64>, gamma: f64) -> Forward {
     let nf = z.len();
-    let norm1 = |c: &Complex64| c.re.abs() + c.im.abs();
-    let z1 = z.iter().map(norm1).sum::<f64>();
+    let z1 = norm1(z);
     let z2 = z.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt();
     let plain = Forward {
         dz: 1.01 * gamma * z1 + 4.0 * U,
@@ -2763,12 +2767,12 @@ fn forward(z: &mut [Complex64], fwd: &dyn rustfft::Fft<f64>, gamma: f64) -> Forw
         .iter()
         .enumerate()
         .filter(|(j, _)| !heavy.contains(j))
-        .map(|(_, c)| norm1(c))
+        .map(|(_, c)| abs1(c))
         .sum();
     let twiddled: f64 = heavy
         .iter()
         .filter(|&&j| j != 0)
-        .map(|&j| 7.0 * U * norm1(&z[j]))
+        .map(|&j| 7.0 * U * abs1(&z[j]))
         .sum();
     let adds = heavy.len() as f64 * U * z1 * (1.0 + gamma);
     let split = 1.01 * (gamma * rest1 + twiddled + adds) + 4.0 * U;
@@ -2803,15 +2807,24 @@ fn forward(z: &mut [Complex64], fwd: &dyn rustfft::Fft<f64>, gamma: f64) -> Forw
     }
 }
 
+/// |Re c| + |Im c|: the modulus bound the FFT's error bounds are stated in.
+fn abs1(c: &Complex64) -> f64 {
+    c.re.abs() + c.im.abs()
+}
+
+/// Σ (|Re z_j| + |Im z_j|): ‖z‖₁ of the FFT's error bounds.
+fn norm1(z: &[Complex64]) -> f64 {
+    z.iter().map(abs1).sum()
+}
+
 /// The indices of up to [`HEAVY`] inputs with at least [`HEAVY_SHARE`] of ‖z‖₁, heaviest first.
 fn heaviest(z: &[Complex64]) -> Vec<usize> {
-    let norm1 = |c: &Complex64| c.re.abs() + c.im.abs();
-    let z1 = z.iter().map(norm1).sum::<f64>();
+    let z1 = norm1(z);
     let mut heavy: Vec<usize> = Vec::with_capacity(HEAVY + 1);
     for (j, c) in z.iter().enumerate() {
-        if norm1(c) >= HEAVY_SHARE * z1 && norm1(c) > 0.0 {
+        if abs1(c) >= HEAVY_SHARE * z1 && abs1(c) > 0.0 {
             heavy.push(j);
-            heavy.sort_by(|&a, &b| norm1(&z[b]).total_cmp(&norm1(&z[a])));
+            heavy.sort_by(|&a, &b| abs1(&z[b]).total_cmp(&abs1(&z[a])));
             heavy.truncate(HEAVY);
         }
     }
@@ -2884,7 +2897,6 @@ fn excess_spectrum(
     let tf = t as f64;
     let gamma = 8.0 * (nf as f64).log2() * U;
     let g = 1.01 * gamma + 4.0 * U;
-    let norm1 = |z: &[Complex64]| z.iter().map(|c| c.re.abs() + c.im.abs()).sum::<f64>();
     let norm2 = |z: &[Complex64]| z.iter().map(|c| c.norm_sqr()).sum::<f64>().sqrt();
     let (a1, b1, a2, b2) = (norm1(&za), norm1(&zb), norm2(&za), norm2(&zb));
     let (fwd, inv) = PLANNER.with(|p| {
@@ -3067,7 +3079,6 @@ fn core_spectrum(
     let nf = za.len();
     let gamma = 8.0 * (nf as f64).log2() * U;
     let g = 1.01 * gamma + 4.0 * U;
-    let norm1 = |z: &[Complex64]| z.iter().map(|c| c.re.abs() + c.im.abs()).sum::<f64>();
     let dg: Vec<f64> = zg.iter().map(|z| g * norm1(z)).collect();
     let da = g * norm1(&za);
     let db = zb.as_ref().map_or(0.0, |z| g * norm1(z));
@@ -3210,7 +3221,7 @@ fn pass(
         discretise_at_pile(law, h, budget / t as f64)?
     };
     let c = compose(&p, t, budget, query, calib, blocks, rel, fine)?;
-    let knots: f64 = c.parts.iter().map(|(u, _)| u.n() as f64).sum();
+    let knots = c.knots();
     WORK.with(|w| {
         let mut v = w.get();
         v.spent += knots;
@@ -4193,10 +4204,19 @@ mod tests {
     fn the_pile_grid_keeps_the_lower_pair_second_order() {
         let law = Law::new(1e-6, 0.3, Dir::Remove);
         let (t, delta) = (100_000u64, 1e-5);
-        let c = pass(
-            &law,
+        let c = eps_pass(&law, t, 1.369e-4, delta).unwrap();
+        let (up, low) = c.single();
+        let (hi, lo) = (up.eps(delta, true), low.eps(delta, false));
+        assert!(lo > 3.5 && hi < 3.503, "[{lo}, {hi}]");
+        assert!(hi - lo < 1e-5 * hi, "[{lo}, {hi}]: width {:e}", hi - lo);
+    }
+
+    /// One untilted ε(δ) pass at step h, truncations at 10⁻⁹ of δ.
+    fn eps_pass(law: &Law, t: u64, h: f64, delta: f64) -> crate::Result<super::Both> {
+        pass(
+            law,
             t,
-            1.369e-4,
+            h,
             delta * 1e-9,
             Query::Eps(delta, None),
             1.0,
@@ -4204,11 +4224,6 @@ mod tests {
             1.0,
             false,
         )
-        .unwrap();
-        let (up, low) = c.single();
-        let (hi, lo) = (up.eps(delta, true), low.eps(delta, false));
-        assert!(lo > 3.5 && hi < 3.503, "[{lo}, {hi}]");
-        assert!(hi - lo < 1e-5 * hi, "[{lo}, {hi}]: width {:e}", hi - lo);
     }
 
     /// The reads at points' work share ([`with_work`]): inside a bound of 1.5 times one pass's
@@ -4219,21 +4234,8 @@ mod tests {
         let law = Law::new(0.01, 1.0, Dir::Remove);
         let (t, delta) = (10u64, 1e-5);
         let h = initial_h(&law, delta * 1e-9 / t as f64);
-        let run = |h: f64| {
-            pass(
-                &law,
-                t,
-                h,
-                delta * 1e-9,
-                Query::Eps(delta, None),
-                1.0,
-                false,
-                1.0,
-                false,
-            )
-        };
-        let knots = |c: &super::Both| c.parts.iter().map(|(u, _)| u.n() as f64).sum::<f64>();
-        let k0 = knots(&run(h).unwrap());
+        let run = |h: f64| eps_pass(&law, t, h, delta);
+        let k0 = run(h).unwrap().knots();
         with_work(Some(1.5 * k0), || {
             assert!(run(h).is_ok());
             assert!(run(0.5 * h).is_err(), "the pass past the share ran");
