@@ -72,6 +72,9 @@ struct Law {
     w: f64,
     /// ln(1 − q).
     l1q: f64,
+    /// Remove direction: the loss above which the step's mass is carried in closed form, not
+    /// on the grid ([`Hits`], docs/accounting.md#hits); ∞ for none.
+    ceiling: f64,
 }
 
 impl Law {
@@ -84,7 +87,14 @@ impl Law {
             s2: sigma * sigma,
             w: if add { 0.0 } else { q },
             l1q: (-q).ln_1p(),
+            ceiling: f64::INFINITY,
         }
+    }
+
+    /// This law with the remove step's mass above loss `ceiling` carried in closed form
+    /// ([`Hits`]).
+    fn with_ceiling(&self, ceiling: f64) -> Law {
+        Law { ceiling, ..*self }
     }
 
     /// P's density at z.
@@ -194,6 +204,9 @@ struct Pairs {
     cells: Vec<Cell>,
     /// The cut mass below the first cell (remove: on knot 1 of the upper pair).
     below: f64,
+    /// The step's mass above its last knot when the law has a ceiling below the tail's cut
+    /// ([`Hits`]); the pairs then carry none of it.
+    hit: Option<Hit>,
 }
 
 /// 5-point Lobatto nodes (interior, on [−1, 1]) and weights.
@@ -345,9 +358,17 @@ fn discretise_for(law: &Law, h: f64, m_cut: f64, complement: bool, at_pile: bool
     } else {
         -law.l1q - h / 1024.0
     };
+    // A ceiling below the tail's cut ends the grid at the first knot at or above it; the mass
+    // beyond is carried in closed form ([`Hits`]).
+    let mut capped = false;
     let (j_lo, j_hi, z_floor, z_ceil) = if remove {
         let zt = law.cut(m_cut, true);
-        let j_hi = ((law.loss(zt) - o) / h).ceil().max(1.0) as i64;
+        let mut j_hi = ((law.loss(zt) - o) / h).ceil().max(1.0) as i64;
+        let j_top = ((law.ceiling - o) / h).ceil();
+        if !complement && j_top >= 2.0 && j_top < j_hi as f64 {
+            j_hi = j_top as i64;
+            capped = true;
+        }
         (0, j_hi, -Z_CUT * law.sigma, f64::NAN)
     } else {
         let zb = law.cut(m_cut, false);
@@ -403,6 +424,7 @@ fn discretise_for(law: &Law, h: f64, m_cut: f64, complement: bool, at_pile: bool
             law: *law,
             cells,
             below: below_at_minus_inf,
+            hit: None,
         };
         p.tau = tau(law, &p);
         return Ok(p);
@@ -412,13 +434,24 @@ fn discretise_for(law: &Law, h: f64, m_cut: f64, complement: bool, at_pile: bool
     // The cut mass: remove, below z_floor (loss in the first cell) goes to knot 1 and above the
     // last edge to +∞; add, below the first edge (loss below the first knot) to knot 0 and above
     // z_ceil (loss in the last cell) to the last knot.
-    let up_inf = if remove {
+    let (up_inf, hit) = if remove {
         up[1.min(n)] += below;
-        above
+        if capped {
+            // The hits' least loss: the last knot's, less its edge's rounding.
+            let top = o + (j_lo + n as i64) as f64 * h;
+            let hit = Hit {
+                p: law.above(last_z),
+                q: ndtr(-last_z / law.sigma),
+                loss: top - 1e-9 * (1.0 + top.abs()),
+            };
+            (0.0, Some(hit))
+        } else {
+            (above, None)
+        }
     } else {
         up[0] += below;
         up[n] += above;
-        0.0
+        (0.0, None)
     };
     let mut lo = lower_pair(&cells, h);
     margins(&mut up, &mut lo);
@@ -433,6 +466,7 @@ fn discretise_for(law: &Law, h: f64, m_cut: f64, complement: bool, at_pile: bool
         law: *law,
         cells,
         below,
+        hit,
     };
     p.tau = tau(law, &p);
     Ok(p)
@@ -1003,16 +1037,8 @@ impl Composite {
     /// The search starts at the root of the approximate δ and steps outward, so the answer's
     /// property is checked where it is claimed whether or not the bound is monotone.
     fn eps(&self, delta: f64, upper: bool) -> f64 {
-        let top = self.top();
-        let ok = |e: f64| {
-            let v = self.delta(e, upper);
-            if upper {
-                v <= delta
-            } else {
-                v >= delta
-            }
-        };
-        eps_end(top, upper, |e| self.approx(e) <= delta, ok)
+        let at = |e: f64| self.delta(e, upper);
+        eps_read(self.top(), delta, upper, at, |e| self.approx(e))
     }
 }
 
@@ -1096,6 +1122,27 @@ fn eps_end(top: f64, upper: bool, past: impl Fn(f64) -> bool, ok: impl Fn(f64) -
         }
     }
     good
+}
+
+/// An end of an ε(δ) bracket from a δ reading `at` (the upper end's δ_hi or the lower end's
+/// δ_lo) and its approximate value ([`eps_end`]): upper, the least ε found with δ_hi(ε) ≤ δ;
+/// lower, the greatest with δ_lo(ε) ≥ δ.
+fn eps_read(
+    top: f64,
+    delta: f64,
+    upper: bool,
+    at: impl Fn(f64) -> f64,
+    approx: impl Fn(f64) -> f64,
+) -> f64 {
+    let ok = |e: f64| {
+        let v = at(e);
+        if upper {
+            v <= delta
+        } else {
+            v >= delta
+        }
+    };
+    eps_end(top, upper, |e| approx(e) <= delta, ok)
 }
 
 /// f·g for a read's factor f = e^{e − ja·h} and a sum g of g2: 0 when g is (an underflowed
@@ -1296,6 +1343,77 @@ struct Both {
     core_h: f64,
     /// Compositions of this pass made with the fine core.
     core_used: usize,
+    /// The compositions with a step above the law's ceiling, in closed form: the parts compose
+    /// the rest ([`Hits`]).
+    hits: Option<Hits>,
+}
+
+/// One remove step's mass above its grid's last knot when the law has a ceiling
+/// (docs/accounting.md#hits): P- and Q-probabilities (each within [`TAIL_REL`]) and the least
+/// loss there.
+#[derive(Clone, Copy, Debug)]
+struct Hit {
+    p: f64,
+    q: f64,
+    loss: f64,
+}
+
+/// The T-fold compositions in which some step is a hit ([`Hit`]), in closed form
+/// (docs/accounting.md#hits): P- and Q-probabilities A = 1 − (1 − α_P)^T, B = 1 − (1 − α_Q)^T,
+/// each as [lo, hi]. Every step's loss is at least ℓ_min = ln(1 − q), so such a composition's
+/// loss is at least ℓ_c + (T − 1)ℓ_min (`valid`): up to that ε their share of δ(ε) is exactly
+/// A − e^ε·B, beyond it at most A, and at least A − e^ε·B at every ε. The other compositions
+/// are those of the step restricted to the grid, which the pass composes.
+#[derive(Clone, Copy, Debug)]
+struct Hits {
+    a: (f64, f64),
+    b: (f64, f64),
+    valid: f64,
+}
+
+impl Hits {
+    fn new(one: &Hit, t: u64, l1q: f64) -> Hits {
+        let tf = t as f64;
+        // 1 − (1 − m)^T, within a few roundings (each covered by the 10⁻¹² below).
+        let some = |m: f64| -(tf * (-m).ln_1p()).exp_m1();
+        let pair = |m: f64| {
+            (
+                some(m * (1.0 - TAIL_REL)) * (1.0 - 1e-12),
+                (some(m * (1.0 + TAIL_REL)) * (1.0 + 1e-12)).min(1.0),
+            )
+        };
+        let bound = one.loss + (tf - 1.0) * l1q;
+        Hits {
+            a: pair(one.p),
+            b: pair(one.q),
+            valid: bound - 1e-12 * (one.loss.abs() + tf * l1q.abs()),
+        }
+    }
+
+    /// Their share of δ at ε, rounded up (`upper`) or down.
+    fn delta(&self, eps: f64, upper: bool) -> f64 {
+        let e = eps.exp();
+        if upper {
+            if eps <= self.valid {
+                (self.a.1 - e * self.b.0 * (1.0 - 4.0 * U) + 2.0 * U * self.a.1).max(0.0)
+            } else {
+                self.a.1
+            }
+        } else {
+            (self.a.0 - e * self.b.1 * (1.0 + 4.0 * U) - 2.0 * U * self.a.0).max(0.0)
+        }
+    }
+
+    /// Their share without error terms (the upper pair's reading beyond `valid` kept smooth:
+    /// for locating ε(δ) only).
+    fn approx(&self, eps: f64) -> f64 {
+        0.5 * (self.a.0 + self.a.1) - eps.exp() * 0.5 * (self.b.0 + self.b.1)
+    }
+
+    /// |d/dε| of [`Hits::approx`].
+    fn slope(&self, eps: f64) -> f64 {
+        eps.exp() * 0.5 * (self.b.0 + self.b.1)
+    }
 }
 
 impl Both {
@@ -1313,7 +1431,8 @@ impl Both {
                 l.delta(eps, false)
             }
         };
-        let v: f64 = self.parts.iter().map(|(u, l)| pick((u, l))).sum();
+        let v: f64 = self.parts.iter().map(|(u, l)| pick((u, l))).sum::<f64>()
+            + self.hits.map_or(0.0, |x| x.delta(eps, upper));
         if upper {
             ((v + self.extra) * (1.0 + 4.0 * U)).min(1.0)
         } else {
@@ -1324,7 +1443,33 @@ impl Both {
     /// The approximate δ at ε of the upper or lower pair (no error terms).
     fn approx(&self, eps: f64, upper: bool) -> f64 {
         let pick = |u: &Composite, l: &Composite| if upper { u.approx(eps) } else { l.approx(eps) };
-        self.parts.iter().map(|(u, l)| pick(u, l)).sum()
+        self.parts.iter().map(|(u, l)| pick(u, l)).sum::<f64>()
+            + self.hits.map_or(0.0, |x| x.approx(eps))
+    }
+
+    /// |dδ/dε| of the upper pair's approximate δ at ε.
+    fn slope(&self, eps: f64) -> f64 {
+        self.parts.iter().map(|(u, _)| u.slope(eps)).sum::<f64>()
+            + self.hits.map_or(0.0, |x| x.slope(eps))
+    }
+
+    /// An ε above every composition's window: the searches' upper limit.
+    fn top(&self) -> f64 {
+        self.parts
+            .iter()
+            .map(|(u, l)| u.top().max(l.top()))
+            .fold(0.0, f64::max)
+    }
+
+    /// An end of the ε(δ) bracket, as [`Composite::eps`] for the whole pass (its parts and
+    /// hits): the upper pair's least ε found with δ_hi(ε) ≤ δ (∞ when none), the lower pair's
+    /// greatest with δ_lo(ε) ≥ δ (0 when none).
+    fn eps(&self, delta: f64, upper: bool) -> f64 {
+        if let ([(u, l)], None) = (&self.parts[..], self.hits) {
+            return if upper { u } else { l }.eps(delta, upper);
+        }
+        let at = |e: f64| self.delta(e, upper);
+        eps_read(self.top(), delta, upper, at, |e| self.approx(e, upper))
     }
 
     /// The one composition of a pass that is not split (ε(δ) passes never are).
@@ -1391,7 +1536,11 @@ fn knot_weights(lambda: f64, h: f64, count: f64) -> (f64, f64) {
 /// order, |ℓ(z) − l| ≤ dℓ/dy·δy with
 /// - e's relative error 2u: δy = 2u|e|/(1 + e), and dℓ/dy·δy = 2u|1 − e^{−sl}| ≤ 2u(1 + q/(1−q));
 /// - ln1p's, σ²'s and the product's roundings: 3u|y|; adding ½ and z − z_e in d: 2u|z|/σ²;
-///   with |z| ≤ Z_CUT·σ + 1 and |y| ≤ (|z| + 1)/σ², together at most 5u(Z_CUT·σ + 2)/σ²;
+///   with |y| ≤ (|z| + 1)/σ², together at most 5u(|z| + 2)/σ², each times dℓ/dy at z. With
+///   |z| ≤ Z_CUT·σ + 1 and dℓ/dy ≤ 1 that is 5u(Z_CUT·σ + 2)/σ²; for a remove step,
+///   dℓ/dy ≤ q/(1 − q) at z ≤ 0 (e^y < 1 there), and above 0 the edges go up to the edge z_top
+///   of the knot past the last, so the bound is 5u·max(z_top + 2, (Z_CUT·σ + 2)·q/(1 − q))/σ²
+///   (z_top ≈ 2 instead of Z_CUT·σ + 1 ≈ 16 at σ = 0.4 below a ceiling, docs/accounting.md#hits);
 /// - the knot l = o + jh itself, rounded: u(1 + max|ℓ|).
 ///
 /// τ takes each term with a factor of at least 16 (second-order terms, libm's last ulp), plus
@@ -1402,7 +1551,14 @@ fn tau(law: &Law, p: &Pairs) -> f64 {
     let top = p.o + (p.j0 + p.up.len() as i64) as f64 * p.h;
     let bottom = p.o + p.j0 as f64 * p.h;
     let z = Z_CUT * law.sigma + 2.0;
-    let terms = 1.0 + law.q / (1.0 - law.q) + z / law.s2 + top.abs().max(bottom.abs());
+    let ratio = law.q / (1.0 - law.q);
+    let z_term = if law.s > 0.0 {
+        let z_top = law.edge(top).map_or(z, |e| (e.z.max(0.0) + 2.0).min(z));
+        z_top.max(ratio * z)
+    } else {
+        z
+    };
+    let terms = 1.0 + ratio + z_term / law.s2 + top.abs().max(bottom.abs());
     128.0 * U * terms + 1e-9 * p.h
 }
 
@@ -1738,11 +1894,13 @@ fn compose(
     };
     let core_fits = kc.is_some();
     let core_h = kc.map_or(0.0, |(_, h)| h);
+    let hits = p.hit.map(|x| Hits::new(&x, t, p.law.l1q));
     let core = kc.filter(|_| fine).and_then(|(kc, _)| core_of(p, kc));
     if let (Some(s), Query::Delta(eps, tol)) = (split, query) {
         let mut both = compose_blocks(p, t, budget, eps, tol, s, inf, calib, rel, core.as_ref())?;
         both.core_fits = core_fits;
         both.core_h = core_h;
+        both.hits = hits;
         return Ok(both);
     }
     // The refined tilt (δ(ε) only) has the smaller bound, but can double the window: q = 0.001,
@@ -1785,6 +1943,7 @@ fn compose(
         tilt_maxed: maxed,
         core_fits,
         core_h,
+        hits,
     })
 }
 
@@ -2658,6 +2817,7 @@ fn compose_blocks(
     // and the query to 5 digits).
     let need = done.iter().map(|d| d.2.need).fold(0.0, f64::max);
     Ok(Both {
+        hits: None,
         core_used: done.iter().filter(|d| d.2.fine).count(),
         // Every block bounded: no composition, the bounds alone (the lower end is 0).
         parts: done.into_iter().map(|d| (d.2.up, d.2.lo)).collect(),
@@ -3541,6 +3701,24 @@ fn read_ends(c: &Both, eps_ref: f64, delta: f64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The ceiling of a remove step's grid for a pass read up to ε = `eps_hi` (docs/accounting.md#hits):
+/// the compositions with a step above it have loss above ε·[`CEILING_ROOM`] ([`Hits`]), and the
+/// closed form's allowance (T·α_P·[`TAIL_REL`] of A, α_P the step's mass above it) is within a
+/// thirty-second of the pass's `budget`. ∞ (no ceiling) for the add direction or an ε beyond a
+/// double's reach.
+fn ceiling_for(law: &Law, t: u64, eps_hi: f64, budget: f64) -> f64 {
+    if law.s < 0.0 || !eps_hi.is_finite() {
+        return f64::INFINITY;
+    }
+    let tf = t as f64;
+    let room = CEILING_ROOM * eps_hi.max(0.0) - (tf - 1.0) * law.l1q;
+    let exact = law.loss(law.cut(budget / (32.0 * tf * TAIL_REL), true));
+    room.max(exact)
+}
+
+/// How far above the bracket's upper end a pass's hits stay exact ([`ceiling_for`]).
+const CEILING_ROOM: f64 = 1.25;
+
 /// The passes of [`eps_one`], each valid bracket kept in `best`.
 fn eps_passes(
     law: &Law,
@@ -3559,6 +3737,12 @@ fn eps_passes(
     for _ in 0..PASSES {
         pace(last, h, fine)?;
         let started = std::time::Instant::now();
+        // From the second pass, the steps above what the bracket's upper end needs on the grid
+        // are carried in closed form ([`ceiling_for`]).
+        let law = &match *best {
+            Some((_, hi)) => law.with_ceiling(ceiling_for(law, t, hi, budget)),
+            _ => *law,
+        };
         let c = pass(
             law,
             t,
@@ -3574,9 +3758,8 @@ fn eps_passes(
         last = Some((started.elapsed(), h, fine));
         // δ as a double is within one rounding of the exact decimal: each end uses the side of
         // it that keeps the bracket valid.
-        let (up, low) = c.single();
-        let hi = up.eps(delta * (1.0 - 2.0 * U), true);
-        let lo = low.eps(delta * (1.0 + 2.0 * U), false);
+        let hi = c.eps(delta * (1.0 - 2.0 * U), true);
+        let lo = c.eps(delta * (1.0 + 2.0 * U), false);
         if !hi.is_finite() {
             return Err(budget_error("the upper pair's eps is beyond the grid"));
         }
@@ -3589,11 +3772,11 @@ fn eps_passes(
         // the δ-width that d digits of ε allow there (2|dδ/dε|·ε·10^−d) on the FFT's rounding at
         // each end; h shrinks by the discretisation's share of the width (second order in h).
         let e = lo - 0.1 * width;
-        let slope = up.slope(e);
+        let slope = c.slope(e);
         let allowed = 2.0 * slope * e.max(0.0) * 10f64.powi(-(digits as i32));
         guess = Some((e, 0.125 * allowed));
         let em = 0.5 * (lo + hi);
-        let disc = up.approx(em) - low.approx(em);
+        let disc = c.approx(em, true) - c.approx(em, false);
         if has_digits(lo, hi, digits) {
             return Ok((lo, hi));
         }
@@ -4243,6 +4426,88 @@ mod tests {
         assert!(run(0.5 * h).is_ok());
     }
 
+    /// The hits (docs/accounting.md#hits) keep a pass's δ(ε) bracket valid on both sides of
+    /// their validity: at q = 0.01, σ = 1, T = 10, ε = 0.3 against the inversion's 7 digits, with
+    /// ceilings from well below ε (valid up to ε = 0.01: the upper end takes all of A) to above
+    /// it (exact at ε: the bracket as narrow as the grid alone's). Taking A − e^ε·B beyond the
+    /// validity puts the upper end below the reference (checked).
+    #[test]
+    fn hits_bracket_the_inversion_on_both_sides_of_their_validity() {
+        let (q, s, t, eps) = ("0.01", "1", 10u64, "0.3");
+        let sched = schedule(q, s, t);
+        let x: Scalar = eps.parse().unwrap();
+        let inv = ComposeOptions {
+            digits: 7,
+            force_inversion: true,
+        };
+        let theirs = super::super::delta_for_eps(&sched, &x, &inv).unwrap().value;
+        let (lo, hi) = (theirs.lo.to_f64(), theirs.hi.to_f64());
+        let e = 0.3;
+        let law = Law::new(0.01, 1.0, Dir::Remove);
+        let h = initial_h(&law, 1e-20) / 16.0;
+        let read = |ceiling: f64| {
+            let law = law.with_ceiling(ceiling);
+            let c = pass(
+                &law,
+                t,
+                h,
+                1e-16,
+                Query::Delta(e, None),
+                1.0,
+                false,
+                1.0,
+                false,
+            )
+            .unwrap();
+            assert_eq!(c.hits.is_some(), ceiling.is_finite(), "ceiling {ceiling}");
+            (
+                c.delta(e, false),
+                c.delta(e, true),
+                c.hits.map_or(0.0, |x| x.valid),
+            )
+        };
+        let (g_lo, g_hi, _) = read(f64::INFINITY);
+        for ceiling in [0.1, 0.25, 0.3, 0.45, 1.0] {
+            let (d_lo, d_hi, valid) = read(ceiling);
+            assert!(
+                d_lo <= lo && hi <= d_hi,
+                "ceiling {ceiling} (valid to {valid}): [{d_lo:e}, {d_hi:e}] misses [{lo:e}, {hi:e}]"
+            );
+            if valid >= e {
+                assert!(
+                    d_hi - d_lo <= 2.0 * (g_hi - g_lo),
+                    "ceiling {ceiling}: {d_lo:e} {d_hi:e}"
+                );
+            }
+        }
+    }
+
+    /// Where the grid alone cannot reach 6 digits within the FFT cap (q = 10⁻⁶, σ = 0.4,
+    /// T = 1000, ε(10⁻⁵): the loss runs to about 10 with ε near 0.004), the route's passes with
+    /// hits do, and their bracket is inside a pass's on the grid alone.
+    #[test]
+    fn hits_answer_inside_the_grid_alone() {
+        let sched = schedule("0.000001", "0.4", 1000);
+        let x: Scalar = "1e-5".parse().unwrap();
+        let ours = super::eps_for_delta(&sched, &release(&sched), 1000, &x, 6, false).unwrap();
+        assert!(ours.value.digits() >= 6, "{:?}", ours.value);
+        let law = Law::new(1e-6, 0.4, Dir::Remove);
+        let c = eps_pass(&law, 1000, 2.4e-5, 1e-5).unwrap();
+        let (g_lo, g_hi) = (
+            c.eps(1e-5 * (1.0 + 2.0 * U), false),
+            c.eps(1e-5 * (1.0 - 2.0 * U), true),
+        );
+        let (lo, hi) = (ours.remove.lo.to_f64(), ours.remove.hi.to_f64());
+        assert!(
+            g_hi - g_lo > 100.0 * (hi - lo),
+            "the grid alone is as narrow: {g_lo} {g_hi}"
+        );
+        assert!(
+            g_lo <= lo && hi <= g_hi,
+            "[{lo}, {hi}] not inside [{g_lo}, {g_hi}]"
+        );
+    }
+
     /// Every twiddle is within 3.7u (modulus) of e^{−2πim/N} at 128 bits, in every octant.
     #[test]
     fn twiddles_meet_mpfr() {
@@ -4603,11 +4868,22 @@ mod tests {
             (0.01, 1.0),
             (0.5, 2.0),
             (0.2, 0.3),
+            (1e-6, 0.4),
+            (1e-4, 0.3),
         ] {
-            for dir in [Dir::Remove, Dir::Add] {
-                let law = Law::new(q, s, dir);
+            // The remove step also with a ceiling at 30 % of its loss range (its τ counts only
+            // the edges up to the ceiling's).
+            let remove = Law::new(q, s, Dir::Remove);
+            let third = remove.l1q + 0.3 * 8192.0 * initial_h(&remove, 1e-30);
+            for (dir, ceiling) in [
+                (Dir::Remove, f64::INFINITY),
+                (Dir::Add, f64::INFINITY),
+                (Dir::Remove, third),
+            ] {
+                let law = Law::new(q, s, dir).with_ceiling(ceiling);
                 let h = initial_h(&law, 1e-30);
                 let p = discretise(&law, h, 1e-30).unwrap();
+                assert_eq!(p.hit.is_some(), ceiling.is_finite(), "q={q} s={s}");
                 let f = |x: f64| Float::with_val(256, x);
                 let (qm, s2) = (f(q), f(s).pow(2u32));
                 let sgn = law.s;
