@@ -869,3 +869,29 @@ fn tiny_q_small_sigma_tail_is_closed_by_the_quadratic_part() {
         rdp.eps.value
     );
 }
+
+/// Tiny T·q at σ ≥ 0.5 (q = 10⁻⁶, σ = 0.8, T = 1000: ε(10⁻⁵) ≈ 4.03·10⁻⁵, far below the loss's
+/// range): the discretised route goes first and answers with its hits (docs/accounting.md#hits);
+/// until stop 54 the inversion went first and refused after 30 s with no digit. Round trip
+/// through the δ(ε) passes (by their own hits at each ε): δ at the bracket's lower end reaches
+/// 10⁻⁵ from above, at its upper end from below.
+#[test]
+fn tiny_tq_takes_the_discretised_route_first() {
+    let sched = Schedule::homogeneous(&sg("1e-6", "0.8"), 1000).unwrap();
+    let b = accounting::with_time_limit(Some(60.0), || {
+        eps_for_delta(&sched, &s("1e-5"), &opts(6, false))
+    })
+    .unwrap();
+    assert_eq!(b.route, "discretised convolution (double precision)");
+    assert!(b.value.digits() >= 6, "{:?}", b.value);
+    let target = Float::with_val(64, Float::parse("1e-5").unwrap());
+    let at = |e: &Float| {
+        let x = s(&e.to_string_radix(10, Some(20)));
+        accounting::with_time_limit(Some(60.0), || delta_for_eps(&sched, &x, &opts(6, false)))
+            .unwrap()
+    };
+    let (lo, hi) = (at(&b.value.lo), at(&b.value.hi));
+    assert_eq!(lo.route, "discretised convolution (double precision)");
+    assert!(lo.value.hi >= target, "delta(eps_lo) = {:?}", lo.value);
+    assert!(hi.value.lo <= target, "delta(eps_hi) = {:?}", hi.value);
+}

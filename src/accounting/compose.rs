@@ -639,7 +639,11 @@ fn delta_for_eps_inner(sched: &Schedule, eps: &Scalar, opts: &ComposeOptions) ->
         return nested::delta_for_eps(&m, t, eps, opts.digits.clamp(1, 60));
     }
     let mut fallback = None;
-    let first = pld::applies(sched, opts.digits, true);
+    // First where measured faster (`pld::applies`), and at any σ where T·q is at most
+    // `pld::TINY_TQ` (docs/accounting.md#hits).
+    let first = pld::applies(sched, opts.digits, true).or_else(|| {
+        pld::accepts(sched, opts.digits).filter(|(m, t)| m.q().f64() * (*t as f64) <= pld::TINY_TQ)
+    });
     let need = opts.digits.min(60);
     let discretised = |m: &SubsampledGaussian, t: u64, blocks: bool| {
         pld::delta_for_eps(sched, m, t, eps, opts.digits.clamp(1, 60), blocks)
@@ -1358,10 +1362,12 @@ fn eps_for_delta_inner(
     let accepted = pld::accepts(sched, opts.digits).filter(|_| !opts.force_inversion);
     // First, where it is measured faster: inside `pld::applies` for δ in its first range, and at
     // small σ (below SMALL_SIGMA) for δ ≥ 1/2 it takes and, below 1/2, where T·q is below
-    // SMALL_SIGMA_MAX_TQ: there the inversion cannot bound its tail (docs/accounting.md#small-sigma).
+    // SMALL_SIGMA_MAX_TQ: there the inversion cannot bound its tail (docs/accounting.md#small-sigma);
+    // at any σ below 1/2 where T·q is at most TINY_TQ (docs/accounting.md#hits).
     let small = accepted.as_ref().is_some_and(|(m, t)| {
-        m.sigma().f64() < pld::SMALL_SIGMA
-            && (near_one || m.q().f64() * (*t as f64) < pld::SMALL_SIGMA_MAX_TQ)
+        let tq = m.q().f64() * (*t as f64);
+        (m.sigma().f64() < pld::SMALL_SIGMA && (near_one || tq < pld::SMALL_SIGMA_MAX_TQ))
+            || (tq <= pld::TINY_TQ && !near_one)
     });
     let first = (!opts.force_inversion)
         .then(|| pld::applies(sched, opts.digits, false))

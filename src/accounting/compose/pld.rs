@@ -1534,14 +1534,19 @@ fn knot_weights(lambda: f64, h: f64, count: f64) -> (f64, f64) {
 /// integrand's d = ℓ(z) − l is measured from it, so a point at the computed edge is labelled at
 /// l while its loss is ℓ(z) (y = (2sz − 1)/(2σ²), dℓ/dy = qe^y/(1 − q + qe^y) ∈ [0, 1]); to first
 /// order, |ℓ(z) − l| ≤ dℓ/dy·δy with
-/// - e's relative error 2u: δy = 2u|e|/(1 + e), and dℓ/dy·δy = 2u|1 − e^{−sl}| ≤ 2u(1 + q/(1−q));
+/// - e's relative error 2u: δy = 2u|e|/(1 + e), and dℓ/dy·δy = 2u|1 − e^{−sl}|, at most
+///   2u(1 + q/(1−q)) and at most 2u·expm1(max|ℓ|);
 /// - ln1p's, σ²'s and the product's roundings: 3u|y|; adding ½ and z − z_e in d: 2u|z|/σ²;
 ///   with |y| ≤ (|z| + 1)/σ², together at most 5u(|z| + 2)/σ², each times dℓ/dy at z. With
-///   |z| ≤ Z_CUT·σ + 1 and dℓ/dy ≤ 1 that is 5u(Z_CUT·σ + 2)/σ²; for a remove step,
-///   dℓ/dy ≤ q/(1 − q) at z ≤ 0 (e^y < 1 there), and above 0 the edges go up to the edge z_top
-///   of the knot past the last, so the bound is 5u·max(z_top + 2, (Z_CUT·σ + 2)·q/(1 − q))/σ²
-///   (z_top ≈ 2 instead of Z_CUT·σ + 1 ≈ 16 at σ = 0.4 below a ceiling, docs/accounting.md#hits);
-/// - the knot l = o + jh itself, rounded: u(1 + max|ℓ|).
+///   |z| ≤ Z_CUT·σ + 1 and dℓ/dy ≤ 1 that is 5u(Z_CUT·σ + 2)/σ². For a remove step dℓ/dy
+///   increases with z and equals c = 1 − (1 − q)e^{−ℓ} at loss ℓ, so it is at most c_top, the
+///   edge's c at the knot past the last (whose edge z_top bounds the z above 0), and at most
+///   q/(1 − q) at z ≤ 0 (e^y < 1 there): the bound is
+///   5u·max(c_top·(z_top + 2), min(c_top, q/(1 − q))·(Z_CUT·σ + 2))/σ² (below a ceiling at
+///   σ = 0.4, z_top ≈ 2 instead of Z_CUT·σ + 1 ≈ 16; at a ceiling of 10⁻³, c_top ≈ 10⁻³,
+///   docs/accounting.md#hits);
+/// - the knot l = o + jh itself, rounded: j·h and the sum each within u, at most u(|jh| + |l|)
+///   ≤ 3u·max|ℓ| (o is a knot).
 ///
 /// τ takes each term with a factor of at least 16 (second-order terms, libm's last ulp), plus
 /// 10⁻⁹h for the rounding of d within a cell (relative, d ≤ h). Until stop 36 τ was
@@ -1552,13 +1557,20 @@ fn tau(law: &Law, p: &Pairs) -> f64 {
     let bottom = p.o + p.j0 as f64 * p.h;
     let z = Z_CUT * law.sigma + 2.0;
     let ratio = law.q / (1.0 - law.q);
+    let most = top.abs().max(bottom.abs());
     let z_term = if law.s > 0.0 {
-        let z_top = law.edge(top).map_or(z, |e| (e.z.max(0.0) + 2.0).min(z));
-        z_top.max(ratio * z)
+        match law.edge(top) {
+            Some(e) => {
+                let c = e.c.clamp(0.0, 1.0);
+                (c * (e.z.max(0.0) + 2.0)).max(c.min(ratio) * z)
+            }
+            None => z,
+        }
     } else {
         z
     };
-    let terms = 1.0 + ratio + z_term / law.s2 + top.abs().max(bottom.abs());
+    let e_term = (1.0 + ratio).min(most.exp_m1());
+    let terms = e_term + z_term / law.s2 + 3.0 * most;
     128.0 * U * terms + 1e-9 * p.h
 }
 
@@ -3342,7 +3354,7 @@ struct FftErr {
 /// The first grid step: about 2^13 cells over the step's loss range.
 fn initial_h(law: &Law, m_cut: f64) -> f64 {
     let span = if law.s > 0.0 {
-        law.loss(law.cut(m_cut, true)) - law.l1q
+        law.loss(law.cut(m_cut, true)).min(law.ceiling) - law.l1q
     } else {
         -law.l1q - law.loss(law.cut(m_cut, false))
     };
@@ -3941,11 +3953,17 @@ fn delta_passes(
     let rel = 0.125 * 10f64.powi(-(digits as i32));
     let mut last = None;
     let mut fine = false;
+    // The steps above what ε needs on the grid are carried in closed form (docs/accounting.md#hits);
+    // the first step spans the grid up to the ceiling.
+    let capped = |budget: f64| law.with_ceiling(ceiling_for(law, t, eps, budget));
+    if settle.is_none() {
+        h = h.min(initial_h(&capped(budget), budget / t as f64));
+    }
     for _ in 0..PASSES + usize::from(probe) {
         pace(last, h, fine)?;
         let started = std::time::Instant::now();
         let c = pass(
-            law,
+            &capped(budget),
             t,
             h,
             budget,
@@ -4162,6 +4180,14 @@ pub(super) const SMALL_SIGMA: f64 = 0.5;
 /// four points), while at T·q ≤ 0.1 and σ = 0.3 it still fails where this route answers
 /// (q = 10⁻⁶, T = 10⁵: 1.7 s here, 1 digit after 30 s there).
 pub(super) const SMALL_SIGMA_MAX_TQ: f64 = 1.0;
+
+/// At any σ, the dispatcher tries this route's ε(δ) first (δ < 1/2) where T·q is at most this
+/// (docs/accounting.md#hits): there ε is far below the loss's range and the [`Hits`] keep the
+/// grid on the losses that matter, while the inversion's tail bound fails (q = 10⁻⁶, σ = 0.5,
+/// T = 10³ and 10⁴: no digit after 30 s; this route 0.55 and 3.1 s). At T·q = 0.1 the inversion
+/// answers some points that this route's try would spend the limit on (q = 10⁻⁶, σ = 0.6,
+/// T = 10⁵: 18 s first, refused after it).
+pub(super) const TINY_TQ: f64 = 0.01;
 
 /// Smallest 1 − δ of an ε(δ) query the complement takes (its truncation budget is 10^{−(d+3)}
 /// of 1 − δ, and stays a normal double).
@@ -4870,15 +4896,20 @@ mod tests {
             (0.2, 0.3),
             (1e-6, 0.4),
             (1e-4, 0.3),
+            (1e-6, 0.8),
         ] {
             // The remove step also with a ceiling at 30 % of its loss range (its τ counts only
             // the edges up to the ceiling's).
             let remove = Law::new(q, s, Dir::Remove);
-            let third = remove.l1q + 0.3 * 8192.0 * initial_h(&remove, 1e-30);
+            let span = 8192.0 * initial_h(&remove, 1e-30);
+            let third = remove.l1q + 0.3 * span;
+            // And at a ceiling of up to a thousand q, where every loss is small (c_top near it).
+            let few = remove.l1q + (1000.0 * q).min(0.1 * span);
             for (dir, ceiling) in [
                 (Dir::Remove, f64::INFINITY),
                 (Dir::Add, f64::INFINITY),
                 (Dir::Remove, third),
+                (Dir::Remove, few),
             ] {
                 let law = Law::new(q, s, dir).with_ceiling(ceiling);
                 let h = initial_h(&law, 1e-30);
