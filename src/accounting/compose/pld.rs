@@ -1379,7 +1379,7 @@ impl Hits {
         let pair = |m: f64| {
             (
                 some(m * (1.0 - TAIL_REL)) * (1.0 - 1e-12),
-                (some(m * (1.0 + TAIL_REL)) * (1.0 + 1e-12)).min(1.0),
+                (some((m * (1.0 + TAIL_REL)).min(1.0)) * (1.0 + 1e-12)).min(1.0),
             )
         };
         let bound = one.loss + (tf - 1.0) * l1q;
