@@ -3692,11 +3692,7 @@ fn eps_by_points(
 /// lower end the largest ε found with the lower pair's δ above δ (0 when none). δ as a double is
 /// within one rounding of the exact decimal (as in [`eps_passes`]).
 fn read_ends(c: &Both, eps_ref: f64, delta: f64) -> (f64, f64) {
-    let top = c
-        .parts
-        .iter()
-        .map(|(u, l)| u.top().max(l.top()))
-        .fold(eps_ref, f64::max);
+    let top = c.top().max(eps_ref);
     let (d_lo, d_hi) = (delta * (1.0 - 2.0 * U), delta * (1.0 + 2.0 * U));
     let hi = eps_end(
         top,
@@ -4414,8 +4410,7 @@ mod tests {
         let law = Law::new(1e-6, 0.3, Dir::Remove);
         let (t, delta) = (100_000u64, 1e-5);
         let c = eps_pass(&law, t, 1.369e-4, delta).unwrap();
-        let (up, low) = c.single();
-        let (hi, lo) = (up.eps(delta, true), low.eps(delta, false));
+        let (hi, lo) = (c.eps(delta, true), c.eps(delta, false));
         assert!(lo > 3.5 && hi < 3.503, "[{lo}, {hi}]");
         assert!(hi - lo < 1e-5 * hi, "[{lo}, {hi}]: width {:e}", hi - lo);
     }
