@@ -53,8 +53,11 @@ const MIN_LOG2: u32 = 10;
 const U: f64 = f64::EPSILON / 2.0;
 /// Relative allowance on a mass from closed-form Gaussian tails (libm's erfc is ≈ 1 ulp).
 const TAIL_REL: f64 = 1e-12;
-/// Widest quadrature piece, in units of σ.
-const PIECE: f64 = 1.0 / 128.0;
+/// Widest quadrature piece, in units of min(σ, σ²) (the scale of the step's loss in z: its
+/// exponent is (2z − 1)/(2σ²)). Each piece's error estimate is Simpson's difference from the
+/// 5-point Lobatto rule; at σ/128 (until stop 55) that estimate was the bracket's floor at tiny
+/// q, where a few cells span the pile's whole z range (docs/accounting.md#error-terms).
+const PIECE: f64 = 1.0 / 512.0;
 /// The step's coordinate is cut at ±this many σ (beyond, the mass is below 10⁻³⁰⁰).
 const Z_CUT: f64 = 38.0;
 
@@ -229,7 +232,9 @@ fn integrate(law: &Law, z0: f64, z1: f64, h: f64, d: &dyn Fn(f64) -> f64) -> Cel
     if width.is_nan() || width <= 0.0 {
         return Cell::default();
     }
-    let pieces = (width / (PIECE * law.sigma)).ceil().max(1.0);
+    let pieces = (width / (PIECE * law.sigma * law.sigma.min(1.0)))
+        .ceil()
+        .max(1.0);
     let n = pieces as usize;
     let step = width / pieces;
     let f = |z: f64| {
@@ -3788,7 +3793,14 @@ fn eps_passes(
         if has_digits(lo, hi, digits) {
             return Ok((lo, hi));
         }
-        let next = next_step(law, t, (h, disc, 0.5 * allowed), &c, fine)?;
+        // The discretisation's share of the next width: what the digits allow less the next
+        // FFT rounding's quarter and this pass's other terms (labels, hits, window), which a
+        // finer step does not narrow; at least half. (Half, until stop 55: at q = 10⁻⁶, σ = 0.4,
+        // T = 10⁵ the other terms were 10⁻⁴ of the width, and the step went to 2.3 times
+        // finer, an FFT of 2²³, where 1.35 was enough and 2²² holds the window.)
+        let other = (c.delta(em, true) - c.delta(em, false) - disc).max(0.0);
+        let share = (0.75 * allowed - other).max(0.5 * allowed);
+        let next = next_step(law, t, (h, disc, share), &c, fine)?;
         // The grid's share is within its allowance (the step stays), so the rest of the width is
         // the FFT's rounding; at the strongest tilt a next pass would only repeat this one (at
         // q = 10⁻⁴, σ = 0.6, T = 300, ε(10⁻⁵): three passes of 4.3 s at h = 2.8·10⁻⁶, the same
@@ -4413,6 +4425,43 @@ mod tests {
         let (hi, lo) = (c.eps(delta, true), c.eps(delta, false));
         assert!(lo > 3.5 && hi < 3.503, "[{lo}, {hi}]");
         assert!(hi - lo < 1e-5 * hi, "[{lo}, {hi}]: width {:e}", hi - lo);
+    }
+
+    /// The cells' quadrature estimates do not floor the pairs at tiny q: at q = 10⁻⁶, σ = 0.4,
+    /// T = 10⁵, h = 2.2·10⁻⁷ (the step of an ε(10⁻⁵) pass, ceiling 1.25ε + 0.1) the pairs'
+    /// tilted masses at λ = 42.5 (that pass's tilt) bracket the exact one, computed by Simpson's
+    /// rule on 4·10⁶ panels of the step's z range, and each stands within 10⁻⁶ of it in
+    /// T·ln (pieces of σ/128 until stop 55: 2.4·10⁻⁶ and 2.5·10⁻⁶; now 0.64·10⁻⁶ and 0.77·10⁻⁶).
+    #[test]
+    fn the_cell_estimates_do_not_floor_the_pairs_at_tiny_q() {
+        let law0 = Law::new(1e-6, 0.4, Dir::Remove);
+        let (t, h, lambda) = (100_000u64, 2.2e-7, 42.5);
+        let budget = 1e-5 * 1e-9;
+        let law = law0.with_ceiling(super::ceiling_for(&law0, t, 0.12722, budget));
+        let p = super::discretise_at_pile(&law, h, budget / t as f64).unwrap();
+        let n = p.up.len();
+        let w = |j: usize| (lambda * (p.o + j as f64 * h)).exp();
+        let mu: f64 = (0..n).map(|j| p.up[j] * w(j)).sum();
+        let ml: f64 = (0..n).map(|j| p.lo[j] * w(j)).sum();
+        // The exact tilted mass of the step below the grid's last knot (the hits above it are
+        // in closed form).
+        let ztop = law.edge(p.o + (n - 1) as f64 * h).unwrap().z;
+        let z0 = -super::Z_CUT * law.sigma;
+        let panels = 4_000_000usize;
+        let dz = (ztop - z0) / panels as f64;
+        let f = |z: f64| law.p(z) * (lambda * law.loss(z)).exp();
+        let mut me = f(z0) + f(ztop);
+        for i in 1..panels {
+            me += f(z0 + i as f64 * dz) * if i % 2 == 1 { 4.0 } else { 2.0 };
+        }
+        me *= dz / 3.0;
+        let tf = t as f64;
+        let (up, lo) = (tf * (mu / me).ln(), tf * (me / ml).ln());
+        assert!(
+            up > 0.0 && lo > 0.0,
+            "the pairs do not bracket: {up:e}, {lo:e}"
+        );
+        assert!(up < 1e-6 && lo < 1e-6, "T ln: upper {up:e}, lower {lo:e}");
     }
 
     /// One untilted ε(δ) pass at step h, truncations at 10⁻⁹ of δ.
