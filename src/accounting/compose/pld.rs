@@ -717,9 +717,10 @@ struct Frame {
     /// Relative error of each composed mass from the tilt's and the untilt's exponentials
     /// (their arguments' rounding; [`compose_part`]).
     tilt_rel: f64,
-    /// Losses below this carry no weight: −1 for ε(δ) passes (ε ≥ 0, and the shift is far below
-    /// 1); for a δ(ε) pass, ½ below its ε, so that a tilt past 600/(ε + 1) can be undone
-    /// where it is read ([`Composite::delta`] gives the trivial bounds below it).
+    /// Losses below this carry no weight: for a δ(ε) pass and an ε(δ) pass with an estimate,
+    /// min(½, 64/λ) below that ε ([`floor_at`]), so that a tilt past 600/(ε + 1) can be undone
+    /// where it is read ([`Composite::delta`] gives the trivial bounds below it); −1 for a first
+    /// ε(δ) pass (ε ≥ 0, and the shift is far below 1).
     floor: f64,
     /// The composition is read for 1 − δ(ε) ([`Composite::complement`]), tilted by λ ∈ (−1, 0).
     complement: bool,
@@ -1665,14 +1666,14 @@ fn floor_margin(lambda: f64) -> f64 {
     }
 }
 
-/// The floor of an ε(δ) pass that has the last pass's estimate `e` (a little below its lower
-/// end, [`eps_passes`]): [`floor_margin`] below it, as for δ(ε), or −1 if lower. The bracket's
-/// ends are read at or above e − Tτ (the pass is tilted for e); a read below the floor gets the
-/// trivial bounds, so an end there is only wider. Until stop 55 every ε(δ) pass had the floor
-/// at −1, which held λ(ε + 1) ≤ 600: at q = 10⁻⁶, σ = 1, T = 10⁴ (ε ≈ 1.4·10⁻⁴, Chernoff's λ
-/// near 3000) the tilt stayed at 352 and the FFT's rounding, weighted 1/(λ²h) over the knots
-/// beyond ε, was two thirds of the width at every step.
-fn eps_floor(e: f64, lambda: f64) -> f64 {
+/// The floor of a pass tilted by λ for ε = `e` ([`Frame::floor`]): [`floor_margin`] below it, or
+/// −1 if lower. A δ(ε) pass reads at its ε; an ε(δ) pass with the last pass's estimate e (a
+/// little below its lower end, [`eps_passes`]) reads its ends at or above e − Tτ, and a read
+/// below the floor only gets the trivial bounds, so an end there is only wider. Until stop 55
+/// every ε(δ) pass had the floor at −1, which held λ(ε + 1) ≤ 600: at q = 10⁻⁶, σ = 1, T = 10⁴
+/// (ε ≈ 1.4·10⁻⁴, Chernoff's λ near 3000) the tilt stayed at 352 and the FFT's rounding,
+/// weighted 1/(λ²h) over the knots beyond ε, was two thirds of the width at every step.
+fn floor_at(e: f64, lambda: f64) -> f64 {
     (e - floor_margin(lambda)).max(-1.0)
 }
 
@@ -1863,8 +1864,9 @@ fn pick_tilt(
         let ln_scale = tf * (c + lambda * base) - lambda * eps_ref;
         // Undoing the tilt multiplies by e^{Tc − λS} for S above the floor: keep it finite.
         let reach = match query {
-            Query::Delta(..) => ln_scale + lambda * floor_margin(lambda),
-            Query::Eps(_, Some((e, _))) => ln_scale + lambda * (eps_ref - eps_floor(e, lambda)),
+            Query::Delta(e, _) | Query::Eps(_, Some((e, _))) => {
+                ln_scale + lambda * (eps_ref - floor_at(e, lambda))
+            }
             Query::Eps(..) | Query::Complement(..) => lambda * (eps_ref + 1.0),
         };
         if reach > 600.0 {
@@ -2174,8 +2176,7 @@ fn compose_part(
         tilt_rel,
         shift: tf * p.tau,
         floor: match query {
-            Query::Delta(e, _) => (e - floor_margin(lambda)).max(-1.0),
-            Query::Eps(_, Some((e, _))) => eps_floor(e, lambda),
+            Query::Delta(e, _) | Query::Eps(_, Some((e, _))) => floor_at(e, lambda),
             Query::Eps(_, None) => -1.0,
             Query::Complement(..) => f64::NEG_INFINITY,
         },
@@ -4353,7 +4354,7 @@ mod tests {
     use super::{
         choose_tilt, compose, compose_part, core_spectrum, discretise, discretise_at_pile, forward,
         initial_h, knot_weights, lower_pair, lower_pair_tilted, pass, pick_tilt, power_spectrum,
-        twiddle, window, with_work, Cell, Dir, FftErr, Law, Query, PLANNER, U,
+        twiddle, window, with_work, Cell, Dir, FftErr, Law, Query, U,
     };
     use crate::accounting::compose::{ComposeOptions, Composed, Schedule};
     use crate::accounting::SubsampledGaussian;
@@ -4514,7 +4515,7 @@ mod tests {
         assert!(up < 1e-6 && lo < 1e-6, "T ln: upper {up:e}, lower {lo:e}");
     }
 
-    /// An ε(δ) pass with an estimate floors its composites just below it ([`eps_floor`]), so
+    /// An ε(δ) pass with an estimate floors its composites just below it ([`floor_at`]), so
     /// its tilt may reach Chernoff's: at q = 10⁻⁶, σ = 1, T = 10⁴ (ε ≈ 1.39·10⁻⁴, λ* ≈ 2800)
     /// the route certifies 6 digits (until stop 55 the tilt stayed below 600/(ε + 1) and the
     /// route refused with 5), and its bracket lies inside that of an untilted pass floored at −1
@@ -4526,14 +4527,24 @@ mod tests {
         let (lo, hi) = super::with_work(None, || super::eps_one(&law, t, delta, 6, None)).unwrap();
         assert!(super::has_digits(lo, hi, 6), "[{lo}, {hi}]");
         let c = eps_pass(&law, t, 1.5e-8, delta).unwrap();
-        let (wide_lo, wide_hi) = (c.eps(delta, false), c.eps(delta, true));
-        assert!(
-            wide_hi - wide_lo > 10.0 * (hi - lo),
-            "[{wide_lo}, {wide_hi}]"
+        assert_inside_wider((lo, hi), &c, delta, 10.0);
+    }
+
+    /// `inner` lies inside the ε(δ) bracket of the pass `c` (its ends read on the side of δ's
+    /// rounding that keeps them valid, as [`eps_passes`] reads them), which is over `wider`
+    /// times wider.
+    fn assert_inside_wider((lo, hi): (f64, f64), c: &super::Both, delta: f64, wider: f64) {
+        let (w_lo, w_hi) = (
+            c.eps(delta * (1.0 + 2.0 * U), false),
+            c.eps(delta * (1.0 - 2.0 * U), true),
         );
         assert!(
-            wide_lo <= lo && hi <= wide_hi,
-            "[{lo}, {hi}] not in [{wide_lo}, {wide_hi}]"
+            w_hi - w_lo > wider * (hi - lo),
+            "[{w_lo}, {w_hi}] is not {wider} times wider than [{lo}, {hi}]"
+        );
+        assert!(
+            w_lo <= lo && hi <= w_hi,
+            "[{lo}, {hi}] not inside [{w_lo}, {w_hi}]"
         );
     }
 
@@ -4636,19 +4647,8 @@ mod tests {
         assert!(ours.value.digits() >= 6, "{:?}", ours.value);
         let law = Law::new(1e-6, 0.4, Dir::Remove);
         let c = eps_pass(&law, 1000, 2.4e-5, 1e-5).unwrap();
-        let (g_lo, g_hi) = (
-            c.eps(1e-5 * (1.0 + 2.0 * U), false),
-            c.eps(1e-5 * (1.0 - 2.0 * U), true),
-        );
-        let (lo, hi) = (ours.remove.lo.to_f64(), ours.remove.hi.to_f64());
-        assert!(
-            g_hi - g_lo > 100.0 * (hi - lo),
-            "the grid alone is as narrow: {g_lo} {g_hi}"
-        );
-        assert!(
-            g_lo <= lo && hi <= g_hi,
-            "[{lo}, {hi}] not inside [{g_lo}, {g_hi}]"
-        );
+        let ends = (ours.remove.lo.to_f64(), ours.remove.hi.to_f64());
+        assert_inside_wider(ends, &c, 1e-5, 100.0);
     }
 
     /// Every twiddle is within 3.7u (modulus) of e^{−2πim/N} at 128 bits, in every octant.
@@ -4711,7 +4711,7 @@ mod tests {
                     (re, im)
                 })
                 .collect();
-            let fwd = PLANNER.with(|p| p.borrow_mut().plan_fft_forward(nf));
+            let fwd = super::forward_plan(nf);
             let mut y = z.clone();
             let b = forward(&mut y, &*fwd, gamma);
             assert!(
